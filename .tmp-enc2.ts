@@ -1,0 +1,10 @@
+import fs from 'node:fs';
+import { PDFDocument, PDFHexString, PDFName } from '@cantoo/pdf-lib';
+import { analyse } from './src/pdf/analyse.js';
+const doc = await PDFDocument.create();
+const page = doc.addPage([300,300]);
+const ctx = doc.context;
+const w = ctx.register(ctx.obj({ Type: 'Annot', Subtype: 'Widget', Rect: [10,10,100,30], P: page.ref, T: PDFHexString.fromText('名前 Zoë'), FT: 'Ch', Ff: 1<<17, Opt: [PDFHexString.fromText('東京')] } as never));
+page.node.addAnnot(w);
+doc.catalog.set(PDFName.of('AcroForm'), ctx.obj({ Fields: [w] }));
+fs.writeFileSync('/tmp/fc/plain.pdf', await doc.save({ useObjectStreams: false, updateFieldAppearances: false }));

@@ -1,0 +1,78 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { BlobNotFoundError, type BlobStore } from '../../ports/blob-store.js';
+
+/** Blobs as files under one root folder. Writes go to a temp file then rename, so they are atomic. */
+export class FsBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  private resolve(key: string): string {
+    // Keys are produced by our own code, but never let one escape the root.
+    if (!/^[A-Za-z0-9_\-./]+$/.test(key) || key.split('/').some((p) => p === '..' || p === '' || p === '.')) {
+      throw new Error(`invalid blob key: ${key}`);
+    }
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    const file = this.resolve(key);
+    await mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, bytes);
+    await rename(tmp, file);
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    try {
+      return await readFile(this.resolve(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(key);
+      throw err;
+    }
+  }
+
+  async stream(key: string) {
+    const file = this.resolve(key);
+    try {
+      const { size } = await stat(file);
+      return { body: createReadStream(file), size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(key);
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.resolve(key), { force: true });
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await stat(this.resolve(key));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    const base = path.join(this.root, prefix);
+    let entries;
+    try {
+      entries = await readdir(base, { recursive: true, withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isFile() || e.name.endsWith('.tmp')) continue;
+      const full = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+      yield path.relative(this.root, full).split(path.sep).join('/');
+    }
+  }
+
+  async presignedUrl(): Promise<string | null> {
+    return null;
+  }
+}

@@ -1,0 +1,165 @@
+import { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { BlobNotFoundError, type BlobStore } from '../../ports/blob-store.js';
+
+/** The subset of the SDK client we call (design rule 2). */
+export type S3Like = Pick<S3Client, 'send' | 'destroy'>;
+
+export interface S3BlobStoreOptions {
+  bucket: string;
+  region: string;
+  /** S3-compatible servers (MinIO, R2, Ceph...); omitted for AWS itself. */
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  /** Prepended to every key, e.g. `formcast/`, so one bucket can host several deployments. */
+  keyPrefix?: string;
+  /**
+   * Recent SDKs send CRC32 checksums on every upload and validate them on download. Servers that
+   * predate flexible checksums need 'when-required'. AWS default ('when-supported') otherwise.
+   */
+  checksums?: 'when-supported' | 'when-required';
+  /** Only for tests and special setups; normally the SDK default chain (AWS_* variables, profiles, IAM role). */
+  credentials?: S3ClientConfig['credentials'];
+}
+
+/**
+ * Blobs as objects in one bucket. A PutObject is atomic (readers see the old or the new object, never a
+ * part), DeleteObject of a missing key succeeds, and downloads are served by S3 via pre-signed URLs.
+ */
+export class S3BlobStore implements BlobStore {
+  private readonly client: S3Like;
+  private readonly presign: (key: string, seconds: number, fileName: string) => Promise<string>;
+  private readonly bucket: string;
+  private readonly prefix: string;
+
+  constructor(options: S3BlobStoreOptions) {
+    const checksum = options.checksums === 'when-required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
+    const client = new S3Client({
+      region: options.region,
+      endpoint: options.endpoint,
+      forcePathStyle: options.forcePathStyle ?? false,
+      credentials: options.credentials,
+      requestChecksumCalculation: checksum,
+      responseChecksumValidation: checksum,
+    });
+    this.client = client;
+    this.bucket = options.bucket;
+    this.prefix = options.keyPrefix ? options.keyPrefix.replace(/\/*$/, '/') : '';
+    // The presigner needs the whole client (its config and middleware), so it is kept apart from S3Like.
+    this.presign = (key, seconds, fileName) =>
+      getSignedUrl(
+        client,
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(key),
+          ResponseContentDisposition: attachmentDisposition(fileName),
+          ResponseContentType: 'application/pdf',
+        }),
+        { expiresIn: seconds },
+      );
+  }
+
+  private objectKey(key: string): string {
+    // Same rule as the folder adapter: keys are relative paths without empty, `.` or `..` segments.
+    if (key === '' || key.split('/').some((p) => p === '..' || p === '' || p === '.')) {
+      throw new Error(`invalid blob key: ${key}`);
+    }
+    return this.prefix + key;
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: bytes, ContentLength: bytes.byteLength }));
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    const { body } = await this.getObject(key);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+    return Buffer.concat(chunks);
+  }
+
+  async stream(key: string): Promise<{ body: Readable; size: number }> {
+    return this.getObject(key);
+  }
+
+  private async getObject(key: string): Promise<{ body: Readable; size: number }> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      // In Node the SDK's body is an http.IncomingMessage; anything else means a browser build slipped in.
+      if (!(out.Body instanceof Readable)) throw new Error('S3 GetObject body is not a Node stream');
+      return { body: out.Body, size: out.ContentLength ?? 0 };
+    } catch (err) {
+      if (isNotFound(err)) throw new BlobNotFoundError(key);
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    } catch (err) {
+      // S3 answers 204 for a missing key; some compatible servers answer 404. Both mean "gone".
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Keys under a folder-like prefix, as in the folder adapter: `list('renders/acc_a')` does not match
+   * `renders/acc_ab/...`, so a sweep of one account never touches another whose id shares a prefix.
+   */
+  async *list(prefix: string): AsyncIterable<string> {
+    const folder = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + folder, ContinuationToken: token }),
+      );
+      for (const obj of page.Contents ?? []) if (obj.Key) yield obj.Key.slice(this.prefix.length);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async presignedUrl(key: string, expiresInSeconds: number, fileName: string): Promise<string | null> {
+    return this.presign(key, expiresInSeconds, fileName);
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  // HEAD answers a bare 404 ("NotFound"); a missing bucket is a configuration error, never a missing blob.
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  if (e?.name === 'NoSuchBucket') return false;
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
+}
+
+/**
+ * RFC 6266 attachment with an ASCII fallback and the UTF-8 name (RFC 8187). Mirrors contentDisposition()
+ * in modules/downloads, kept here so the adapter does not depend on a module.
+ */
+export function attachmentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const utf8 = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${utf8}`;
+}

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { Config } from '../../config.js';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations.js';
+
+export type Db = Kysely<Database>;
+export type DbKind = Config['database']['kind'];
+
+export interface DbHandle {
+  db: Db;
+  kind: DbKind;
+  close(): Promise<void>;
+}
+
+/** Open the configured database and bring its schema up to date. */
+export async function openDatabase(config: Config['database']): Promise<DbHandle> {
+  let db: Db;
+  if (config.kind === 'sqlite') {
+    if (config.file !== ':memory:') mkdirSync(path.dirname(config.file), { recursive: true });
+    const sqlite = new SQLite(config.file);
+    // WAL lets readers proceed during a write; busy_timeout covers a second process (the CLI) writing.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    // BIGINT (file sizes) comes back as a string by default; ours stay far below 2^53.
+    pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+    const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  await migrate(db, config.kind);
+  return { db, kind: config.kind, close: () => db.destroy() };
+}
+
+export async function migrate(db: Db, kind: DbKind = 'sqlite'): Promise<void> {
+  // Kysely looks for its bookkeeping tables across all schemas; pin them to ours (search_path may differ).
+  const schema = kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String((error as Error)?.message ?? error)}`);
+  }
+}
+
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}

@@ -1,0 +1,99 @@
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+// Versioned migrations, in code so the single binary carries them. Never edit a released one: add a new one.
+// Kysely's Migrator takes a lock table, so two instances starting together migrate once.
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('accounts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('plan', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('api_keys_account').on('api_keys').columns(['account_id', 'created_at']).execute();
+
+      await db.schema
+        .createTable('templates')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('file_name', 'text', (c) => c.notNull())
+        .addColumn('file_size', 'bigint', (c) => c.notNull())
+        .addColumn('field_count', 'integer', (c) => c.notNull())
+        .addColumn('page_count', 'integer', (c) => c.notNull())
+        .addColumn('is_frozen', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('blob_key', 'text', (c) => c.notNull())
+        .addColumn('analysis', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('templates_account_created').on('templates').columns(['account_id', 'created_at', 'id']).execute();
+
+      await db.schema
+        .createTable('renders')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('template_id', 'text', (c) => c.notNull())
+        .addColumn('template_name', 'text', (c) => c.notNull())
+        .addColumn('template_version', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('file_size', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('duration_ms', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('warnings', 'text', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('error_code', 'text')
+        .addColumn('error_message', 'text')
+        .addColumn('blob_key', 'text')
+        .addColumn('month', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('deleted_at', 'text')
+        .execute();
+      await db.schema.createIndex('renders_account_created').on('renders').columns(['account_id', 'created_at', 'id']).execute();
+      await db.schema.createIndex('renders_account_month').on('renders').columns(['account_id', 'month', 'status']).execute();
+      await db.schema.createIndex('renders_expires').on('renders').columns(['expires_at']).execute();
+
+      await db.schema
+        .createTable('leases')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('route', 'text', (c) => c.notNull())
+        .addColumn('body_hash', 'text', (c) => c.notNull())
+        .addColumn('status_code', 'integer')
+        .addColumn('response', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key', 'route'])
+        .execute();
+      void sql;
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};

@@ -1,0 +1,12 @@
+import type { RenderEngine } from '../../ports/render-engine.js';
+import { analyse } from '../../pdf/analyse.js';
+import { fillPdf } from '../../pdf/fill.js';
+import type { Limits } from '../../config.js';
+
+/** The PDF engine called directly on the event loop (CLI, tests). */
+export function inProcessEngine(limits: Pick<Limits, 'maxPages' | 'maxFields'>): RenderEngine {
+  return {
+    analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
+    fill: (template, analysis, request) => fillPdf(template, analysis, request),
+  };
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Deps } from './deps.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { authenticate, rateLimit } from './http/auth.js';
+import { ping } from './adapters/db/database.js';
+import { accountRoutes } from './modules/accounts/routes.js';
+import { templateRoutes } from './modules/templates/routes.js';
+import { renderRoutes } from './modules/renders/routes.js';
+import { downloadRoutes } from './modules/downloads/routes.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The HTTP app, without listen(): tests build it exactly as `formcast serve` does. */
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: deps.config.limits.jsonBodyBytes,
+    // Accept a caller's X-Request-Id when it is sane, so logs can be correlated across systems.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
+    },
+    ajv: { customOptions: { verbose: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    forceCloseConnections: false,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorHandler(app);
+  // JSON and multipart only: a text/plain body is a wrong Content-Type (400), not a string to validate.
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'formcast API', version: '1.0.0', description: 'Fill PDF form templates with JSON data and download the result.' },
+      servers: [{ url: deps.config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key, e.g. fc_live_...' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await ping(deps.db);
+      return { status: 'ready' };
+    } catch {
+      return reply.status(503).send({ error: { code: 'SERVICE_UNAVAILABLE', message: 'database unreachable' } });
+    }
+  });
+
+  // Signed downloads carry their own authorisation (the signature) and are not rate-limited.
+  await app.register(downloadRoutes(deps), { prefix: '/v1' });
+
+  await app.register(
+    async (v1) => {
+      v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      await v1.register(async (api) => {
+        api.addHook('onRequest', authenticate(deps));
+        api.addHook('onRequest', rateLimit(deps));
+        await api.register(accountRoutes(deps));
+        await api.register(templateRoutes(deps));
+        await api.register(renderRoutes(deps));
+      });
+    },
+    { prefix: '/v1' },
+  );
+
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Deps } from './deps.js';
+import { openDatabase } from './adapters/db/database.js';
+import { FsBlobStore } from './adapters/blob/fs-blob-store.js';
+import { MemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js';
+import { inProcessEngine } from './adapters/engine/in-process-engine.js';
+import { loadPlans } from './modules/accounts/plans.js';
+import { systemClock, type Clock } from './ports/clock.js';
+import type { BlobStore } from './ports/blob-store.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import { createLogger } from './logger.js';
+
+export interface Runtime extends Deps {
+  close(): Promise<void>;
+}
+
+/** The composition root: the one place that chooses adapters from configuration. */
+export async function createRuntime(config: Config, overrides: Partial<Deps> & { clock?: Clock; log?: Logger } = {}): Promise<Runtime> {
+  const log = overrides.log ?? createLogger(config.logLevel);
+  const plans = overrides.plans ?? loadPlans(config.plansFile);
+  mkdirSync(config.dataDir, { recursive: true });
+  const dbHandle = await openDatabase(config.database);
+  const clock = overrides.clock ?? systemClock;
+  const blobs: BlobStore = overrides.blobs ?? new FsBlobStore(path.join(config.dataDir, 'files'));
+  const rateLimiter: RateLimiter = overrides.rateLimiter ?? new MemoryRateLimiter(clock);
+  const engine = overrides.engine ?? inProcessEngine(config.limits);
+  const signingKey = overrides.signingKey ?? loadSigningKey(config);
+  return {
+    config,
+    db: dbHandle.db,
+    dbKind: dbHandle.kind,
+    blobs,
+    clock,
+    plans,
+    engine,
+    rateLimiter,
+    signingKey,
+    log,
+    async close() {
+      await engine.close?.();
+      await rateLimiter.close?.();
+      await blobs.close?.();
+      await dbHandle.close();
+    },
+  };
+}
+
+/**
+ * SIGNING_SECRET when set (required for several instances behind one load balancer); otherwise a random
+ * key created once and kept in DATA_DIR, so links stay valid across restarts of a single instance.
+ */
+function loadSigningKey(config: Config): Buffer {
+  if (config.signingSecret) return Buffer.from(config.signingSecret, 'utf8');
+  const file = path.join(config.dataDir, 'signing.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex'), { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,42 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { analyse } from '../pdf/analyse.js';
+import { fillPdf } from '../pdf/fill.js';
+import { PdfEngineError } from '../pdf/types.js';
+import { validateData } from '../modules/renders/validate-data.js';
+import { DataValidationError } from '../modules/renders/validation-error.js';
+import { fail } from './accounts.js';
+
+interface Flags {
+  output?: string;
+  'no-flatten'?: boolean;
+  watermark?: boolean;
+  strict?: boolean;
+  locale?: string;
+  timezone?: string;
+}
+
+/** Offline: the same analysis, validation and fill as the API, on local files. */
+export async function renderCommand(args: string[], flags: Flags): Promise<number> {
+  const [templatePath, dataPath] = args;
+  if (!templatePath || !dataPath || !flags.output) return fail('usage: formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten]');
+  try {
+    const template = await readFile(templatePath);
+    const data: unknown = JSON.parse(await readFile(dataPath, 'utf8'));
+    const analysis = await analyse(template);
+    const { values, warnings } = validateData(analysis.fields, data, {
+      strict: flags.strict ?? false,
+      locale: flags.locale ?? 'fr-FR',
+      timezone: flags.timezone ?? 'Europe/Paris',
+    });
+    const result = await fillPdf(template, analysis, { values, flatten: !flags['no-flatten'], watermark: flags.watermark ? 'formcast' : undefined });
+    await writeFile(flags.output, result.bytes);
+    for (const w of [...warnings, ...result.warnings]) console.error(`warning: ${w}`);
+    console.error(`wrote ${flags.output} (${result.bytes.byteLength} bytes)`);
+    return 0;
+  } catch (err) {
+    if (err instanceof DataValidationError || err instanceof PdfEngineError) return fail(err.message);
+    if (err instanceof SyntaxError) return fail(`${dataPath} is not valid JSON: ${err.message}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fail(`file not found: ${(err as NodeJS.ErrnoException).path}`);
+    throw err;
+  }
+}

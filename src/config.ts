@@ -1,0 +1,117 @@
+import path from 'node:path';
+
+// Environment -> typed Config. Every problem is collected and reported at once, naming the variable,
+// so an operator fixes a bad deployment in one round.
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** sqlite file path or postgres:// URL */
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  publicUrl: string;
+  plansFile?: string;
+  logLevel: LogLevel;
+  /** HMAC secret for download links; generated and kept in DATA_DIR when not given. */
+  signingSecret?: string;
+  limits: Limits;
+  s3?: { bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
+  redisUrl?: string;
+}
+
+/** Every limit is a named value with a safe default (design rule 9). */
+export interface Limits {
+  /** Download link lifetime, seconds (contract: 900). */
+  downloadUrlSeconds: number;
+  /** Max JSON body for API requests (render data), bytes. */
+  jsonBodyBytes: number;
+  /** Max pages / fields accepted in a template. */
+  maxPages: number;
+  maxFields: number;
+  /** Wall-clock budget of one render or analysis, ms. */
+  renderTimeoutMs: number;
+  /** Retention sweeper period, ms. */
+  sweepIntervalMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return def;
+    }
+    return n;
+  };
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  const port = int('PORT', 3000, 0, 65535);
+  const host = str('HOST') ?? '0.0.0.0';
+  const dataDir = path.resolve(str('DATA_DIR') ?? './data');
+
+  let database: Config['database'] = { kind: 'sqlite', file: path.join(dataDir, 'formcast.sqlite') };
+  const dbUrl = str('DATABASE_URL');
+  if (dbUrl) {
+    if (/^postgres(ql)?:\/\//.test(dbUrl)) database = { kind: 'postgres', url: dbUrl };
+    else if (dbUrl.startsWith('sqlite:')) database = { kind: 'sqlite', file: path.resolve(dbUrl.slice('sqlite:'.length)) };
+    else problems.push(`DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "${dbUrl}")`);
+  }
+
+  let publicUrl = str('PUBLIC_URL') ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    publicUrl = publicUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
+  }
+
+  const logLevel = (str('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+
+  const signingSecret = str('SIGNING_SECRET');
+  if (signingSecret !== undefined && signingSecret.length < 32) problems.push('SIGNING_SECRET must be at least 32 characters');
+
+  const limits: Limits = {
+    downloadUrlSeconds: int('DOWNLOAD_URL_SECONDS', 900, 1, 7 * 24 * 3600),
+    jsonBodyBytes: int('MAX_JSON_BODY_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    maxPages: int('MAX_TEMPLATE_PAGES', 2000, 1, 100_000),
+    maxFields: int('MAX_TEMPLATE_FIELDS', 5000, 1, 100_000),
+    renderTimeoutMs: int('RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
+    sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
+  };
+
+  let s3: Config['s3'];
+  const bucket = str('S3_BUCKET');
+  if (bucket) {
+    s3 = {
+      bucket,
+      endpoint: str('S3_ENDPOINT'),
+      region: str('S3_REGION') ?? str('AWS_REGION') ?? 'us-east-1',
+      forcePathStyle: (str('S3_FORCE_PATH_STYLE') ?? (str('S3_ENDPOINT') ? 'true' : 'false')) === 'true',
+    };
+  }
+  const redisUrl = str('REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
+
+  const plansFile = str('PLANS_FILE');
+  if (problems.length) throw new ConfigError(problems);
+  return { port, host, dataDir, database, publicUrl, plansFile, logLevel, signingSecret, limits, s3, redisUrl };
+}

@@ -1,0 +1,23 @@
+import type { Config } from './config.js';
+import type { Db, DbKind } from './adapters/db/database.js';
+import type { BlobStore } from './ports/blob-store.js';
+import type { Clock } from './ports/clock.js';
+import type { Plans } from './modules/accounts/plans.js';
+import type { RenderEngine } from './ports/render-engine.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import type { Logger } from 'pino';
+
+/** Everything a use case may touch, built once in the composition root (src/app.ts callers). */
+export interface Deps {
+  config: Config;
+  db: Db;
+  dbKind: DbKind;
+  blobs: BlobStore;
+  clock: Clock;
+  plans: Plans;
+  engine: RenderEngine;
+  rateLimiter: RateLimiter;
+  /** HMAC key for download links */
+  signingKey: Buffer;
+  log: Logger;
+}

@@ -1,0 +1,64 @@
+// The error catalogue: every code the API can answer, and the only place that knows HTTP statuses.
+// Use cases throw AppError; the error handler (src/http/error-handler.ts) renders the envelope.
+
+export const ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  BAD_REQUEST: 400,
+  VALIDATION_ERROR: 422,
+  NOT_FOUND: 404,
+  TEMPLATE_NOT_FOUND: 404,
+  RENDER_NOT_FOUND: 404,
+  API_KEY_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  TEMPLATE_FROZEN: 409,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  INVALID_PDF: 422,
+  FILE_TOO_LARGE: 413,
+  TEMPLATE_LIMIT_REACHED: 403,
+  API_KEY_LIMIT_REACHED: 403,
+  RENDER_LIMIT_REACHED: 429,
+  RATE_LIMITED: 429,
+  RENDER_FAILED: 422,
+  DOWNLOAD_FORBIDDEN: 403,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ValidationDetails {
+  field: string;
+  expected: string;
+  received: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** extra response headers, e.g. Retry-After */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function validationError(details: ValidationDetails, message?: string): AppError {
+  return new AppError(
+    'VALIDATION_ERROR',
+    message ?? `Invalid value for "${details.field}": expected ${details.expected}, received ${details.received}`,
+    { ...details },
+  );
+}
+
+export const notFound = {
+  template: (id: string) => new AppError('TEMPLATE_NOT_FOUND', `Template "${id}" was not found`),
+  render: (id: string) => new AppError('RENDER_NOT_FOUND', `Render "${id}" was not found`),
+  apiKey: (id: string) => new AppError('API_KEY_NOT_FOUND', `API key "${id}" was not found`),
+};

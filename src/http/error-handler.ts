@@ -1,0 +1,131 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { PdfEngineError } from '../pdf/types.js';
+import { DataValidationError } from '../modules/renders/validation-error.js';
+
+// The one place where exceptions become HTTP answers. Unknown errors become INTERNAL_ERROR: the client
+// sees the request id, never err.message, a stack or a path; the log gets everything.
+
+interface AjvError {
+  instancePath?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+  message?: string;
+  data?: unknown;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return value.length > 60 ? `string of ${value.length} characters` : JSON.stringify(value);
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'object') return 'object';
+  return String(value);
+}
+
+function fromAjv(errors: AjvError[], context: string | undefined): AppError {
+  const e = errors[0] ?? {};
+  const base = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const params = e.params ?? {};
+  let field = base;
+  let expected = e.message ?? 'a valid value';
+  let received = describe(e.data);
+  switch (e.keyword) {
+    case 'required':
+      field = [base, String(params.missingProperty)].filter(Boolean).join('.');
+      expected = 'a value';
+      received = 'nothing';
+      break;
+    case 'additionalProperties':
+      field = [base, String(params.additionalProperty)].filter(Boolean).join('.');
+      expected = 'no such property';
+      received = 'unknown property';
+      break;
+    case 'type':
+      expected = String(params.type);
+      break;
+    case 'minimum':
+    case 'maximum':
+      expected = `${params.comparison} ${params.limit}`;
+      break;
+    case 'minLength':
+      expected = `at least ${params.limit} characters`;
+      break;
+    case 'maxLength':
+      expected = `at most ${params.limit} characters`;
+      break;
+    case 'enum':
+      expected = `one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      break;
+  }
+  if (!field) field = context ?? 'body';
+  return new AppError('VALIDATION_ERROR', `Invalid ${context === 'querystring' ? 'query parameter' : 'value'} "${field}": expected ${expected}, received ${received}`, {
+    field,
+    expected,
+    received,
+  });
+}
+
+/** Map any thrown value to an AppError (exported for reuse by non-HTTP callers such as idempotency). */
+export function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (err instanceof DataValidationError) {
+    return new AppError('VALIDATION_ERROR', err.message, { ...err.details });
+  }
+  if (err instanceof PdfEngineError) {
+    if (err.code === 'INVALID_PDF' || err.code === 'PDF_LIMIT') return new AppError('INVALID_PDF', err.message);
+    return new AppError('RENDER_FAILED', err.message);
+  }
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (fe && Array.isArray(fe.validation)) return fromAjv(fe.validation, fe.validationContext);
+  if (fe && typeof fe.code === 'string') {
+    switch (fe.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return new AppError('BAD_REQUEST', 'The request body is not valid JSON');
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return new AppError('BAD_REQUEST', 'The request body is empty but Content-Type is application/json');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return new AppError('BAD_REQUEST', `Unsupported Content-Type; this route accepts ${'application/json'}`);
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return new AppError('BAD_REQUEST', 'The request body is larger than this server accepts');
+      case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+        return new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data');
+      case 'FST_REQ_FILE_TOO_LARGE':
+        return new AppError('FILE_TOO_LARGE', 'The uploaded file exceeds the size limit of your plan');
+      case 'FST_PARTS_LIMIT':
+      case 'FST_FILES_LIMIT':
+      case 'FST_FIELDS_LIMIT':
+        return new AppError('BAD_REQUEST', 'Too many parts in the multipart body');
+    }
+    // Fastify's own client errors (4xx) keep their meaning as BAD_REQUEST.
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new AppError('BAD_REQUEST', 'The request could not be read');
+  }
+  if (err instanceof SyntaxError && /JSON/.test(err.message)) return new AppError('BAD_REQUEST', 'The request body is not valid JSON');
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  if (err.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer');
+  const body: { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } = {
+    error: { code: err.code, message: err.message },
+  };
+  if (err.details) body.error.details = err.details;
+  return reply.status(ERROR_STATUS[err.code]).type('application/json').send(body);
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const mapped = toAppError(err);
+    if (mapped) {
+      if (mapped.status >= 500) request.log.error({ err }, 'request failed');
+      return sendError(reply, mapped);
+    }
+    request.log.error({ err }, 'unexpected error');
+    return sendError(reply, new AppError('INTERNAL_ERROR', `An unexpected error occurred; quote request id ${request.id} when reporting it`));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

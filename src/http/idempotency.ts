@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.js';
+import { AppError } from '../errors.js';
+
+// Idempotency-Key with Stripe's semantics on POST /v1/renders and POST /v1/templates: the same key and the
+// same body replay the first successful answer (no second quota charge); the same key with another body
+// is IDEMPOTENCY_KEY_REUSED; a retry while the first is still running is IDEMPOTENCY_KEY_IN_USE. Only
+// successes are remembered: after an error the client may retry with the same key. Keys live 24 hours.
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+export function hashBody(...parts: (string | Uint8Array)[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) {
+    h.update(typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength));
+    h.update('\0');
+  }
+  return h.digest('hex');
+}
+
+export async function idempotent(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  route: string,
+  bodyHash: string,
+  run: () => Promise<{ status: number; body: unknown }>,
+): Promise<FastifyReply> {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) {
+    const r = await run();
+    return reply.status(r.status).send(r.body);
+  }
+  if (typeof header !== 'string' || !KEY.test(header)) {
+    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1-255 printable ASCII characters', { field: 'Idempotency-Key', expected: '1-255 printable ASCII characters', received: 'invalid header' });
+  }
+  const accountId = request.auth.accountId;
+  const now = deps.clock.now();
+  const where = { account_id: accountId, key: header, route };
+
+  // Expired keys are forgotten lazily, so a reused old key starts fresh.
+  await deps.db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', accountId)
+    .where('key', '=', header)
+    .where('route', '=', route)
+    .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
+    .execute();
+  const inserted = await deps.db
+    .insertInto('idempotency_keys')
+    .values({ ...where, body_hash: bodyHash, status_code: null, response: null, created_at: now.toISOString() })
+    .onConflict((oc) => oc.columns(['account_id', 'key', 'route']).doNothing())
+    .executeTakeFirst();
+
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const prior = await deps.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', header).where('route', '=', route).executeTakeFirst();
+    if (prior && prior.body_hash !== bodyHash) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body', { field: 'Idempotency-Key', expected: 'the body of the first request with this key', received: 'a different body' });
+    }
+    if (prior && prior.status_code !== null && prior.response !== null) {
+      reply.header('Idempotent-Replayed', 'true');
+      return reply.status(prior.status_code).type('application/json').send(prior.response);
+    }
+    throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly', undefined, { 'Retry-After': '1' });
+  }
+
+  let result: { status: number; body: unknown };
+  try {
+    result = await run();
+  } catch (err) {
+    await deps.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', header).where('route', '=', route).execute();
+    throw err;
+  }
+  await deps.db
+    .updateTable('idempotency_keys')
+    .set({ status_code: result.status, response: JSON.stringify(result.body) })
+    .where('account_id', '=', accountId)
+    .where('key', '=', header)
+    .where('route', '=', route)
+    .execute();
+  return reply.status(result.status).send(result.body);
+}

@@ -1,0 +1,23 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+// page >= 1, limit 1..100 (default 20); out-of-range values are VALIDATION_ERROR, never clamped.
+export const PageQuery = Type.Object(
+  {
+    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Results per page (1-100)' }),
+  },
+  { additionalProperties: false },
+);
+export type PageQuery = Static<typeof PageQuery>;
+
+export const PageMeta = Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() });
+
+export function errorResponse() {
+  return Type.Object({
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  });
+}

@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { serve } from './cli/serve.js';
+import { accountsCommand } from './cli/accounts.js';
+import { keysCommand } from './cli/keys.js';
+import { renderCommand } from './cli/render.js';
+
+const USAGE = `formcast — PDF form rendering service
+
+Usage:
+  formcast serve                                   start the HTTP API (configuration from the environment)
+  formcast accounts create --name N --plan P [--json]   create an account and its first API key
+  formcast accounts set-plan --account ID --plan P
+  formcast accounts list [--json]
+  formcast keys create --account ID [--name N] [--json]
+  formcast keys list --account ID [--json]
+  formcast keys revoke --account ID --key KEY_ID
+  formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
+                                                   fill a PDF offline with the same engine (no server, no database)
+Plans: Free, Pro, Business. Environment: see README.md (PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, PLANS_FILE, LOG_LEVEL).`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      account: { type: 'string' },
+      key: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      output: { type: 'string', short: 'o' },
+      'no-flatten': { type: 'boolean', default: false },
+      watermark: { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
+      locale: { type: 'string' },
+      timezone: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, sub, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 1;
+  }
+  if (command === 'render') return renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'accounts':
+      return accountsCommand(config, sub, values);
+    case 'keys':
+      return keysCommand(config, sub, values);
+    default:
+      console.error(`Unknown command "${command}".\n\n${USAGE}`);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== -1) process.exitCode = code;
+  },
+  (err) => {
+    if (err instanceof ConfigError) console.error(err.message);
+    else if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`${(err as Error).message}\n\n${USAGE}`);
+    else console.error(`formcast: ${(err as Error).message}`);
+    process.exitCode = 1;
+  },
+);

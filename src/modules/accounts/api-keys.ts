@@ -1,0 +1,98 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import { lockAccount } from './quotas.js';
+
+// Keys: "fc_live_" + 32 random base62 characters (~190 bits). Only a SHA-256 is stored: the keys are
+// high-entropy, so a slow password hash buys nothing and would cost every request.
+
+const KEY_PREFIX = 'fc_live_';
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function generateSecret(): string {
+  const bytes = randomBytes(48);
+  let out = '';
+  for (const b of bytes) {
+    if (b < 248) out += ALPHABET[b % 62]; // 248 = 4*62: drop the tail so every character is equally likely
+    if (out.length === 32) break;
+  }
+  return out.length === 32 ? KEY_PREFIX + out : generateSecret();
+}
+
+export function hashKey(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Insert a key without quota checks (first key of a new account, operator CLI). */
+export async function issueApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, name: string) {
+  const secret = generateSecret();
+  const row = {
+    id: newId('key'),
+    account_id: accountId,
+    name,
+    prefix: secret.slice(0, KEY_PREFIX.length + 4),
+    hash: hashKey(secret),
+    created_at: deps.clock.now().toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await deps.db.insertInto('api_keys').values(row).execute();
+  return { id: row.id, secret, view: toView(row) };
+}
+
+/** POST /v1/api-keys: within the plan's key quota (active keys only), exact under concurrency. */
+export async function createApiKey(deps: Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans'>, account: { id: string; plan: string }, name: string) {
+  const limit = deps.plans[account.plan as keyof Deps['plans']].apiKeys;
+  return deps.db.transaction().execute(async (trx) => {
+    await lockAccount(trx, deps.dbKind, account.id);
+    const { n } = await trx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', account.id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= limit) {
+      throw new AppError('API_KEY_LIMIT_REACHED', `API key limit reached: ${n}/${limit} active keys on the ${account.plan} plan`);
+    }
+    return issueApiKey({ db: trx, clock: deps.clock }, account.id, name);
+  });
+}
+
+export async function listApiKeys(deps: Pick<Deps, 'db'>, accountId: string): Promise<ApiKeyView[]> {
+  const rows = await deps.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return rows.map(toView);
+}
+
+/** Revocation is immediate and final; revoking twice answers the same 204. */
+export async function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, keyId: string): Promise<void> {
+  const row = await deps.db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+  if (!row) throw notFound.apiKey(keyId);
+  if (row.revoked_at) return;
+  await deps.db.updateTable('api_keys').set({ revoked_at: deps.clock.now().toISOString() }).where('id', '=', keyId).where('account_id', '=', accountId).execute();
+}
+
+/** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
+export async function authenticateKey(deps: Pick<Deps, 'db'>, secret: string) {
+  if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
+  return deps.db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .select(['api_keys.id as keyId', 'accounts.id as accountId', 'accounts.plan as plan', 'accounts.name as accountName'])
+    .where('api_keys.hash', '=', hashKey(secret))
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+function toView(row: { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null }): ApiKeyView {
+  return { id: row.id, name: row.name, prefix: row.prefix, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
+}

@@ -1,0 +1,110 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import { PdfEngineError } from '../../pdf/types.js';
+import type { PlanName } from '../accounts/plans.js';
+import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
+import { countRendersThisMonth } from '../accounts/usage.js';
+import { downloadUrlFor } from '../downloads/download-url.js';
+import { loadTemplate, parseAnalysis } from '../templates/template-view.js';
+import { validateData } from './validate-data.js';
+import { resolveWatermark } from './watermark-rule.js';
+
+export interface RenderOptions {
+  flatten?: boolean;
+  locale?: string;
+  timezone?: string;
+  watermark?: boolean | 'auto';
+  strict?: boolean;
+}
+
+export interface CreateRenderInput {
+  templateId: string;
+  data: Record<string, unknown>;
+  options?: RenderOptions;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function createRender(deps: Deps, account: { id: string; plan: PlanName }, input: CreateRenderInput) {
+  const plan = deps.plans[account.plan];
+  const options = { flatten: true, locale: 'fr-FR', timezone: 'Europe/Paris', watermark: 'auto' as boolean | 'auto', strict: false, ...input.options };
+
+  // 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input
+  const template = await loadTemplate(deps, account.id, input.templateId);
+  const analysis = parseAnalysis(template);
+  const { values, warnings } = validateData(analysis.fields, input.data, { strict: options.strict, locale: options.locale, timezone: options.timezone });
+  const watermark = resolveWatermark(plan, options.watermark);
+  if (watermark.warning) warnings.push(watermark.warning);
+
+  // 2. reserve one render of the monthly quota: the pending record is the reservation
+  const started = deps.clock.now();
+  const month = monthOf(started);
+  const id = newId('rnd');
+  await deps.db.transaction().execute(async (trx) => {
+    await lockAccount(trx, deps.dbKind, account.id);
+    const used = await countRendersThisMonth(trx, account.id, month);
+    if (used >= plan.rendersPerMonth) {
+      throw new AppError('RENDER_LIMIT_REACHED', `Monthly render limit reached: ${used}/${plan.rendersPerMonth} renders used in ${month} on the ${plan.name} plan`, { used, limit: plan.rendersPerMonth }, { 'Retry-After': String(secondsToNextMonth(started)) });
+    }
+    await trx
+      .insertInto('renders')
+      .values({
+        id,
+        account_id: account.id,
+        template_id: template.id,
+        template_name: template.name,
+        template_version: template.version,
+        status: 'pending',
+        file_size: 0,
+        duration_ms: 0,
+        warnings: '[]',
+        error_code: null,
+        error_message: null,
+        blob_key: null,
+        month,
+        created_at: started.toISOString(),
+        expires_at: new Date(started.getTime() + plan.retentionDays * DAY_MS).toISOString(),
+        deleted_at: null,
+      })
+      .execute();
+  });
+
+  // 3. generate; a failure releases the reservation (failed renders do not count) and is kept as a record
+  let bytes: Uint8Array;
+  try {
+    const templateBytes = await deps.blobs.get(template.blob_key);
+    const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text });
+    bytes = result.bytes;
+    warnings.push(...result.warnings);
+  } catch (err) {
+    const message = err instanceof PdfEngineError ? err.message : 'The template could not be generated';
+    if (!(err instanceof PdfEngineError)) deps.log.error({ err, renderId: id }, 'render failed');
+    await deps.db
+      .updateTable('renders')
+      .set({ status: 'failed', error_code: 'RENDER_FAILED', error_message: message, duration_ms: Date.now() - started.getTime(), warnings: JSON.stringify(warnings) })
+      .where('id', '=', id)
+      .execute();
+    throw new AppError('RENDER_FAILED', `Render ${id} failed: ${message}`, { renderId: id });
+  }
+
+  // 4. file first, then the record that points at it
+  const blobKey = `renders/${account.id}/${id}.pdf`;
+  await deps.blobs.put(blobKey, bytes);
+  const durationMs = Date.now() - started.getTime();
+  await deps.db
+    .updateTable('renders')
+    .set({ status: 'completed', blob_key: blobKey, file_size: bytes.byteLength, duration_ms: durationMs, warnings: JSON.stringify(warnings) })
+    .where('id', '=', id)
+    .execute();
+
+  return {
+    renderId: id,
+    status: 'completed' as const,
+    downloadUrl: (await downloadUrlFor(deps, { id, blob_key: blobKey, template_name: template.name }))!,
+    expiresIn: deps.config.limits.downloadUrlSeconds,
+    fileSize: bytes.byteLength,
+    durationMs,
+    warnings,
+  };
+}

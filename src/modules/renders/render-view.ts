@@ -1,0 +1,48 @@
+import type { Deps } from '../../deps.js';
+import { notFound } from '../../errors.js';
+import type { RendersTable } from '../../adapters/db/schema.js';
+import { downloadUrlFor } from '../downloads/download-url.js';
+
+export type RenderRow = RendersTable;
+
+/** List item (reference 2.2). `downloadUrl` is null for a failed render, which has no file. */
+export async function toListItem(deps: Pick<Deps, 'blobs' | 'config' | 'signingKey' | 'clock'>, row: RenderRow) {
+  return {
+    id: row.id,
+    templateId: row.template_id,
+    templateName: row.template_name,
+    status: row.status,
+    fileSize: Number(row.file_size),
+    durationMs: row.duration_ms,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    downloadUrl: await downloadUrlFor(deps, row),
+  };
+}
+
+/** GET /renders/:id: the list item plus expiresIn, warnings, templateVersion and error for a failed one. */
+export async function toDetail(deps: Pick<Deps, 'blobs' | 'config' | 'signingKey' | 'clock'>, row: RenderRow) {
+  const item = await toListItem(deps, row);
+  return {
+    ...item,
+    expiresIn: item.downloadUrl ? deps.config.limits.downloadUrlSeconds : 0,
+    warnings: JSON.parse(row.warnings) as string[],
+    templateVersion: row.template_version,
+    ...(row.status === 'failed' ? { error: { code: row.error_code ?? 'RENDER_FAILED', message: row.error_message ?? 'The render failed' } } : {}),
+  };
+}
+
+/** A visible render of this account: not pending, not deleted, not past its retention. */
+export async function loadRender(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, id: string): Promise<RenderRow> {
+  const row = await deps.db
+    .selectFrom('renders')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('status', '!=', 'pending')
+    .where('expires_at', '>', deps.clock.now().toISOString())
+    .executeTakeFirst();
+  if (!row) throw notFound.render(id);
+  return row;
+}

@@ -1,0 +1,74 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import type { PlanName } from '../accounts/plans.js';
+import { lockAccount } from '../accounts/quotas.js';
+import { countTemplates } from '../accounts/usage.js';
+import { checkDescription, checkName } from './template-input.js';
+import { toTemplateView, type TemplateView } from './template-view.js';
+
+export interface CreateTemplateInput {
+  bytes: Uint8Array;
+  fileName: string;
+  name?: string;
+  description?: string;
+}
+
+export function templateBlobKey(accountId: string, templateId: string): string {
+  // A fresh key per version, so replacing a file never overwrites bytes a running render is reading.
+  return `templates/${accountId}/${templateId}/${newId('tpl').slice(4)}.pdf`;
+}
+
+function limitReached(used: number, limit: number, plan: string) {
+  return new AppError('TEMPLATE_LIMIT_REACHED', `Template limit reached: ${used}/${limit} templates on the ${plan} plan`, { used, limit });
+}
+
+export async function createTemplate(deps: Deps, account: { id: string; plan: PlanName }, input: CreateTemplateInput): Promise<TemplateView> {
+  // 1. validate the text fields
+  const name = checkName(input.name ?? input.fileName);
+  const description = checkDescription(input.description ?? '');
+  const limit = deps.plans[account.plan].templates;
+
+  // 2. fail fast on a full quota before the costly analysis (the exact check is in step 5)
+  const held = await countTemplates(deps.db, account.id);
+  if (held >= limit) throw limitReached(held, limit, account.plan);
+
+  // 3. analyse: INVALID_PDF for non-PDFs and PDFs without fillable fields
+  const analysis = await deps.engine.analyse(input.bytes);
+
+  // 4. blob first, then the record that points at it
+  const id = newId('tpl');
+  const blobKey = templateBlobKey(account.id, id);
+  await deps.blobs.put(blobKey, input.bytes);
+
+  // 5. exact quota check and insert in one transaction
+  const now = deps.clock.now().toISOString();
+  const row = {
+    id,
+    account_id: account.id,
+    name,
+    description,
+    file_name: input.fileName,
+    file_size: input.bytes.byteLength,
+    field_count: analysis.fields.length,
+    page_count: analysis.pageCount,
+    is_frozen: 0,
+    version: 1,
+    blob_key: blobKey,
+    analysis: JSON.stringify(analysis),
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      await lockAccount(trx, deps.dbKind, account.id);
+      const used = await countTemplates(trx, account.id);
+      if (used >= limit) throw limitReached(used, limit, account.plan);
+      await trx.insertInto('templates').values(row).execute();
+    });
+  } catch (err) {
+    await deps.blobs.delete(blobKey).catch(() => undefined);
+    throw err;
+  }
+  return toTemplateView(row);
+}

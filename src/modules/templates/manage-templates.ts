@@ -1,0 +1,121 @@
+import type { Deps } from '../../deps.js';
+import { AppError, notFound, validationError } from '../../errors.js';
+import type { PlanName } from '../accounts/plans.js';
+import { templateBlobKey } from './create-template.js';
+import { checkDescription, checkName } from './template-input.js';
+import { loadTemplate, parseAnalysis, publicField, toTemplateView, type TemplateView } from './template-view.js';
+
+// Template read and management use cases. Each is scoped by account: another tenant's id is a 404.
+
+export async function listTemplates(deps: Pick<Deps, 'db'>, accountId: string, page: number, limit: number) {
+  const [rows, total] = await Promise.all([
+    deps.db
+      .selectFrom('templates')
+      .select(['id', 'name', 'description', 'file_name', 'file_size', 'field_count', 'page_count', 'is_frozen', 'version', 'created_at', 'updated_at'])
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset((page - 1) * limit)
+      .execute(),
+    deps.db.selectFrom('templates').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+  ]);
+  return { data: rows.map((r) => toTemplateView(r, false)), meta: { page, limit, total: Number(total.n) } };
+}
+
+export async function getTemplate(deps: Pick<Deps, 'db'>, accountId: string, id: string): Promise<TemplateView> {
+  return toTemplateView(await loadTemplate(deps, accountId, id));
+}
+
+export async function getTemplateSchema(deps: Pick<Deps, 'db'>, accountId: string, id: string) {
+  const row = await loadTemplate(deps, accountId, id);
+  const analysis = parseAnalysis(row);
+  return {
+    templateId: row.id,
+    templateName: row.name,
+    version: row.version,
+    schema: { fields: analysis.fields.map(publicField), pageCount: analysis.pageCount },
+  };
+}
+
+export interface TemplatePatch {
+  name?: string;
+  description?: string;
+  isFrozen?: boolean;
+}
+
+/**
+ * PATCH: at least one of name, description, isFrozen. A frozen template refuses name/description changes
+ * even when the same request unfreezes it: unfreeze first, then edit (two explicit steps).
+ */
+export async function updateTemplate(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, id: string, patch: TemplatePatch): Promise<TemplateView> {
+  if (patch.name === undefined && patch.description === undefined && patch.isFrozen === undefined) {
+    throw validationError({ field: 'body', expected: 'at least one of name, description, isFrozen', received: 'none' });
+  }
+  const changes: Record<string, unknown> = {};
+  if (patch.name !== undefined) changes.name = checkName(patch.name);
+  if (patch.description !== undefined) changes.description = checkDescription(patch.description);
+  const editsContent = patch.name !== undefined || patch.description !== undefined;
+  if (patch.isFrozen !== undefined) changes.is_frozen = patch.isFrozen ? 1 : 0;
+  changes.updated_at = deps.clock.now().toISOString();
+
+  let q = deps.db.updateTable('templates').set(changes).where('id', '=', id).where('account_id', '=', accountId);
+  if (editsContent) q = q.where('is_frozen', '=', 0);
+  const res = await q.executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) {
+    await loadTemplate(deps, accountId, id); // 404 when it is not ours
+    throw frozen(id);
+  }
+  return getTemplate(deps, accountId, id);
+}
+
+/** PUT /templates/:id/file: new PDF, schema re-extracted, version + 1. */
+export async function replaceTemplateFile(deps: Deps, account: { id: string; plan: PlanName }, id: string, input: { bytes: Uint8Array; fileName: string }): Promise<TemplateView> {
+  const current = await loadTemplate(deps, account.id, id);
+  if (current.is_frozen) throw frozen(id);
+  const analysis = await deps.engine.analyse(input.bytes);
+  const blobKey = templateBlobKey(account.id, id);
+  await deps.blobs.put(blobKey, input.bytes);
+  const res = await deps.db
+    .updateTable('templates')
+    .set((eb) => ({
+      file_name: input.fileName,
+      file_size: input.bytes.byteLength,
+      field_count: analysis.fields.length,
+      page_count: analysis.pageCount,
+      analysis: JSON.stringify(analysis),
+      blob_key: blobKey,
+      version: eb('version', '+', 1),
+      updated_at: deps.clock.now().toISOString(),
+    }))
+    .where('id', '=', id)
+    .where('account_id', '=', account.id)
+    .where('is_frozen', '=', 0)
+    .where('blob_key', '=', current.blob_key) // a concurrent replace wins once; the loser retries cleanly
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) {
+    await deps.blobs.delete(blobKey).catch(() => undefined);
+    const now = await loadTemplate(deps, account.id, id);
+    if (now.is_frozen) throw frozen(id);
+    throw new AppError('CONFLICT', `Template "${id}" was changed by another request at the same time; retry`);
+  }
+  await deps.blobs.delete(current.blob_key).catch(() => undefined);
+  return getTemplate(deps, account.id, id);
+}
+
+/** DELETE: record first, then the file. Renders already made keep their own files until they expire. */
+export async function deleteTemplate(deps: Pick<Deps, 'db' | 'blobs'>, accountId: string, id: string): Promise<void> {
+  const row = await loadTemplate(deps, accountId, id);
+  if (row.is_frozen) throw frozen(id);
+  const res = await deps.db.deleteFrom('templates').where('id', '=', id).where('account_id', '=', accountId).where('is_frozen', '=', 0).executeTakeFirst();
+  if (Number(res.numDeletedRows) === 0) {
+    const again = await deps.db.selectFrom('templates').select('is_frozen').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    if (!again) throw notFound.template(id);
+    throw frozen(id);
+  }
+  await deps.blobs.delete(row.blob_key).catch(() => undefined);
+}
+
+function frozen(id: string) {
+  return new AppError('TEMPLATE_FROZEN', `Template "${id}" is frozen; PATCH {"isFrozen": false} first`);
+}

@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.js';
+
+export interface Upload {
+  bytes: Buffer;
+  fileName: string;
+  fields: Record<string, string>;
+}
+
+// Multipart framing (boundaries, part headers, small text fields) on top of the file itself.
+const MULTIPART_SLACK = 256 * 1024;
+
+/**
+ * Read a multipart upload with its `file` part, enforcing `maxBytes` while streaming: an oversize
+ * Content-Length is refused before reading, and a body that grows past the limit is cut off.
+ */
+export async function readUpload(request: FastifyRequest, maxBytes: number, planName: string): Promise<Upload> {
+  const tooLarge = () =>
+    new AppError('FILE_TOO_LARGE', `The file exceeds the ${formatMb(maxBytes)} upload limit of the ${planName} plan`, { limitBytes: maxBytes }, { Connection: 'close' });
+  if (!request.isMultipart()) throw new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data with a "file" part');
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge();
+
+  const fields: Record<string, string> = {};
+  let file: { bytes: Buffer; fileName: string } | undefined;
+  try {
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 } });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          part.file.resume();
+          throw new AppError('BAD_REQUEST', `Unexpected file part "${part.fieldname}"; send the PDF as "file"`);
+        }
+        const bytes = await part.toBuffer();
+        if (part.file.truncated) throw tooLarge();
+        file = { bytes, fileName: part.filename || 'template.pdf' };
+      } else {
+        fields[part.fieldname] = String(part.value ?? '');
+      }
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+    if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+      throw new AppError('BAD_REQUEST', 'Too many parts: send one "file" and at most the "name" and "description" fields');
+    }
+    throw new AppError('BAD_REQUEST', `The multipart body could not be read: ${(err as Error).message}`);
+  }
+  if (!file) throw new AppError('BAD_REQUEST', 'The multipart body has no "file" part');
+  return { ...file, fields };
+}
+
+function formatMb(bytes: number): string {
+  return `${Math.round((bytes / 1_048_576) * 10) / 10} MB`;
+}

@@ -1,0 +1,58 @@
+// The pure PDF analyser: template bytes in, fillable-field description out. Every failure is a
+// PdfEngineError (INVALID_PDF for unusable input, PDF_LIMIT when a safety limit is exceeded).
+import { PDFName } from '@cantoo/pdf-lib';
+import { describeField } from './field-info.js';
+import { collectFields } from './field-tree.js';
+import { resolveLimits, type AnalyseLimits } from './limits.js';
+import { loadPdf } from './load.js';
+import { assignNames } from './names.js';
+import { collectPages } from './pages.js';
+import { getDict } from './pdf-objects.js';
+import { PdfEngineError, type AnalysedField, type TemplateAnalysis } from './types.js';
+
+export type { AnalyseLimits } from './limits.js';
+export { DEFAULT_LIMITS } from './limits.js';
+
+export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>): Promise<TemplateAnalysis> {
+  const lim = resolveLimits(limits);
+  const { context: ctx, catalog, encrypted } = await loadPdf(bytes, { maxBytes: lim.maxBytes });
+  try {
+    const pages = collectPages(ctx, catalog, lim);
+    const acroForm = getDict(ctx, catalog, 'AcroForm');
+    if (!acroForm) throw new PdfEngineError('INVALID_PDF', 'the PDF is not a form (no AcroForm)');
+
+    const described: Omit<AnalysedField, 'name'>[] = [];
+    for (const raw of collectFields(ctx, acroForm, pages, lim)) {
+      if (raw.fullName === '') continue; // an unnamed field cannot be addressed by callers
+      const field = describeField(ctx, raw, lim.maxDepth);
+      if (!field) continue;
+      described.push(field);
+      if (described.length > lim.maxFields) {
+        throw new PdfEngineError('PDF_LIMIT', `the form has more than ${lim.maxFields} fields`);
+      }
+    }
+    if (described.length === 0) {
+      throw new PdfEngineError('INVALID_PDF', 'the PDF form has no fillable fields');
+    }
+
+    // Keys are derived from the fully qualified names (partial names re-split from the tree).
+    const names = assignNames(
+      described.map((f) => ({ fullName: f.pdfMeta.originalName, partialNames: splitName(f.pdfMeta.originalName) })),
+    );
+    return {
+      fields: described.map((f, i) => ({ name: names[i], ...f })),
+      pageCount: pages.length,
+      encrypted,
+      hasXfa: acroForm.has(PDFName.of('XFA')),
+    };
+  } catch (err) {
+    if (err instanceof PdfEngineError) throw err;
+    // pdf-lib throws on malformed objects it meets lazily (e.g. a broken stream): still our error.
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new PdfEngineError('INVALID_PDF', `the PDF form could not be read (${msg.slice(0, 200)})`);
+  }
+}
+
+function splitName(fullName: string): string[] {
+  return fullName.split('.');
+}

@@ -1,0 +1,125 @@
+// Widget geometry and the Form XObjects we write as appearance streams. Content is built as ASCII
+// operator text; user text only ever enters it as hex strings produced by PDFFont.encodeText.
+import { PDFDict, PDFName, PDFNumber, PDFArray, PDFStream, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
+import { N, getArray, getDict, getNumber, getNumbers, getName } from './fill-objects.js';
+
+export interface WidgetBox {
+  /** Size in the appearance's own (unrotated text) space. */
+  width: number;
+  height: number;
+  /** /MK /R: the appearance is drawn rotated counter-clockwise by this angle */
+  rotation: 0 | 90 | 180 | 270;
+  /** border width actually drawn (0 when there is no border colour) */
+  border: number;
+  background?: string;
+  borderColor?: string;
+  borderStyle: string;
+}
+
+/** Formats a number for content streams: at most 3 decimals, no exponent. */
+export function num(n: number): string {
+  if (!Number.isFinite(n)) return '0';
+  const s = n.toFixed(3);
+  return s.includes('.') ? s.replace(/\.?0+$/, '') || '0' : s;
+}
+
+function colorOps(arr: PDFArray | undefined, stroke: boolean): string | undefined {
+  if (!arr) return undefined;
+  const c: number[] = [];
+  for (let i = 0; i < arr.size(); i++) {
+    const v = arr.lookup(i);
+    if (v instanceof PDFNumber) c.push(v.asNumber());
+  }
+  const op = c.length === 1 ? 'g' : c.length === 3 ? 'rg' : c.length === 4 ? 'k' : undefined;
+  if (!op) return undefined; // [] means transparent
+  return `${c.map(num).join(' ')} ${stroke ? op.toUpperCase() : op}`;
+}
+
+export function widgetBox(widget: PDFDict): WidgetBox | undefined {
+  const r = getNumbers(widget, 'Rect');
+  if (!r || r.length !== 4) return undefined;
+  const w = Math.abs(r[2] - r[0]);
+  const h = Math.abs(r[3] - r[1]);
+  if (!(w > 0 && h > 0)) return undefined;
+  const mk = getDict(widget, 'MK');
+  const rot = (((Math.round((mk ? getNumber(mk, 'R') ?? 0 : 0) / 90) * 90) % 360) + 360) % 360;
+  const bs = getDict(widget, 'BS');
+  const borderColor = colorOps(mk ? getArray(mk, 'BC') : undefined, true);
+  const bw = bs ? getNumber(bs, 'W') ?? 1 : 1;
+  const swap = rot === 90 || rot === 270;
+  return {
+    width: swap ? h : w,
+    height: swap ? w : h,
+    rotation: rot as WidgetBox['rotation'],
+    border: borderColor ? Math.max(0, Math.min(bw, Math.min(w, h) / 4)) : 0,
+    background: colorOps(mk ? getArray(mk, 'BG') : undefined, false),
+    borderColor,
+    borderStyle: (bs && getName(bs, 'S')?.decodeText()) || 'S',
+  };
+}
+
+/** Background and border, drawn under the value as Acrobat does. */
+export function frameOps(box: WidgetBox): string {
+  const ops: string[] = [];
+  const { width: w, height: h, border: b } = box;
+  if (box.background) ops.push(`${box.background} 0 0 ${num(w)} ${num(h)} re f`);
+  if (box.borderColor && b > 0) {
+    if (box.borderStyle === 'U') ops.push(`${box.borderColor} ${num(b)} w 0 ${num(b / 2)} m ${num(w)} ${num(b / 2)} l S`);
+    else ops.push(`${box.borderColor} ${num(b)} w ${num(b / 2)} ${num(b / 2)} ${num(w - b)} ${num(h - b)} re S`);
+  }
+  return ops.join('\n');
+}
+
+function matrixFor(box: WidgetBox): number[] {
+  const { width: w, height: h } = box;
+  switch (box.rotation) {
+    case 90: return [0, 1, -1, 0, h, 0];
+    case 180: return [-1, 0, 0, -1, w, h];
+    case 270: return [0, -1, 1, 0, 0, w];
+    default: return [1, 0, 0, 1, 0, 0];
+  }
+}
+
+/** Collects the fonts a content stream uses and names them /F0, /F1, ... in its resources. */
+export class FontNames {
+  private readonly map = new Map<PDFFont, string>();
+  name(font: PDFFont): string {
+    let n = this.map.get(font);
+    if (!n) this.map.set(font, (n = `F${this.map.size}`));
+    return n;
+  }
+  resources(widget: PDFDict): PDFDict {
+    const font: Record<string, PDFRef> = {};
+    for (const [f, n] of this.map) font[n] = f.ref;
+    return widget.context.obj({ Font: font });
+  }
+}
+
+/** Registers a Form XObject for the widget's box. */
+export function formXObject(widget: PDFDict, box: WidgetBox, content: string, resources?: PDFDict): PDFRef {
+  const ctx = widget.context;
+  const stream = ctx.stream(content, {
+    Type: 'XObject',
+    Subtype: 'Form',
+    BBox: [0, 0, box.width, box.height],
+    Matrix: matrixFor(box),
+    ...(resources ? { Resources: resources } : {}),
+  });
+  return ctx.register(stream);
+}
+
+/** Replaces the widget's appearance with a single normal appearance. */
+export function setNormalAppearance(widget: PDFDict, ref: PDFRef): void {
+  widget.set(N('AP'), widget.context.obj({ N: ref }));
+}
+
+/** The widget's current normal appearance for its /AS state (or the only one), if any. */
+export function currentAppearance(widget: PDFDict): PDFStream | undefined {
+  const ap = getDict(widget, 'AP');
+  const n = ap?.lookup(N('N'));
+  if (n instanceof PDFStream) return n;
+  if (!(n instanceof PDFDict)) return undefined;
+  const as = widget.lookup(N('AS'));
+  const s = as instanceof PDFName ? n.lookup(as) : undefined;
+  return s instanceof PDFStream ? s : undefined;
+}

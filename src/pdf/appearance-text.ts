@@ -1,0 +1,200 @@
+// Variable-text layout for text fields, combo boxes and text signatures: auto size (/DA size 0),
+// single line vertically centred, multiline wrapping, comb cells, /Q alignment. Text that cannot
+// fit is shrunk (auto size) or clipped to the widget (fixed size), never drawn outside it.
+import type { PDFFont } from '@cantoo/pdf-lib';
+import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
+import type { TextStyle } from './appearance-da.js';
+import type { FontSet, TextRun } from './fonts.js';
+
+/** Largest auto size; Acrobat grows text with tall fields, which looks wrong on printed forms. */
+const MAX_AUTO_SIZE = 12;
+/** Smallest auto size before we give up shrinking and clip. */
+const MIN_AUTO_SIZE = 4;
+const LINE_GAP = 1.15;
+/** Helvetica's ascender/descender (per 1 pt): the box we centre vertically. */
+const ASCENT = 0.718;
+const DESCENT = 0.207;
+
+export interface TextLayoutOptions {
+  multiline?: boolean;
+  /** comb field: number of cells (MaxLen) */
+  comb?: number;
+}
+
+export interface TextAppearance {
+  content: string;
+  fonts: FontNames;
+  /** the text did not fit and was clipped */
+  clipped: boolean;
+}
+
+/** A character with the font that draws it. */
+interface Glyph {
+  ch: string;
+  font: PDFFont;
+}
+
+function toGlyphs(runs: TextRun[]): Glyph[] {
+  const out: Glyph[] = [];
+  for (const r of runs) for (const ch of r.text) out.push({ ch, font: r.font });
+  return out;
+}
+
+/** Width at 1 pt, run by run (kerning inside a run is kept). */
+function width(glyphs: Glyph[]): number {
+  let w = 0;
+  let start = 0;
+  for (let i = 1; i <= glyphs.length; i++) {
+    if (i === glyphs.length || glyphs[i].font !== glyphs[start].font) {
+      w += glyphs[start].font.widthOfTextAtSize(glyphs.slice(start, i).map((g) => g.ch).join(''), 1);
+      start = i;
+    }
+  }
+  return w;
+}
+
+/** Text-showing operators for one line starting at the current text position. */
+function showOps(glyphs: Glyph[], size: number, names: FontNames): string {
+  const ops: string[] = [];
+  let start = 0;
+  for (let i = 1; i <= glyphs.length; i++) {
+    if (i === glyphs.length || glyphs[i].font !== glyphs[start].font) {
+      const font = glyphs[start].font;
+      const text = glyphs.slice(start, i).map((g) => g.ch).join('');
+      ops.push(`/${names.name(font)} ${num(size)} Tf ${font.encodeText(text).toString()} Tj`);
+      start = i;
+    }
+  }
+  return ops.join(' ');
+}
+
+/** Greedy word wrap at 1 pt; words longer than a line are broken between characters. */
+function wrap(glyphs: Glyph[], maxWidth: number): Glyph[][] {
+  const lines: Glyph[][] = [];
+  const paragraphs: Glyph[][] = [[]];
+  for (let i = 0; i < glyphs.length; i++) {
+    const g = glyphs[i];
+    if (g.ch === '\r' && glyphs[i + 1]?.ch === '\n') continue;
+    if (g.ch === '\n' || g.ch === '\r') paragraphs.push([]);
+    else paragraphs[paragraphs.length - 1].push(g);
+  }
+  for (const para of paragraphs) {
+    let line: Glyph[] = [];
+    let lineWidth = 0;
+    const words: Glyph[][] = [];
+    for (const g of para) {
+      if (g.ch === ' ' || words.length === 0) words.push([]);
+      words[words.length - 1].push(g); // a word carries its leading space
+    }
+    if (words.length === 0) lines.push([]);
+    for (let word of words) {
+      let w = width(word);
+      if (line.length > 0 && lineWidth + w > maxWidth) {
+        lines.push(line);
+        if (word[0].ch === ' ') word = word.slice(1);
+        w = width(word);
+        line = [];
+        lineWidth = 0;
+      }
+      if (w > maxWidth) {
+        for (const g of word) {
+          const gw = width([g]);
+          if (line.length > 0 && lineWidth + gw > maxWidth) {
+            lines.push(line);
+            line = [];
+            lineWidth = 0;
+          }
+          line.push(g);
+          lineWidth += gw;
+        }
+        continue;
+      }
+      line.push(...word);
+      lineWidth += w;
+    }
+    if (line.length > 0) lines.push(line);
+  }
+  return lines;
+}
+
+function alignX(quadding: number, lineWidth: number, width: number, pad: number): number {
+  if (quadding === 1) return (width - lineWidth) / 2;
+  if (quadding === 2) return width - pad - lineWidth;
+  return pad;
+}
+
+/** Lays out `text` in the widget box. `fonts.prepare(text)` must have been awaited. */
+export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts: FontSet, opts: TextLayoutOptions = {}): TextAppearance {
+  const names = new FontNames();
+  const { width: w, height: h } = box;
+  const clean = opts.multiline ? text.replace(/\t/g, ' ') : text.replace(/[\r\n\t]+/g, ' ');
+  const glyphs = toGlyphs(fonts.runs(clean, style.font));
+  const padX = 2 + box.border;
+  const padY = 1 + box.border;
+  const innerW = Math.max(w - 2 * padX, 1);
+  const innerH = Math.max(h - 2 * padY, 1);
+  const body: string[] = [];
+  let clipped = false;
+
+  if (opts.comb && opts.comb > 0 && !opts.multiline) {
+    const cells = opts.comb;
+    const cell = w / cells;
+    const shown = glyphs.slice(0, cells);
+    clipped = glyphs.length > cells;
+    const widest = Math.max(0.001, ...shown.map((g) => width([g])));
+    const size = style.size || Math.max(MIN_AUTO_SIZE / 2, Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP, (cell * 0.9) / widest));
+    const first = style.quadding === 1 ? Math.floor((cells - shown.length) / 2) : style.quadding === 2 ? cells - shown.length : 0;
+    const y = (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT;
+    shown.forEach((g, i) => {
+      const x = (first + i) * cell + (cell - width([g]) * size) / 2;
+      body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps([g], size, names)}`);
+    });
+  } else if (opts.multiline) {
+    let size = style.size;
+    let lines: Glyph[][];
+    if (size) {
+      lines = wrap(glyphs, innerW / size);
+    } else {
+      // Largest size (in 0.5 pt steps) at which the wrapped text fits the height.
+      size = MAX_AUTO_SIZE;
+      lines = wrap(glyphs, innerW / size);
+      while (size > MIN_AUTO_SIZE && lines.length * size * LINE_GAP > innerH) {
+        size -= 0.5;
+        lines = wrap(glyphs, innerW / size);
+      }
+    }
+    const lineHeight = size * LINE_GAP;
+    let y = h - padY - size * ASCENT - (lineHeight - size * (ASCENT + DESCENT)) / 2;
+    clipped = y - (lines.length - 1) * lineHeight < padY - size * DESCENT - 0.5;
+    for (const line of lines) {
+      if (y < -lineHeight) break; // below the box: clipped anyway
+      const x = alignX(style.quadding, width(line) * size, w, padX);
+      if (line.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(line, size, names)}`);
+      y -= lineHeight;
+    }
+  } else {
+    const natural = width(glyphs);
+    let size = style.size;
+    if (!size) {
+      size = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP + 1);
+      if (natural * size > innerW) size = Math.max(innerW / natural, Math.min(MIN_AUTO_SIZE / 2, size));
+    }
+    clipped = natural * size > innerW + 0.01;
+    // Overflowing text starts at the left edge whatever /Q says, so its beginning stays readable.
+    const x = clipped ? padX : alignX(style.quadding, natural * size, w, padX);
+    const y = (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT;
+    if (glyphs.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(glyphs, size, names)}`);
+  }
+
+  const frame = frameOps(box);
+  const content = [
+    frame,
+    '/Tx BMC q',
+    `${num(box.border)} ${num(box.border)} ${num(w - 2 * box.border)} ${num(h - 2 * box.border)} re W n`,
+    body.length ? `BT ${style.color}\n${body.join('\n')}\nET` : '',
+    'Q EMC',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { content, fonts: names, clipped };
+}

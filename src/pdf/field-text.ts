@@ -1,0 +1,37 @@
+// Text fields (and text drawn into signature widgets): /V plus one appearance per widget.
+import { PDFHexString } from '@cantoo/pdf-lib';
+import { textStyle } from './appearance-da.js';
+import { formXObject, setNormalAppearance, widgetBox } from './appearance-stream.js';
+import { layoutText, type TextLayoutOptions } from './appearance-text.js';
+import type { RawField } from './field-tree.js';
+import { FF, fieldFlags, type FillContext } from './fill-context.js';
+import { N, inheritedNumber } from './fill-objects.js';
+
+/** Draws `display` into every widget of the field with the field's own /DA, /Q and flags. */
+export async function drawTextWidgets(fc: FillContext, field: RawField, display: string, opts: TextLayoutOptions): Promise<void> {
+  await fc.fonts.prepare(display);
+  let clipped = false;
+  for (const widget of field.widgets) {
+    const box = widgetBox(widget);
+    if (!box) continue;
+    const style = textStyle(widget, fc.acroForm, fc.fonts);
+    const laid = layoutText(display, box, style, fc.fonts, opts);
+    clipped ||= laid.clipped;
+    setNormalAppearance(widget, formXObject(widget, box, laid.content, laid.fonts.resources(widget)));
+  }
+  if (clipped) fc.warnings.push(`field "${field.fullName}": the text does not fit the field and is cut off`);
+}
+
+/** Sets (or, with null, clears) a text field's value and redraws it. */
+export async function fillText(fc: FillContext, field: RawField, text: string | null): Promise<void> {
+  const flags = fieldFlags(field);
+  const dict = field.dict;
+  dict.delete(N('RV')); // a stale rich-text value would win over /V in Acrobat
+  if (text === null || text === '') dict.delete(N('V'));
+  else dict.set(N('V'), PDFHexString.fromText(text));
+  const value = text ?? '';
+  const display = flags & FF.password ? '*'.repeat(Array.from(value).length) : value;
+  const maxLen = inheritedNumber(dict, 'MaxLen');
+  const comb = flags & FF.comb && !(flags & (FF.multiline | FF.password)) && maxLen ? maxLen : undefined;
+  await drawTextWidgets(fc, field, display, { multiline: !!(flags & FF.multiline), comb });
+}

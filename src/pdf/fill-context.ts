@@ -1,0 +1,32 @@
+// State shared by the steps of one render: the document, its fonts and the warnings collected.
+import type { PDFContext, PDFDict, PDFDocument } from '@cantoo/pdf-lib';
+import type { RawField } from './field-tree.js';
+import type { FontSet } from './fonts.js';
+import { inheritedNumber } from './fill-objects.js';
+
+export interface FillContext {
+  doc: PDFDocument;
+  ctx: PDFContext;
+  acroForm: PDFDict | undefined;
+  fonts: FontSet;
+  warnings: string[];
+}
+
+/** Field flag bits (PDF 32000-1, tables 221, 226, 228, 230). */
+export const FF = {
+  readOnly: 1 << 0,
+  multiline: 1 << 12,
+  password: 1 << 13,
+  noToggleToOff: 1 << 14,
+  radio: 1 << 15,
+  pushbutton: 1 << 16,
+  combo: 1 << 17,
+  edit: 1 << 18,
+  multiSelect: 1 << 21,
+  comb: 1 << 24,
+  radiosInUnison: 1 << 25,
+} as const;
+
+export function fieldFlags(field: RawField): number {
+  return inheritedNumber(field.dict, 'Ff') ?? 0;
+}

@@ -1,0 +1,93 @@
+// Flattening: every visible widget's current appearance is drawn into its page as a Form XObject,
+// then the widgets leave /Annots and the catalog loses /AcroForm, so no interactive field remains
+// while every value stays visible.
+import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
+import { num } from './appearance-stream.js';
+import { N, getDict, getNumbers, getNumber } from './fill-objects.js';
+import type { FillContext } from './fill-context.js';
+import type { PageNode } from './pages.js';
+import type { PageWriter } from './page-content.js';
+
+/** Annotation flags that keep an annotation off the page (Hidden, NoView). */
+const INVISIBLE = 2 | 32;
+
+type Matrix = [number, number, number, number, number, number];
+
+function apply(m: Matrix, x: number, y: number): [number, number] {
+  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+}
+
+/**
+ * The cm that places a Form XObject on its annotation rectangle (PDF 32000-1, 12.5.5): the
+ * BBox transformed by the form's Matrix is scaled and moved onto /Rect. Do applies Matrix itself.
+ */
+function placement(rect: number[], bbox: number[], matrix: Matrix): Matrix | undefined {
+  const pts = [apply(matrix, bbox[0], bbox[1]), apply(matrix, bbox[2], bbox[1]), apply(matrix, bbox[0], bbox[3]), apply(matrix, bbox[2], bbox[3])];
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  const [bx0, bx1, by0, by1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const [rx0, rx1] = [Math.min(rect[0], rect[2]), Math.max(rect[0], rect[2])];
+  const [ry0, ry1] = [Math.min(rect[1], rect[3]), Math.max(rect[1], rect[3])];
+  if (bx1 - bx0 <= 0 || by1 - by0 <= 0) return undefined;
+  const sx = (rx1 - rx0) / (bx1 - bx0);
+  const sy = (ry1 - ry0) / (by1 - by0);
+  return [sx, 0, 0, sy, rx0 - bx0 * sx, ry0 - by0 * sy];
+}
+
+/** The normal appearance for the widget's /AS state, with its reference when it is indirect. */
+function appearanceOf(widget: PDFDict): { stream: PDFStream; ref?: PDFRef } | undefined {
+  const ap = getDict(widget, 'AP');
+  if (!ap) return undefined;
+  let raw = ap.get(N('N'));
+  let obj = ap.lookup(N('N'));
+  if (obj instanceof PDFDict) {
+    const as = widget.lookup(N('AS'));
+    if (!(as instanceof PDFName)) return undefined;
+    raw = obj.get(as);
+    obj = obj.lookup(as);
+  }
+  if (!(obj instanceof PDFStream)) return undefined;
+  return { stream: obj, ref: raw instanceof PDFRef ? raw : undefined };
+}
+
+function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict): void {
+  if ((getNumber(widget, 'F') ?? 0) & INVISIBLE) return;
+  const ap = appearanceOf(widget);
+  const rect = getNumbers(widget, 'Rect');
+  if (!ap || !rect || rect.length !== 4) return;
+  const { stream } = ap;
+  const bbox = getNumbers(stream.dict, 'BBox');
+  if (!bbox || bbox.length !== 4) return;
+  const m = getNumbers(stream.dict, 'Matrix');
+  const matrix = (m && m.length === 6 ? m : [1, 0, 0, 1, 0, 0]) as Matrix;
+  const cm = placement(rect, bbox, matrix);
+  if (!cm) return;
+  // Some producers omit /Subtype /Form on appearance streams; Do needs it.
+  stream.dict.set(N('Type'), N('XObject'));
+  stream.dict.set(N('Subtype'), N('Form'));
+  const ref = ap.ref ?? fc.ctx.register(stream);
+  const name = writer.addResource(page, 'XObject', ref);
+  writer.append(page, `q ${cm.map(num).join(' ')} cm /${name} Do Q`);
+}
+
+export function flatten(fc: FillContext, pages: PageNode[], writer: PageWriter, catalog: PDFDict): void {
+  for (const { dict: page } of pages) {
+    const annots = page.lookup(N('Annots'));
+    if (!(annots instanceof PDFArray)) continue;
+    const kept: (PDFRef | PDFDict)[] = [];
+    for (let i = 0; i < annots.size(); i++) {
+      const raw = annots.get(i);
+      const annot = annots.lookup(i);
+      if (!(annot instanceof PDFDict)) continue;
+      const subtype = annot.lookup(N('Subtype'));
+      const isWidget = subtype instanceof PDFName ? subtype.decodeText() === 'Widget' : annot.has(N('FT')) || annot.has(N('Parent'));
+      if (isWidget) drawWidget(fc, writer, page, annot);
+      else if (raw instanceof PDFRef || raw instanceof PDFDict) kept.push(raw);
+    }
+    if (kept.length) page.set(N('Annots'), fc.ctx.obj(kept));
+    else page.delete(N('Annots'));
+  }
+  catalog.delete(N('AcroForm'));
+  catalog.delete(N('NeedsRendering'));
+}
+

@@ -1,0 +1,43 @@
+// Cycle-safe page-tree walk. pdf-lib's own traversal has no cycle detection or depth limit,
+// so engine code should use this list rather than doc.getPages() on untrusted input.
+import { PDFName, PDFRef, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
+import type { AnalyseLimits } from './limits.js';
+import { asDict, get, getArray, getName } from './pdf-objects.js';
+import { PdfEngineError } from './types.js';
+
+export interface PageNode {
+  dict: PDFDict;
+  /** Indirect reference of the page object, when it is one (it almost always is). */
+  ref?: PDFRef;
+}
+
+type WalkLimits = Pick<AnalyseLimits, 'maxPages' | 'maxDepth'>;
+
+export function collectPages(ctx: PDFContext, catalog: PDFDict, limits: WalkLimits): PageNode[] {
+  if (!asDict(ctx, get(ctx, catalog, 'Pages'))) throw new PdfEngineError('INVALID_PDF', 'the PDF has no page tree');
+  const pages: PageNode[] = [];
+  const seen = new Set<PDFDict>();
+  // Explicit stack instead of recursion: a deep hostile tree cannot overflow the JS stack.
+  const stack: { obj: PDFObject | undefined; depth: number }[] = [{ obj: catalog.get(PDFName.of('Pages')), depth: 0 }];
+  while (stack.length > 0) {
+    const { obj, depth } = stack.pop()!;
+    const dict = asDict(ctx, obj);
+    if (!dict || seen.has(dict)) continue; // skip junk and cycles
+    seen.add(dict);
+    if (depth > limits.maxDepth) {
+      throw new PdfEngineError('PDF_LIMIT', `the page tree is nested deeper than ${limits.maxDepth} levels`);
+    }
+    const kids = getArray(ctx, dict, 'Kids');
+    // Producers omit /Type now and then; a node with /Kids that is not a /Page is an interior node.
+    if (kids && getName(ctx, dict, 'Type') !== 'Page') {
+      for (let i = kids.size() - 1; i >= 0; i--) stack.push({ obj: kids.get(i), depth: depth + 1 });
+      continue;
+    }
+    pages.push({ dict, ref: obj instanceof PDFRef ? obj : undefined });
+    if (pages.length > limits.maxPages) {
+      throw new PdfEngineError('PDF_LIMIT', `the PDF has more than ${limits.maxPages} pages`);
+    }
+  }
+  if (pages.length === 0) throw new PdfEngineError('INVALID_PDF', 'the PDF has no pages');
+  return pages;
+}

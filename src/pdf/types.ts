@@ -1,0 +1,119 @@
+// The PDF engine's public types. The engine is pure: bytes and these plain objects in and out.
+// Nothing here knows about HTTP, accounts or storage, and no pdf-lib type leaks past src/pdf/.
+
+export type FieldType = 'text' | 'checkbox' | 'radio' | 'dropdown' | 'date' | 'number' | 'signature';
+
+/** A field's display format, read from its /AA /F format action (Acrobat's AF* functions). */
+export type FieldFormat =
+  | { kind: 'date'; pattern: string } // AFDate_FormatEx("mm/dd/yyyy") or AFDate_Format(n) mapped to a pattern
+  | { kind: 'time'; pattern: string } // AFTime_FormatEx("HH:MM") or AFTime_Format(n)
+  | {
+      kind: 'number';
+      decimals: number;
+      /** AFNumber sepStyle: 0 "1,234.56", 1 "1234.56", 2 "1.234,56", 3 "1234,56", 4 "1'234.56" */
+      sepStyle: number;
+      /** AFNumber negStyle: 0 minus, 1 red, 2 parens, 3 red parens (colour is ignored; parens kept) */
+      negStyle: number;
+      currency: string;
+      currencyPrepend: boolean;
+    }
+  | { kind: 'percent'; decimals: number; sepStyle: number }
+  | { kind: 'special'; psf: number } // AFSpecial_Format(0..3): zip, zip+4, phone, SSN
+  | { kind: 'specialEx'; mask: string }; // AFSpecial_KeystrokeEx / FormatEx mask
+
+/** One fillable field as the analyser found it. */
+export interface AnalysedField {
+  /** Key for render `data`: short, readable, unique within the template, stable for the same file. */
+  name: string;
+  type: FieldType;
+  required: boolean;
+  /** Text fields with /MaxLen only. */
+  maxLength?: number;
+  /**
+   * dropdown: export values of /Opt (first element of [export display] pairs), in order.
+   * radio: the values a caller sends (the /Opt strings when the buttons have /Opt, else the on-state names).
+   * checkbox: not set.
+   */
+  options?: string[];
+  pdfMeta: {
+    /** Fully qualified PDF name (partial names joined by "."). Render `data` accepts it as a key too. */
+    originalName: string;
+    /** 1-based page of the first widget. */
+    page: number;
+    /** Present and true only for read-only fields; they are not filled. */
+    readOnly?: boolean;
+  };
+  /** Engine-internal details, not part of the public schema. */
+  detail: FieldDetail;
+}
+
+export interface FieldDetail {
+  /** PDF field type: Tx, Btn, Ch, Sig. */
+  ft: 'Tx' | 'Btn' | 'Ch' | 'Sig';
+  /** list box (Ch without the Combo flag) */
+  listBox?: boolean;
+  /** combo box with the Edit flag: any string is accepted */
+  editable?: boolean;
+  multiSelect?: boolean;
+  multiline?: boolean;
+  comb?: boolean;
+  password?: boolean;
+  /** dropdown display strings parallel to options, when /Opt has [export display] pairs */
+  optionLabels?: string[];
+  /** checkbox: the on-state name(s) of its widgets (e.g. ["Yes"], ["1"]) */
+  onStates?: string[];
+  /**
+   * radio: for each entry of `options`, the appearance on-state name that selects it
+   * (e.g. options ["Carrot","Potato"] with /Opt -> onStates ["0","1"]).
+   */
+  optionStates?: string[];
+  format?: FieldFormat;
+  /** number of widget annotations */
+  widgetCount: number;
+  /** the field is reachable from /AcroForm /Fields (false: recovered from a page's /Annots) */
+  inAcroFormFields: boolean;
+}
+
+export interface TemplateAnalysis {
+  fields: AnalysedField[];
+  pageCount: number;
+  encrypted: boolean;
+  hasXfa: boolean;
+}
+
+/**
+ * A value ready to be written into one field, produced by validation + formatting.
+ * The engine does no type checking or formatting of its own beyond drawing.
+ */
+export type FillValue =
+  | { kind: 'text'; text: string } // text, date, number (already formatted), signature as text
+  | { kind: 'check'; checked: boolean } // checkbox
+  | { kind: 'choice'; value: string } // radio (one of options) / dropdown (export value or free text if editable)
+  | { kind: 'choices'; values: string[] } // multi-select list box
+  | { kind: 'image'; bytes: Uint8Array; format: 'png' | 'jpeg' } // signature image
+  | { kind: 'clear' }; // null: leave the field empty
+
+export interface FillRequest {
+  /** keyed by AnalysedField.pdfMeta.originalName */
+  values: Record<string, FillValue>;
+  flatten: boolean;
+  /** text drawn diagonally on every page when set */
+  watermark?: string;
+}
+
+export interface FillResult {
+  bytes: Uint8Array;
+  /** non-fatal problems, e.g. a widget that could not be drawn */
+  warnings: string[];
+}
+
+/** Thrown by the engine for input it cannot work with. The HTTP layer maps `code`. */
+export class PdfEngineError extends Error {
+  constructor(
+    readonly code: 'INVALID_PDF' | 'RENDER_FAILED' | 'PDF_LIMIT',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PdfEngineError';
+  }
+}

@@ -1,0 +1,59 @@
+// A diagonal, semi-transparent text across every page (plans with a watermark). Drawn in the
+// page's visible orientation: the text runs corner to corner as the reader sees the page.
+import { PDFArray, PDFNumber, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
+import { num } from './appearance-stream.js';
+import type { FillContext } from './fill-context.js';
+import { getNumbers, inherited } from './fill-objects.js';
+import type { PageNode } from './pages.js';
+import type { PageWriter } from './page-content.js';
+
+const OPACITY = 0.18;
+/** Share of the page diagonal the text spans. */
+const SPAN = 0.7;
+const MAX_SIZE = 96;
+
+/** The visible box: /CropBox else /MediaBox (both inheritable), as [x0 y0 x1 y1]. */
+function visibleBox(page: PDFDict): number[] {
+  for (const key of ['CropBox', 'MediaBox']) {
+    const v = inherited(page, key);
+    if (v instanceof PDFArray && v.size() === 4) {
+      const n = [0, 1, 2, 3].map((i) => v.lookup(i));
+      if (n.every((x) => x instanceof PDFNumber)) {
+        const [a, b, c, d] = n.map((x) => (x as PDFNumber).asNumber());
+        return [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
+      }
+    }
+  }
+  return getNumbers(page, 'MediaBox') ?? [0, 0, 612, 792];
+}
+
+export async function watermark(fc: FillContext, pages: PageNode[], writer: PageWriter, text: string): Promise<void> {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (!line) return;
+  await fc.fonts.prepare(line);
+  const runs = fc.fonts.runs(line, fc.fonts.standardFont(StandardFonts.HelveticaBold));
+  const width1 = runs.reduce((w, r) => w + r.font.widthOfTextAtSize(r.text, 1), 0);
+  if (width1 <= 0) return;
+  const gs = fc.ctx.register(fc.ctx.obj({ Type: 'ExtGState', ca: OPACITY, CA: OPACITY }));
+  for (const { dict: page } of pages) {
+    const [x0, y0, x1, y1] = visibleBox(page);
+    const r = inherited(page, 'Rotate');
+    const rotate = (((r instanceof PDFNumber ? Math.round(r.asNumber() / 90) * 90 : 0) % 360) + 360) % 360;
+    const [w, h] = [x1 - x0, y1 - y0];
+    const [vw, vh] = rotate % 180 ? [h, w] : [w, h];
+    const size = Math.min(MAX_SIZE, (SPAN * Math.hypot(vw, vh)) / width1);
+    // Visible angle, turned back into page space: the viewer rotates the page clockwise by /Rotate.
+    const angle = Math.atan2(vh, vw) + (rotate * Math.PI) / 180;
+    const [c, s] = [Math.cos(angle), Math.sin(angle)];
+    const gsName = writer.addResource(page, 'ExtGState', gs);
+    const shows = runs.map((r) => {
+      const fontName = writer.addResource(page, 'Font', r.font.ref);
+      return `/${fontName} ${num(size)} Tf ${r.font.encodeText(r.text).toString()} Tj`;
+    });
+    writer.append(
+      page,
+      `q /${gsName} gs 0.5 g ${num(c)} ${num(s)} ${num(-s)} ${num(c)} ${num(x0 + w / 2)} ${num(y0 + h / 2)} cm ` +
+        `BT 1 0 0 1 ${num((-width1 * size) / 2)} ${num(-size * 0.35)} Tm ${shows.join(' ')} ET Q`,
+    );
+  }
+}

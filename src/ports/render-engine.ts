@@ -1,0 +1,11 @@
+import type { FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
+
+/**
+ * The PDF engine as the service sees it: pure work on bytes. Implementations may run in-process or in a
+ * worker pool; either way they reject with PdfEngineError for input they cannot handle.
+ */
+export interface RenderEngine {
+  analyse(bytes: Uint8Array): Promise<TemplateAnalysis>;
+  fill(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest): Promise<FillResult>;
+  close?(): Promise<void>;
+}

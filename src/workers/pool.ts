@@ -1,0 +1,265 @@
+// The render pool: a fixed number of child processes, each running one engine job at a time.
+//
+// Why processes and not worker_threads: a Worker's `resourceLimits` bound its JS heap only. pdf-lib
+// keeps PDF bytes, inflated streams and output in ArrayBuffers, which live outside that heap; measured
+// here, a Worker limited to a 32 MB heap allocated 1.2 GB of ArrayBuffers and took the whole server's
+// RSS to 1.25 GB. A process boundary lets us bound everything: the pool reads each busy worker's RSS
+// from /proc every MEMORY_POLL_MS and kills it past `maxMemoryMb` (it works even while the worker is
+// stuck in a synchronous parse), `--max-old-space-size` bounds the heap, and if the kernel's OOM killer
+// acts anyway it picks the big worker, not the server. The cost is a copy of the bytes through the IPC
+// pipe (~5 ms per MB each way, off the event loop for all but (de)serialisation) and ~0.3 s to start
+// a worker (tsx), paid once per worker, not per job.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { PdfEngineError } from '../pdf/types.js';
+import { rssMb } from './memory.js';
+import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
+
+/** The pool is at capacity (all workers busy and the queue full). The HTTP layer answers 503. */
+export class EngineBusyError extends Error {
+  constructor(readonly retryAfterSeconds = 1) {
+    super('the render engine is busy; try again shortly');
+    this.name = 'EngineBusyError';
+  }
+}
+
+export interface PoolOptions {
+  /** Worker processes (started on demand, then kept). */
+  size: number;
+  /** Wall-clock budget of one job once a worker has it, ms. */
+  timeoutMs: number;
+  /** Resident memory budget of one worker process, MiB (baseline of an idle worker: ~100 MiB). */
+  maxMemoryMb: number;
+  /** Jobs that may wait for a worker; one more is refused with EngineBusyError. */
+  maxQueue: number;
+  /** Told when a worker is stopped or dies (timeouts, memory, crashes). */
+  onWorkerLost?: (event: { pid?: number; reason: StopReason; kind?: JobKind; rssMb?: number }) => void;
+  /** @internal Tests only: lets workers run the hostile jobs of test-jobs.ts. */
+  testJobs?: boolean;
+}
+
+export interface PoolStats {
+  size: number;
+  /** live worker processes */
+  workers: number;
+  /** jobs running now */
+  active: number;
+  /** jobs waiting for a worker */
+  queued: number;
+  /** workers stopped or lost since start, by reason */
+  lost: Record<StopReason, number>;
+}
+
+type StopReason = 'timeout' | 'memory' | 'crash';
+
+interface Job {
+  id: number;
+  kind: JobKind;
+  args: unknown[];
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+}
+
+interface Worker {
+  child: ChildProcess;
+  ready: boolean;
+  dead: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+}
+
+const ENTRY = fileURLToPath(new URL('./render-worker-entry.mjs', import.meta.url));
+/** How often busy workers' RSS is read. At ~2 GB/s of allocation a worker overshoots by ≤ ~50 MB. */
+const MEMORY_POLL_MS = 25;
+/** A worker that has not said "ready" by then is broken (tsx compiles a cold cache in ~1-2 s). */
+const START_TIMEOUT_MS = 30_000;
+/** Consecutive start failures after which waiting jobs are failed instead of retried forever. */
+const MAX_START_FAILURES = 3;
+
+export class WorkerPool {
+  private readonly workers: Worker[] = [];
+  private readonly queue: Job[] = [];
+  private readonly lost: Record<StopReason, number> = { timeout: 0, memory: 0, crash: 0 };
+  private nextId = 1;
+  private startFailures = 0;
+  private closed = false;
+  private readonly poll: NodeJS.Timeout;
+
+  constructor(private readonly opts: PoolOptions) {
+    if (!(opts.size >= 1)) throw new RangeError('pool size must be at least 1');
+    this.poll = setInterval(() => this.checkMemory(), MEMORY_POLL_MS).unref();
+  }
+
+  /** Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. */
+  run<T>(kind: JobKind, args: unknown[]): Promise<T> {
+    if (this.closed) return Promise.reject(new PdfEngineError('RENDER_FAILED', 'the render engine is closed'));
+    // Capacity: one running job per worker (started or not yet) plus maxQueue waiting.
+    if (this.queue.length >= this.opts.maxQueue + this.opts.size - this.active()) {
+      return Promise.reject(new EngineBusyError());
+    }
+    if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0; // a new job: try starting again
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, kind, args, resolve: resolve as (v: unknown) => void, reject });
+      this.pump();
+    });
+  }
+
+  stats(): PoolStats {
+    return { size: this.opts.size, workers: this.workers.length, active: this.active(), queued: this.queue.length, lost: { ...this.lost } };
+  }
+
+  /** Fails waiting and running jobs, stops every worker and resolves once they have exited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.poll);
+    const err = () => new PdfEngineError('RENDER_FAILED', 'the render engine is closed');
+    for (const job of this.queue.splice(0)) job.reject(err());
+    await Promise.all(
+      this.workers.map((w) => {
+        if (w.job) this.settle(w)?.reject(err());
+        return new Promise<void>((resolve) => {
+          if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
+          w.child.once('exit', () => resolve());
+          w.child.kill('SIGTERM');
+          setTimeout(() => w.child.kill('SIGKILL'), 2000).unref();
+        });
+      }),
+    );
+    this.workers.length = 0;
+  }
+
+  private active(): number {
+    return this.workers.filter((w) => w.job).length;
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    for (const w of this.workers) {
+      if (!this.queue.length) break;
+      if (w.ready && !w.job && !w.dead) this.dispatch(w, this.queue.shift()!);
+    }
+    const starting = this.workers.filter((w) => !w.ready).length;
+    if (this.queue.length > starting && this.workers.length < this.opts.size && this.startFailures < MAX_START_FAILURES) {
+      this.spawn();
+    }
+  }
+
+  private spawn(): void {
+    const child = fork(ENTRY, [], {
+      // Our own flags only: the parent's (tsx loader, --inspect) must not leak into workers.
+      execArgv: [`--max-old-space-size=${this.opts.maxMemoryMb}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, [ENV_MEMORY_MB]: String(this.opts.maxMemoryMb), [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '' },
+    });
+    const w: Worker = { child, ready: false, dead: false };
+    this.workers.push(w);
+    this.idle(w);
+    const startTimer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS).unref();
+    child.on('message', (msg: WorkerMessage) => {
+      if (msg.type === 'ready') {
+        clearTimeout(startTimer);
+        w.ready = true;
+        this.startFailures = 0;
+        return this.pump();
+      }
+      const job = w.job?.id === msg.id ? this.settle(w) : undefined;
+      if (!job) return; // a late answer to a job already stopped
+      if (msg.type === 'done') job.resolve(msg.value);
+      else if (msg.memory) this.stop(w, 'memory', job);
+      else job.reject(new PdfEngineError(msg.code, msg.message));
+      this.pump();
+    });
+    child.on('error', (err) => {
+      console.error('[render-pool] worker process error:', err);
+      this.gone(w, null, null);
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(startTimer);
+      this.gone(w, code, signal);
+    });
+  }
+
+  private dispatch(w: Worker, job: Job): void {
+    w.job = job;
+    w.timer = setTimeout(() => this.stop(w, 'timeout'), this.opts.timeoutMs);
+    w.child.channel?.ref(); // a running job keeps the process alive; an idle pool does not
+    w.child.ref();
+    const msg: JobMessage = { id: job.id, kind: job.kind, args: job.args };
+    w.child.send(msg, (err) => {
+      if (err && w.job === job) this.stop(w, 'crash');
+    });
+  }
+
+  /** Detaches and returns the worker's job. */
+  private settle(w: Worker): Job | undefined {
+    const job = w.job;
+    clearTimeout(w.timer);
+    w.job = undefined;
+    this.idle(w);
+    return job;
+  }
+
+  private idle(w: Worker): void {
+    w.child.channel?.unref();
+    w.child.unref();
+  }
+
+  /** Kills a worker, failing its job (if any) with the reason; a fresh worker takes its place. */
+  private stop(w: Worker, reason: StopReason, job = this.settle(w), rss?: number): void {
+    if (w.dead) return;
+    w.dead = true;
+    w.child.kill('SIGKILL');
+    this.lost[reason]++;
+    this.opts.onWorkerLost?.({ pid: w.child.pid, reason, kind: job?.kind, rssMb: rss });
+    job?.reject(stopError(job.kind, reason, this.opts));
+    this.remove(w, true);
+  }
+
+  /** The process exited or could not start. */
+  private gone(w: Worker, code: number | null, signal: NodeJS.Signals | null): void {
+    if (w.dead) return;
+    if (!w.ready) this.startFailures++;
+    // V8 aborts (SIGABRT) when --max-old-space-size is reached; our own sampler exits with its code.
+    const reason: StopReason = signal === 'SIGABRT' || code === 134 || code === EXIT_OVER_MEMORY ? 'memory' : 'crash';
+    if (w.job || w.ready) this.stop(w, reason);
+    else {
+      w.dead = true;
+      this.remove(w, false);
+    }
+    if (this.startFailures >= MAX_START_FAILURES) {
+      const err = new PdfEngineError('RENDER_FAILED', 'the render workers could not be started');
+      for (const job of this.queue.splice(0)) job.reject(err);
+    }
+  }
+
+  private remove(w: Worker, replace: boolean): void {
+    const i = this.workers.indexOf(w);
+    if (i >= 0) this.workers.splice(i, 1);
+    if (this.closed) return;
+    // Keep the pool warm: a worker that had started is replaced at once.
+    if (replace && this.startFailures < MAX_START_FAILURES && this.workers.length < this.opts.size) this.spawn();
+    this.pump();
+  }
+
+  private checkMemory(): void {
+    for (const w of this.workers) {
+      if (!w.job || w.dead || w.child.pid === undefined) continue;
+      const rss = rssMb(w.child.pid);
+      if (rss !== undefined && rss > this.opts.maxMemoryMb) this.stop(w, 'memory', this.settle(w), Math.round(rss));
+    }
+  }
+}
+
+/** An upload whose analysis is stopped is an unprocessable file (INVALID_PDF); a stopped fill is RENDER_FAILED. */
+function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEngineError {
+  const what = kind === 'analyse' ? 'analysing the PDF' : 'the render';
+  const code = kind === 'analyse' ? 'INVALID_PDF' : 'RENDER_FAILED';
+  if (reason === 'timeout') {
+    return new PdfEngineError(code, kind === 'analyse'
+      ? `analysing the PDF exceeded the time budget of ${opts.timeoutMs} ms`
+      : `render exceeded the time budget of ${opts.timeoutMs} ms`);
+  }
+  if (reason === 'memory') return new PdfEngineError(code, `${what} exceeded the memory budget of ${opts.maxMemoryMb} MB`);
+  return new PdfEngineError('RENDER_FAILED', `the render worker stopped unexpectedly while ${kind === 'analyse' ? 'analysing the PDF' : 'rendering'}`);
+}

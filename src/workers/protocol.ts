@@ -1,0 +1,31 @@
+// Messages between the pool (parent) and a render worker (child process). Sent with
+// `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
+import type { PdfEngineError } from '../pdf/types.js';
+
+/** 'analyse' and 'fill' in production; 'test:*' kinds exist only when the pool enables test jobs. */
+export type JobKind = 'analyse' | 'fill' | `test:${string}`;
+
+export interface JobMessage {
+  id: number;
+  kind: JobKind;
+  args: unknown[];
+}
+
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'done'; id: number; value: unknown }
+  | {
+      type: 'failed';
+      id: number;
+      code: PdfEngineError['code'];
+      message: string;
+      /** the job ran out of memory; the worker exits after sending this */
+      memory?: boolean;
+    };
+
+/** Exit code a worker uses when its own memory sampler finds it over budget. */
+export const EXIT_OVER_MEMORY = 71;
+
+/** Env vars the pool sets for its workers. */
+export const ENV_MEMORY_MB = 'FORMCAST_WORKER_MEMORY_MB';
+export const ENV_TEST_JOBS = 'FORMCAST_WORKER_TEST_JOBS';

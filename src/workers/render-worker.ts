@@ -1,0 +1,63 @@
+// A render worker: a child process that runs one engine job at a time for the pool (pool.ts).
+// Engine errors cross back with their code and message; anything else is logged here, on this
+// process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
+import { analyse } from '../pdf/analyse.js';
+import { fillPdf } from '../pdf/fill.js';
+import { PdfEngineError } from '../pdf/types.js';
+import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobMessage, type WorkerMessage } from './protocol.js';
+
+type Handler = (...args: any[]) => Promise<unknown>;
+
+const handlers: Record<string, Handler> = {
+  analyse: (bytes: Uint8Array, limits?: { maxPages?: number; maxFields?: number }) => analyse(bytes, limits),
+  fill: fillPdf as Handler,
+};
+if (process.env[ENV_TEST_JOBS] === '1') Object.assign(handlers, (await import('./test-jobs.js')).testJobs);
+
+const send = (msg: WorkerMessage, then?: () => void) => process.send!(msg, undefined, undefined, () => then?.());
+
+/** V8's message when a typed array or ArrayBuffer cannot be allocated (off-heap memory exhausted). */
+const isAllocationFailure = (err: unknown) =>
+  err instanceof RangeError && /allocation failed|invalid (typed )?array length/i.test(err.message);
+
+async function run(job: JobMessage): Promise<void> {
+  const handler = handlers[job.kind];
+  try {
+    if (!handler) throw new Error(`unknown job kind "${job.kind}"`);
+    send({ type: 'done', id: job.id, value: await handler(...job.args) });
+  } catch (err) {
+    if (err instanceof PdfEngineError) {
+      send({ type: 'failed', id: job.id, code: err.code, message: err.message });
+      return;
+    }
+    console.error(`[render-worker ${process.pid}] ${job.kind} failed:`, err);
+    if (isAllocationFailure(err)) {
+      // The heap may be fragmented or nearly full: report, then leave so the pool starts a fresh worker.
+      send({ type: 'failed', id: job.id, code: 'RENDER_FAILED', message: 'out of memory', memory: true }, () =>
+        process.exit(EXIT_OVER_MEMORY),
+      );
+      return;
+    }
+    send({ type: 'failed', id: job.id, code: 'RENDER_FAILED', message: 'the PDF engine failed unexpectedly' });
+  }
+}
+
+process.on('message', (msg: JobMessage) => void run(msg));
+// The parent is gone (crash or kill): nothing left to serve.
+process.on('disconnect', () => process.exit(0));
+process.on('uncaughtException', (err) => {
+  console.error(`[render-worker ${process.pid}] uncaught:`, err);
+  process.exit(1);
+});
+
+// Fallback memory bound for platforms without /proc, where the pool cannot watch our RSS from outside.
+// It only runs between async steps, so a long synchronous parse can overshoot; on Linux the pool's
+// outside watch catches that too.
+const budgetMb = Number(process.env[ENV_MEMORY_MB]);
+if (budgetMb > 0) {
+  setInterval(() => {
+    if (process.memoryUsage.rss() > budgetMb * 1024 * 1024) process.exit(EXIT_OVER_MEMORY);
+  }, 100).unref();
+}
+
+send({ type: 'ready' });

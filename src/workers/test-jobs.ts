@@ -1,0 +1,36 @@
+// Hostile jobs for the pool's own tests: loaded by a worker only when the pool was created with
+// `testJobs: true` (internal option, never set by the service). They stand in for PDFs that hang or
+// explode, which the guarded engine is not supposed to let through.
+import { PdfEngineError } from '../pdf/types.js';
+
+type Job = (...args: any[]) => Promise<unknown>;
+
+export const testJobs: Record<string, Job> = {
+  'test:pid': async () => process.pid,
+  'test:sleep': async (ms: number) => {
+    await new Promise((r) => setTimeout(r, ms));
+    return ms;
+  },
+  /** Blocks the worker's thread: only killing the process stops it. */
+  'test:spin': async () => {
+    for (;;);
+  },
+  /** Off-heap growth (what worker_threads resourceLimits cannot see): touched ArrayBuffers, no yield. */
+  'test:arraybuffers': async (capMb: number) => {
+    const keep: Uint8Array[] = [];
+    for (let mb = 0; mb < capMb; mb += 16) keep.push(new Uint8Array(16 * 1024 * 1024).fill(1));
+    return keep.length;
+  },
+  /** JS-heap growth: stopped by --max-old-space-size if the RSS watch does not get there first. */
+  'test:heap': async (capMb: number) => {
+    const keep: number[][] = [];
+    for (let mb = 0; mb < capMb; mb++) keep.push(Array.from({ length: 128 * 1024 }, (_, i) => i + mb));
+    return keep.length;
+  },
+  'test:throw-engine': async (code: PdfEngineError['code'], message: string) => {
+    throw new PdfEngineError(code, message);
+  },
+  'test:throw': async (message: string) => {
+    throw new Error(message);
+  },
+};

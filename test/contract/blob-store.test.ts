@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import S3rver from '@20minutes/s3rver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BlobNotFoundError, type BlobStore } from '../../src/ports/blob-store.js';
+import { FsBlobStore } from '../../src/adapters/blob/fs-blob-store.js';
+import { S3BlobStore } from '../../src/adapters/blob/s3-blob-store.js';
+
+/** One adapter under test: how to start it (and whatever it needs), and how to tear it all down. */
+interface StoreCase {
+  name: string;
+  nativeUrls: boolean;
+  start(): Promise<{ store: BlobStore; stop(): Promise<void> }>;
+}
+
+const STORES: StoreCase[] = [
+  {
+    name: 'FsBlobStore',
+    nativeUrls: false,
+    async start() {
+      const dir = mkdtempSync(path.join(tmpdir(), 'formcast-blob-'));
+      const store = new FsBlobStore(dir);
+      return { store, stop: async () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    // A real S3 protocol server (s3rver, in-process on 127.0.0.1), never a mock of the SDK.
+    name: 'S3BlobStore',
+    nativeUrls: true,
+    async start() {
+      const dir = mkdtempSync(path.join(tmpdir(), 'formcast-s3-'));
+      const bucket = 'formcast-test';
+      const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+      const { port } = await server.run();
+      const store = new S3BlobStore({
+        bucket,
+        region: 'us-east-1',
+        endpoint: `http://127.0.0.1:${port}`,
+        forcePathStyle: true,
+        keyPrefix: `run-${randomBytes(4).toString('hex')}`,
+        checksums: 'when-required',
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, // s3rver's built-in account
+      });
+      return {
+        store,
+        async stop() {
+          await store.close?.();
+          await server.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+
+const bytes = (s: string) => new Uint8Array(Buffer.from(s));
+const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
+
+async function collect(it: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const k of it) out.push(k);
+  return out.sort();
+}
+
+for (const c of STORES) {
+  describe(`BlobStore contract: ${c.name}`, () => {
+    let store: BlobStore;
+    let stop: () => Promise<void>;
+
+    beforeAll(async () => {
+      ({ store, stop } = await c.start());
+    });
+    afterAll(async () => {
+      await stop?.();
+    });
+
+    it('returns the bytes that were put', async () => {
+      const data = new Uint8Array(randomBytes(200_000));
+      await store.put('templates/acc_a/tpl_1/v1.pdf', data);
+      expect(Buffer.compare(Buffer.from(await store.get('templates/acc_a/tpl_1/v1.pdf')), Buffer.from(data))).toBe(0);
+    });
+
+    it('replaces the content when a key is put again', async () => {
+      await store.put('over/k.pdf', bytes('first version'));
+      await store.put('over/k.pdf', bytes('second'));
+      expect(text(await store.get('over/k.pdf'))).toBe('second');
+    });
+
+    it('throws BlobNotFoundError for a missing key', async () => {
+      await expect(store.get('missing/nothing.pdf')).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.stream('missing/nothing.pdf')).rejects.toBeInstanceOf(BlobNotFoundError);
+    });
+
+    it('deletes a key, and deleting a missing key succeeds', async () => {
+      await store.put('del/k.pdf', bytes('x'));
+      await store.delete('del/k.pdf');
+      await expect(store.get('del/k.pdf')).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.delete('del/k.pdf')).resolves.toBeUndefined();
+      await expect(store.delete('del/never-existed.pdf')).resolves.toBeUndefined();
+    });
+
+    it('says whether a key exists', async () => {
+      await store.put('ex/here.pdf', bytes('x'));
+      expect(await store.exists('ex/here.pdf')).toBe(true);
+      expect(await store.exists('ex/absent.pdf')).toBe(false);
+    });
+
+    it('lists the keys under a prefix, and only those', async () => {
+      await store.put('list/acc_a/r1.pdf', bytes('1'));
+      await store.put('list/acc_a/deep/r2.pdf', bytes('2'));
+      await store.put('list/acc_ab/r3.pdf', bytes('3'));
+      expect(await collect(store.list('list/acc_a'))).toEqual(['list/acc_a/deep/r2.pdf', 'list/acc_a/r1.pdf']);
+      expect(await collect(store.list('list/acc_a/'))).toEqual(['list/acc_a/deep/r2.pdf', 'list/acc_a/r1.pdf']);
+      expect(await collect(store.list('list'))).toEqual(['list/acc_a/deep/r2.pdf', 'list/acc_a/r1.pdf', 'list/acc_ab/r3.pdf']);
+      expect(await collect(store.list('list/none'))).toEqual([]);
+    });
+
+    it('streams a blob with its size', async () => {
+      const data = new Uint8Array(randomBytes(70_000));
+      await store.put('stream/k.pdf', data);
+      const { body, size } = await store.stream('stream/k.pdf');
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+      expect(size).toBe(data.byteLength);
+      expect(Buffer.compare(Buffer.concat(chunks), Buffer.from(data))).toBe(0);
+    });
+
+    if (!c.nativeUrls) {
+      it('answers null for presignedUrl, so the service signs its own links', async () => {
+        expect(await store.presignedUrl('stream/k.pdf', 900, 'x.pdf')).toBeNull();
+      });
+      return;
+    }
+
+    it('gives a pre-signed URL that a plain fetch downloads as an attachment', async () => {
+      const data = bytes('%PDF-1.7 presigned');
+      await store.put('renders/acc_a/rnd_1.pdf', data);
+      const url = await store.presignedUrl('renders/acc_a/rnd_1.pdf', 900, 'Fiche été (2024)-rnd_1.pdf');
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+      const res = await fetch(url!);
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('%PDF-1.7 presigned');
+      expect(res.headers.get('content-type')).toBe('application/pdf');
+      expect(res.headers.get('content-disposition')).toBe(
+        `attachment; filename="Fiche _t_ (2024)-rnd_1.pdf"; filename*=UTF-8''Fiche%20%C3%A9t%C3%A9%20%282024%29-rnd_1.pdf`,
+      );
+    });
+
+    it('refuses a pre-signed URL whose key or signature was tampered with', async () => {
+      await store.put('renders/acc_a/rnd_2.pdf', bytes('secret'));
+      await store.put('renders/acc_b/rnd_3.pdf', bytes('other tenant'));
+      const url = new URL((await store.presignedUrl('renders/acc_a/rnd_2.pdf', 900, 'a.pdf'))!);
+      const otherKey = new URL(url);
+      otherKey.pathname = otherKey.pathname.replace('acc_a/rnd_2', 'acc_b/rnd_3');
+      expect((await fetch(otherKey)).status).toBe(403);
+      const badSig = new URL(url);
+      const sig = badSig.searchParams.get('X-Amz-Signature')!;
+      badSig.searchParams.set('X-Amz-Signature', (sig[0] === '0' ? '1' : '0') + sig.slice(1));
+      expect((await fetch(badSig)).status).toBe(403);
+      const longer = new URL(url);
+      longer.searchParams.set('X-Amz-Expires', '604800');
+      expect((await fetch(longer)).status).toBe(403);
+    });
+  });
+}

@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createRuntime, type Runtime } from '../../src/bootstrap.js';
+import { buildApp } from '../../src/app.js';
+import { createAccount } from '../../src/modules/accounts/accounts.js';
+import type { Deps } from '../../src/deps.js';
+import type { Clock } from '../../src/ports/clock.js';
+
+/** Storage backends every HTTP suite runs against; PostgreSQL only when TEST_DATABASE_URL is set. */
+export const DATABASES = [
+  { name: 'sqlite', enabled: true },
+  { name: 'postgres', enabled: Boolean(process.env.TEST_DATABASE_URL) },
+] as const;
+export type DbName = (typeof DATABASES)[number]['name'];
+
+export interface Tenant {
+  accountId: string;
+  key: string;
+}
+
+export interface TestServer {
+  url: string;
+  runtime: Runtime;
+  app: FastifyInstance;
+  config: Config;
+  /** two tenants, always seeded: a (Free by default) and b (Pro) */
+  a: Tenant;
+  b: Tenant;
+  newTenant(plan: string): Promise<Tenant>;
+  close(): Promise<void>;
+}
+
+/** A settable clock for retention and month-boundary tests. */
+export class TestClock implements Clock {
+  constructor(private t = Date.now()) {}
+  now() {
+    return new Date(this.t);
+  }
+  set(d: Date | string) {
+    this.t = new Date(d).getTime();
+  }
+  advance(ms: number) {
+    this.t += ms;
+  }
+}
+
+/** A fresh PostgreSQL schema per server, so suites can run in parallel on one database. */
+async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  const u = new URL(base);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+export async function startServer(db: DbName = 'sqlite', opts: { env?: Record<string, string>; overrides?: Partial<Deps>; planA?: string } = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-test-'));
+  let dropSchema = async () => {};
+  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...opts.env };
+  if (db === 'postgres') {
+    const pgUrl = await freshPostgresUrl();
+    env.DATABASE_URL = pgUrl.url;
+    dropSchema = pgUrl.drop;
+  }
+  const config = loadConfig(env);
+  const runtime = await createRuntime(config, opts.overrides);
+  const app = await buildApp(runtime);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  // download links must point at the port we actually got
+  runtime.config.publicUrl = url;
+  const newTenant = async (plan: string): Promise<Tenant> => {
+    const { account, apiKey } = await createAccount(runtime, { name: `tenant ${plan}`, plan });
+    return { accountId: account.id, key: apiKey };
+  };
+  const a = await newTenant(opts.planA ?? 'Free');
+  const b = await newTenant('Pro');
+  return {
+    url,
+    runtime,
+    app,
+    config,
+    a,
+    b,
+    newTenant,
+    async close() {
+      await app.close();
+      await runtime.close();
+      await dropSchema();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** fetch with the tenant's key and JSON handling. */
+export function api(server: { url: string }, tenant?: Tenant) {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const h: Record<string, string> = { ...headers };
+    if (tenant) h.authorization = `Bearer ${tenant.key}`;
+    let payload: RequestInit['body'];
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      h['content-type'] ??= 'application/json';
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const res = await fetch(server.url + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+  return {
+    get: (p: string, h?: Record<string, string>) => call('GET', p, undefined, h),
+    post: (p: string, body?: unknown, h?: Record<string, string>) => call('POST', p, body, h),
+    put: (p: string, body?: unknown, h?: Record<string, string>) => call('PUT', p, body, h),
+    patch: (p: string, body?: unknown, h?: Record<string, string>) => call('PATCH', p, body, h),
+    delete: (p: string, h?: Record<string, string>) => call('DELETE', p, undefined, h),
+  };
+}
+
+/** A multipart body with a PDF `file` part and optional text fields. */
+export function uploadForm(bytes: Uint8Array, fileName: string, fields: Record<string, string> = {}): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  form.append('file', new Blob([bytes], { type: 'application/pdf' }), fileName);
+  return form;
+}

@@ -1,0 +1,326 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_IMAGE_BYTES, MAX_TEXT_CODE_POINTS, validateData } from '../../src/modules/renders/validate-data.js';
+import { DataValidationError } from '../../src/modules/renders/validation-error.js';
+import type { AnalysedField, FieldDetail, FieldType } from '../../src/pdf/types.js';
+
+let page = 0;
+function field(name: string, type: FieldType, extra: Partial<AnalysedField> = {}, detail: Partial<FieldDetail> = {}): AnalysedField {
+  const ft = type === 'checkbox' || type === 'radio' ? 'Btn' : type === 'dropdown' ? 'Ch' : type === 'signature' ? 'Sig' : 'Tx';
+  return {
+    name,
+    type,
+    required: false,
+    ...extra,
+    pdfMeta: { originalName: `form1.${name}`, page: ++page, ...extra.pdfMeta },
+    detail: { ft, widgetCount: 1, inAcroFormFields: true, ...detail },
+  };
+}
+
+const FIELDS: AnalysedField[] = [
+  field('name', 'text'),
+  field('zip', 'text', { maxLength: 10 }),
+  field('phone', 'text', {}, { format: { kind: 'special', psf: 2 } }),
+  field('agree', 'checkbox'),
+  field('colour', 'radio', { options: ['Red', 'Green'] }),
+  field('country', 'dropdown', { options: ['FR', 'DE', 'US'] }),
+  field('city', 'dropdown', { options: ['Paris'] }, { editable: true }),
+  field('langs', 'dropdown', { options: ['en', 'fr', 'de'] }, { listBox: true, multiSelect: true }),
+  field('birth', 'date'),
+  field('due', 'date', {}, { format: { kind: 'date', pattern: 'mm/dd/yyyy' } }),
+  field('amount', 'number', {}, { format: { kind: 'number', decimals: 2, sepStyle: 2, negStyle: 0, currency: ' €', currencyPrepend: false } }),
+  field('count', 'number'),
+  field('sign', 'signature'),
+  field('office', 'text', { pdfMeta: { originalName: 'form1.office', page: 1, readOnly: true } }),
+];
+
+const LAX = { strict: false, locale: 'fr-FR', timezone: 'Europe/Paris' };
+const STRICT = { ...LAX, strict: true };
+
+function rejection(run: () => unknown): DataValidationError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof DataValidationError) return err;
+    throw err;
+  }
+  throw new Error('expected a DataValidationError');
+}
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0]);
+const GIF = Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1');
+
+describe('validateData: keys', () => {
+  it('accepts the schema name as key and returns the value under the originalName', () => {
+    expect(validateData(FIELDS, { name: 'Ada' }, LAX).values).toEqual({ 'form1.name': { kind: 'text', text: 'Ada' } });
+  });
+  it('accepts the pdfMeta.originalName as key', () => {
+    expect(validateData(FIELDS, { 'form1.name': 'Ada' }, LAX).values['form1.name']).toEqual({ kind: 'text', text: 'Ada' });
+  });
+  it('rejects a field sent under both its name and its originalName', () => {
+    const err = rejection(() => validateData(FIELDS, { name: 'A', 'form1.name': 'B' }, LAX));
+    expect(err.details).toEqual({ field: 'form1.name', expected: 'one value per field', received: 'values under both "name" and "form1.name"' });
+  });
+  it('prefers the field whose name matches over another whose originalName matches', () => {
+    const fields = [field('a', 'text', { pdfMeta: { originalName: 'b', page: 1 } }), field('b', 'text')];
+    expect(Object.keys(validateData(fields, { b: 'x' }, LAX).values)).toEqual(['form1.b']);
+  });
+  it('ignores an unknown field with one warning in non-strict mode', () => {
+    const out = validateData(FIELDS, { nope: 1, name: 'Ada' }, LAX);
+    expect(out.warnings).toEqual(['Unknown field "nope" ignored']);
+    expect(Object.keys(out.values)).toEqual(['form1.name']);
+  });
+  it('answers VALIDATION_ERROR for an unknown field in strict mode', () => {
+    const err = rejection(() => validateData(FIELDS, { nope: 1 }, STRICT));
+    expect(err.details).toEqual({ field: 'nope', expected: 'a field of the template', received: 'unknown field' });
+    expect(err.code).toBe('VALIDATION_ERROR');
+  });
+  it('treats "__proto__" as an ordinary unknown key and pollutes nothing', () => {
+    const out = validateData(FIELDS, JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1}'), LAX);
+    expect(out.warnings).toEqual(['Unknown field "__proto__" ignored', 'Unknown field "constructor" ignored']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+  it('fills a field whose originalName is "__proto__" as an own key', () => {
+    const fields = [field('proto', 'text', { pdfMeta: { originalName: '__proto__', page: 1 } })];
+    const { values } = validateData(fields, { proto: 'x' }, LAX);
+    expect(Object.hasOwn(values, '__proto__') && values['__proto__']).toEqual({ kind: 'text', text: 'x' });
+  });
+});
+
+describe('validateData: data and options', () => {
+  it.each([[null, 'null'], [[1], 'array'], ['x', 'string'], [3, 'number'], [undefined, 'undefined']])(
+    'rejects data %j with received "%s"',
+    (data, received) => {
+      expect(rejection(() => validateData(FIELDS, data, LAX)).details).toEqual({ field: 'data', expected: 'object', received });
+    },
+  );
+  it('accepts an empty data object', () => {
+    expect(validateData(FIELDS, {}, LAX)).toEqual({ values: {}, warnings: [] });
+  });
+  it('rejects an unknown locale with field options.locale', () => {
+    expect(rejection(() => validateData(FIELDS, {}, { ...LAX, locale: 'xx-XX' })).details.field).toBe('options.locale');
+  });
+  it('rejects a malformed locale tag en_US', () => {
+    expect(rejection(() => validateData(FIELDS, {}, { ...LAX, locale: 'en_US' })).details.field).toBe('options.locale');
+  });
+  it('rejects an unknown time zone with field options.timezone', () => {
+    const err = rejection(() => validateData(FIELDS, {}, { ...LAX, timezone: 'Europe/Atlantis' }));
+    expect(err.details).toEqual({ field: 'options.timezone', expected: 'IANA time zone, e.g. "Europe/Paris"', received: '"Europe/Atlantis"' });
+  });
+});
+
+describe('validateData: types', () => {
+  it('says "Field "amount" expects a number, received string" for a numeric string', () => {
+    const err = rejection(() => validateData(FIELDS, { amount: '12.5' }, LAX));
+    expect(err.message).toBe('Field "amount" expects a number, received string');
+    expect(err.details).toEqual({ field: 'amount', expected: 'number', received: 'string' });
+  });
+  it('rejects a number for a text field, naming the JSON type', () => {
+    expect(rejection(() => validateData(FIELDS, { name: 42 }, LAX)).details).toEqual({ field: 'name', expected: 'string', received: 'number' });
+  });
+  it('rejects a nested object for a text field without recursing into it', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = { deep };
+    expect(rejection(() => validateData(FIELDS, { name: deep }, LAX)).details.received).toBe('object');
+  });
+  it('maps true to a checked checkbox and false to an unchecked one', () => {
+    const { values } = validateData(FIELDS, { agree: true }, LAX);
+    expect(values['form1.agree']).toEqual({ kind: 'check', checked: true });
+    expect(validateData(FIELDS, { agree: false }, LAX).values['form1.agree']).toEqual({ kind: 'check', checked: false });
+  });
+  it('rejects "true" as a string for a checkbox', () => {
+    expect(rejection(() => validateData(FIELDS, { agree: 'true' }, LAX)).details).toEqual({ field: 'agree', expected: 'boolean', received: 'string' });
+  });
+  it('maps a radio option to a choice', () => {
+    expect(validateData(FIELDS, { colour: 'Green' }, LAX).values['form1.colour']).toEqual({ kind: 'choice', value: 'Green' });
+  });
+  it('rejects a radio value not among its options, listing them', () => {
+    const err = rejection(() => validateData(FIELDS, { colour: 'green' }, LAX));
+    expect(err.details).toEqual({ field: 'colour', expected: 'one of "Red", "Green"', received: '"green"' });
+    expect(err.message).toBe('Field "colour" expects one of "Red", "Green", received "green"');
+  });
+  it('rejects a dropdown value not among its options even in non-strict mode', () => {
+    expect(rejection(() => validateData(FIELDS, { country: 'IT' }, LAX)).details.field).toBe('country');
+  });
+  it('accepts free text in an editable combo box', () => {
+    expect(validateData(FIELDS, { city: 'Lyon' }, LAX).values['form1.city']).toEqual({ kind: 'choice', value: 'Lyon' });
+  });
+  it('maps an array for a multi-select list box to choices, dropping duplicates', () => {
+    expect(validateData(FIELDS, { langs: ['fr', 'en', 'fr'] }, LAX).values['form1.langs']).toEqual({ kind: 'choices', values: ['fr', 'en'] });
+  });
+  it('maps a single string for a multi-select list box to one choice', () => {
+    expect(validateData(FIELDS, { langs: 'de' }, LAX).values['form1.langs']).toEqual({ kind: 'choices', values: ['de'] });
+  });
+  it('rejects an array holding a value outside the options', () => {
+    expect(rejection(() => validateData(FIELDS, { langs: ['fr', 'es'] }, LAX)).details.received).toBe('"es"');
+  });
+  it('rejects an array for a single-choice dropdown', () => {
+    expect(rejection(() => validateData(FIELDS, { country: ['FR'] }, LAX)).details.received).toBe('array');
+  });
+  it('maps null to clear for any field type', () => {
+    const { values } = validateData(FIELDS, { name: null, agree: null, amount: null, sign: null }, LAX);
+    expect(Object.values(values)).toEqual([{ kind: 'clear' }, { kind: 'clear' }, { kind: 'clear' }, { kind: 'clear' }]);
+  });
+});
+
+describe('validateData: dates and numbers', () => {
+  it('writes an ISO date in the fr-FR short date 05/03/2024', () => {
+    expect(validateData(FIELDS, { birth: '2024-03-05' }, LAX).values['form1.birth']).toEqual({ kind: 'text', text: '05/03/2024' });
+  });
+  it("writes a date in the field's own AFDate pattern mm/dd/yyyy", () => {
+    expect(validateData(FIELDS, { due: '05/03/2024' }, LAX).values['form1.due']).toEqual({ kind: 'text', text: '03/05/2024' });
+  });
+  it('moves a date-time at 23:30Z on 31 December to 1 January in Europe/Paris', () => {
+    expect(validateData(FIELDS, { birth: '2024-12-31T23:30:00Z' }, LAX).values['form1.birth']).toEqual({ kind: 'text', text: '01/01/2025' });
+  });
+  it('reads an en-US short date with locale en-US', () => {
+    const out = validateData(FIELDS, { birth: '3/5/2024' }, { ...LAX, locale: 'en-US' });
+    expect(out.values['form1.birth']).toEqual({ kind: 'text', text: '3/5/2024' });
+  });
+  it('rejects 2024-02-30 with the accepted formats in expected', () => {
+    const err = rejection(() => validateData(FIELDS, { birth: '2024-02-30' }, LAX));
+    expect(err.details).toEqual({ field: 'birth', expected: 'date (ISO 8601 or dd/mm/yyyy)', received: '"2024-02-30"' });
+  });
+  it('names the en-US short date in expected for an en-US render', () => {
+    const err = rejection(() => validateData(FIELDS, { birth: 'tomorrow' }, { ...LAX, locale: 'en-US' }));
+    expect(err.details.expected).toBe('date (ISO 8601 or mm/dd/yyyy)');
+  });
+  it('rejects a 10 MB date string quickly, echoing only a clipped value', () => {
+    const err = rejection(() => validateData(FIELDS, { birth: '2'.repeat(10 * 1024 * 1024) }, LAX));
+    expect(err.details.received.length).toBeLessThan(50);
+    expect(err.message.length).toBeLessThan(200);
+  });
+  it('rejects a number for a date field', () => {
+    expect(rejection(() => validateData(FIELDS, { birth: 20240305 }, LAX)).details.received).toBe('number');
+  });
+  it("writes 1234.5 as 1.234,50 € following the field's AFNumber format", () => {
+    expect(validateData(FIELDS, { amount: 1234.5 }, LAX).values['form1.amount']).toEqual({ kind: 'text', text: '1.234,50 €' });
+  });
+  it('writes a number without format in the locale, with a no-break space U+00A0', () => {
+    expect(validateData(FIELDS, { count: 12345.5 }, LAX).values['form1.count']).toEqual({ kind: 'text', text: '12\u00a0345,5' });
+  });
+  it('rejects NaN passed by a non-JSON caller', () => {
+    expect(rejection(() => validateData(FIELDS, { count: Number.NaN }, LAX)).details).toEqual({ field: 'count', expected: 'number', received: 'NaN' });
+  });
+});
+
+describe('validateData: text rules', () => {
+  it('cuts text over maxLength with a warning in non-strict mode', () => {
+    const out = validateData(FIELDS, { zip: '12345678901234' }, LAX);
+    expect(out.values['form1.zip']).toEqual({ kind: 'text', text: '1234567890' });
+    expect(out.warnings).toEqual(['Field "zip" was cut to its maximum length of 10 characters (received 14)']);
+  });
+  it('counts maxLength in code points, never splitting an emoji', () => {
+    const out = validateData(FIELDS, { zip: '😀'.repeat(12) }, LAX);
+    expect(out.values['form1.zip']).toEqual({ kind: 'text', text: '😀'.repeat(10) });
+  });
+  it('accepts ten emoji (20 UTF-16 units) in a field of maxLength 10 without warning', () => {
+    expect(validateData(FIELDS, { zip: '😀'.repeat(10) }, LAX).warnings).toEqual([]);
+  });
+  it('answers VALIDATION_ERROR for text over maxLength in strict mode', () => {
+    const err = rejection(() => validateData(FIELDS, { zip: '12345678901234' }, STRICT));
+    expect(err.details).toEqual({ field: 'zip', expected: 'string of at most 10 characters', received: 'string of 14 characters' });
+  });
+  it('refuses a 10 MB string over the hard cap even in non-strict mode, whatever the maxLength', () => {
+    const err = rejection(() => validateData(FIELDS, { zip: 'x'.repeat(10 * 1024 * 1024) }, LAX));
+    expect(err.details.expected).toBe(`string of at most ${MAX_TEXT_CODE_POINTS} characters`);
+  });
+  it('accepts a text value of exactly the hard cap', () => {
+    expect(validateData(FIELDS, { name: 'é'.repeat(MAX_TEXT_CODE_POINTS) }, LAX).warnings).toEqual([]);
+  });
+  it('clips a 1 MB unknown key in warnings and errors', () => {
+    const key = 'k'.repeat(1024 * 1024);
+    expect(validateData(FIELDS, { [key]: 1 }, LAX).warnings[0].length).toBeLessThan(200);
+    expect(rejection(() => validateData(FIELDS, { [key]: 1 }, STRICT)).details.field.length).toBeLessThan(200);
+  });
+  it('applies AFSpecial phone formatting to text: 5551234567 -> (555) 123-4567', () => {
+    expect(validateData(FIELDS, { phone: '5551234567' }, LAX).values['form1.phone']).toEqual({ kind: 'text', text: '(555) 123-4567' });
+  });
+  it('writes text that does not fit its AFSpecial format as sent, with a warning', () => {
+    const out = validateData(FIELDS, { phone: '+33 1 23 45 67 89' }, LAX);
+    expect(out.values['form1.phone']).toEqual({ kind: 'text', text: '+33 1 23 45 67 89' });
+    expect(out.warnings[0]).toMatch(/^Field "phone" was written as sent: the value does not fit the field's format/);
+  });
+  it('caps warnings at 100 and summarises the rest', () => {
+    const data = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`x${i}`, 1]));
+    const { warnings } = validateData(FIELDS, data, LAX);
+    expect(warnings).toHaveLength(101);
+    expect(warnings[100]).toBe('50 more warnings not listed');
+  });
+});
+
+describe('validateData: required and read-only', () => {
+  const fields = [field('must', 'text', { required: true }), ...FIELDS];
+  it('warns about a missing required field in non-strict mode', () => {
+    expect(validateData(fields, {}, LAX).warnings).toEqual(['Required field "must" is missing']);
+  });
+  it('answers VALIDATION_ERROR for a missing required field in strict mode', () => {
+    expect(rejection(() => validateData(fields, {}, STRICT)).details).toEqual({ field: 'must', expected: 'a value (the field is required)', received: 'nothing' });
+  });
+  it('counts null for a required field as missing', () => {
+    expect(rejection(() => validateData(fields, { must: null }, STRICT)).details.received).toBe('null');
+  });
+  it('passes strict mode when the required field is given', () => {
+    expect(validateData(fields, { must: 'ok' }, STRICT).warnings).toEqual([]);
+  });
+  it('ignores a value for a read-only field with a warning', () => {
+    const out = validateData(FIELDS, { office: 'HQ' }, LAX);
+    expect(out.values).toEqual({});
+    expect(out.warnings).toEqual(['Field "office" is read-only; its value was ignored']);
+  });
+  it('answers VALIDATION_ERROR for a value of a read-only field in strict mode', () => {
+    expect(rejection(() => validateData(FIELDS, { office: 'HQ' }, STRICT)).details.expected).toBe('no value (the field is read-only)');
+  });
+  it('does not ask for a required read-only field', () => {
+    const ro = field('stamp', 'text', { required: true, pdfMeta: { originalName: 'stamp', page: 1, readOnly: true } });
+    expect(validateData([ro], {}, STRICT).warnings).toEqual([]);
+  });
+});
+
+describe('validateData: signatures', () => {
+  it('keeps a plain-text signature as text', () => {
+    expect(validateData(FIELDS, { sign: 'Ada Lovelace' }, LAX).values['form1.sign']).toEqual({ kind: 'text', text: 'Ada Lovelace' });
+  });
+  it('decodes a data:image/png;base64 URL to PNG bytes', () => {
+    const v = validateData(FIELDS, { sign: `data:image/png;base64,${PNG.toString('base64')}` }, LAX).values['form1.sign'];
+    expect(v).toEqual({ kind: 'image', format: 'png', bytes: new Uint8Array(PNG) });
+  });
+  it('decodes a data:image/jpeg;base64 URL to JPEG bytes', () => {
+    const v = validateData(FIELDS, { sign: `data:image/jpeg;base64,${JPEG.toString('base64')}` }, LAX).values['form1.sign'];
+    expect(v).toMatchObject({ kind: 'image', format: 'jpeg' });
+  });
+  it('decodes bare base64 PNG bytes to an image', () => {
+    expect(validateData(FIELDS, { sign: PNG.toString('base64') }, LAX).values['form1.sign']).toMatchObject({ kind: 'image', format: 'png' });
+  });
+  it('decodes bare base64 JPEG bytes, with line breaks, to an image', () => {
+    const b64 = JPEG.toString('base64').replace(/(.{4})/g, '$1\n');
+    expect(validateData(FIELDS, { sign: b64 }, LAX).values['form1.sign']).toMatchObject({ kind: 'image', format: 'jpeg' });
+  });
+  it('keeps a string that looks like base64 but is no image as text', () => {
+    expect(validateData(FIELDS, { sign: 'SGVsbG8gd29ybGQ=' }, LAX).values['form1.sign']).toEqual({ kind: 'text', text: 'SGVsbG8gd29ybGQ=' });
+  });
+  it('rejects a data URL of another image type (GIF)', () => {
+    const err = rejection(() => validateData(FIELDS, { sign: `data:image/gif;base64,${GIF.toString('base64')}` }, LAX));
+    expect(err.details.received).toBe('a data URL of type image/gif');
+  });
+  it('rejects a PNG data URL whose content is not a PNG or JPEG', () => {
+    const err = rejection(() => validateData(FIELDS, { sign: `data:image/png;base64,${GIF.toString('base64')}` }, LAX));
+    expect(err.details.received).toBe('a data URL whose content is not a PNG or JPEG image');
+  });
+  it('rejects a PNG data URL with broken base64', () => {
+    expect(rejection(() => validateData(FIELDS, { sign: 'data:image/png;base64,@@@@' }, LAX)).details.received).toBe('a data URL without valid base64 content');
+  });
+  it('rejects a signature image over the size cap', () => {
+    const big = Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES + 10)]);
+    const err = rejection(() => validateData(FIELDS, { sign: `data:image/png;base64,${big.toString('base64')}` }, LAX));
+    expect(err.details.expected).toBe(`image of at most ${MAX_IMAGE_BYTES} bytes`);
+  });
+  it('refuses a 10 MB text signature over the hard cap', () => {
+    expect(rejection(() => validateData(FIELDS, { sign: 'a'.repeat(10 * 1024 * 1024) }, LAX)).details.received).toBe(
+      `string of more than ${MAX_TEXT_CODE_POINTS} characters`,
+    );
+  });
+  it('rejects a boolean signature', () => {
+    expect(rejection(() => validateData(FIELDS, { sign: true }, LAX)).details.received).toBe('boolean');
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { resolvePlans } from '../../src/modules/accounts/plans.js';
+
+describe('configuration', () => {
+  it('defaults to port 3000 and a SQLite file in ./data', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.database.kind).toBe('sqlite');
+    expect(c.publicUrl).toBe('http://localhost:3000');
+  });
+
+  it('chooses PostgreSQL for a postgres:// DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+  });
+
+  it('refuses bad variables, naming each one at once', () => {
+    try {
+      loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', PUBLIC_URL: 'ftp://x' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const msg = (err as Error).message;
+      for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'PUBLIC_URL']) expect(msg).toContain(name);
+    }
+  });
+
+  it('merges plan overrides and refuses unknown plans or settings', () => {
+    expect(resolvePlans({ Free: { rendersPerMonth: 3 } }).Free.rendersPerMonth).toBe(3);
+    expect(resolvePlans({ Free: { rendersPerMonth: 3 } }).Free.templates).toBe(5);
+    expect(() => resolvePlans({ Gold: {} })).toThrow(/Gold/);
+    expect(() => resolvePlans({ Free: { renders: 3 } })).toThrow(/renders/);
+    expect(() => resolvePlans({ Free: { watermark: 'yes' } })).toThrow(/watermark/);
+  });
+});
