@@ -7,6 +7,7 @@ import type { Deps } from './deps.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { authenticate, rateLimit } from './http/auth.js';
 import { ping } from './adapters/db/database.js';
+import { AppError } from './errors.js';
 import { accountRoutes } from './modules/accounts/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
 import { renderRoutes } from './modules/renders/routes.js';
@@ -32,6 +33,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  app.addHook('onResponse', async (request, reply) => {
+    // the route pattern, not the URL, keeps label cardinality bounded
+    deps.metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
   registerErrorHandler(app);
   // JSON and multipart only: a text/plain body is a wrong Content-Type (400), not a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -55,6 +60,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     } catch {
       return reply.status(503).send({ error: { code: 'SERVICE_UNAVAILABLE', message: 'database unreachable' } });
     }
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (deps.config.metricsToken && request.headers.authorization !== `Bearer ${deps.config.metricsToken}`) {
+      throw new AppError('UNAUTHORIZED', 'GET /metrics needs the METRICS_TOKEN bearer token');
+    }
+    const m = await deps.metrics.expose();
+    return reply.type(m.contentType).send(m.body);
   });
 
   // Signed downloads carry their own authorisation (the signature) and are not rate-limited.

@@ -6,13 +6,17 @@ import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { openDatabase } from './adapters/db/database.js';
 import { FsBlobStore } from './adapters/blob/fs-blob-store.js';
+import { S3BlobStore } from './adapters/blob/s3-blob-store.js';
 import { MemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js';
+import { RedisRateLimiter } from './adapters/rate-limit/redis-rate-limiter.js';
 import { inProcessEngine } from './adapters/engine/in-process-engine.js';
+import { createPoolEngine } from './adapters/engine/pool-engine.js';
 import { loadPlans } from './modules/accounts/plans.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { createLogger } from './logger.js';
+import { PromMetrics } from './adapters/metrics/prom-metrics.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -25,9 +29,22 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
   mkdirSync(config.dataDir, { recursive: true });
   const dbHandle = await openDatabase(config.database);
   const clock = overrides.clock ?? systemClock;
-  const blobs: BlobStore = overrides.blobs ?? new FsBlobStore(path.join(config.dataDir, 'files'));
-  const rateLimiter: RateLimiter = overrides.rateLimiter ?? new MemoryRateLimiter(clock);
-  const engine = overrides.engine ?? inProcessEngine(config.limits);
+  const blobs: BlobStore =
+    overrides.blobs ?? (config.s3 ? new S3BlobStore(config.s3) : new FsBlobStore(path.join(config.dataDir, 'files')));
+  const rateLimiter: RateLimiter =
+    overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl, { clock, log }) : new MemoryRateLimiter(clock));
+  // RENDER_WORKERS=0: the engine on the event loop; otherwise a pool of worker processes (started on first use).
+  const engine =
+    overrides.engine ??
+    (config.limits.renderWorkers === 0
+      ? inProcessEngine(config.limits)
+      : createPoolEngine({
+          size: config.limits.renderWorkers,
+          timeoutMs: config.limits.renderTimeoutMs,
+          maxMemoryMb: config.limits.renderMemoryMb,
+          limits: config.limits,
+          onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
+        }));
   const signingKey = overrides.signingKey ?? loadSigningKey(config);
   return {
     config,
@@ -40,6 +57,7 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
     rateLimiter,
     signingKey,
     log,
+    metrics: overrides.metrics ?? new PromMetrics(engine),
     async close() {
       await engine.close?.();
       await rateLimiter.close?.();

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 // Environment -> typed Config. Every problem is collected and reported at once, naming the variable,
@@ -19,6 +20,8 @@ export interface Config {
   limits: Limits;
   s3?: { bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
   redisUrl?: string;
+  /** when set, GET /metrics requires `Authorization: Bearer <token>` */
+  metricsToken?: string;
 }
 
 /** Every limit is a named value with a safe default (design rule 9). */
@@ -32,6 +35,10 @@ export interface Limits {
   maxFields: number;
   /** Wall-clock budget of one render or analysis, ms. */
   renderTimeoutMs: number;
+  /** Render worker processes; 0 runs the engine on the event loop (default: one per core). */
+  renderWorkers: number;
+  /** Resident memory budget of one render worker process, MiB. */
+  renderMemoryMb: number;
   /** Retention sweeper period, ms. */
   sweepIntervalMs: number;
 }
@@ -95,6 +102,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxPages: int('MAX_TEMPLATE_PAGES', 2000, 1, 100_000),
     maxFields: int('MAX_TEMPLATE_FIELDS', 5000, 1, 100_000),
     renderTimeoutMs: int('RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
+    renderWorkers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
+    // An idle worker is ~150 MB RSS; 512 leaves ~350 MB for one job (the 1040's fill peaks far lower).
+    renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
   };
 
@@ -113,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const plansFile = str('PLANS_FILE');
   if (problems.length) throw new ConfigError(problems);
-  return { port, host, dataDir, database, publicUrl, plansFile, logLevel, signingSecret, limits, s3, redisUrl };
+  const metricsToken = str('METRICS_TOKEN');
+  return { port, host, dataDir, database, publicUrl, plansFile, logLevel, signingSecret, limits, s3, redisUrl, metricsToken };
 }

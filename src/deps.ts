@@ -6,6 +6,7 @@ import type { Plans } from './modules/accounts/plans.js';
 import type { RenderEngine } from './ports/render-engine.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Logger } from 'pino';
+import type { Metrics } from './ports/metrics.js';
 
 /** Everything a use case may touch, built once in the composition root (src/app.ts callers). */
 export interface Deps {
@@ -20,4 +21,5 @@ export interface Deps {
   /** HMAC key for download links */
   signingKey: Buffer;
   log: Logger;
+  metrics: Metrics;
 }

@@ -1,9 +1,5 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { serve } from './cli/serve.js';
-import { accountsCommand } from './cli/accounts.js';
-import { keysCommand } from './cli/keys.js';
-import { renderCommand } from './cli/render.js';
 
 const USAGE = `formcast — PDF form rendering service
 
@@ -43,15 +39,16 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command || values.help ? 0 : 1;
   }
-  if (command === 'render') return renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+  // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
+  if (command === 'render') return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
   const config = loadConfig();
   switch (command) {
     case 'serve':
-      return serve(config);
+      return (await import('./cli/serve.js')).serve(config);
     case 'accounts':
-      return accountsCommand(config, sub, values);
+      return (await import('./cli/accounts.js')).accountsCommand(config, sub, values);
     case 'keys':
-      return keysCommand(config, sub, values);
+      return (await import('./cli/keys.js')).keysCommand(config, sub, values);
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       return 1;

@@ -3,11 +3,21 @@
 // when two fields would otherwise share a key. The same file always yields the same keys because
 // the field order (tree order) is deterministic.
 
-const INDEX_SUFFIX = /\[\d+\]$/;
+/** "f1_01[0]" -> ["f1_01", "0"]; names without a trailing [digits] -> [name, undefined]. */
+function splitIndex(part: string): [string, string | undefined] {
+  if (!part.endsWith(']')) return [part, undefined];
+  const open = part.lastIndexOf('[');
+  const digits = part.slice(open + 1, -1);
+  if (open < 0 || digits === '' || !/^\d+$/.test(digits)) return [part, undefined];
+  return [part.slice(0, open), digits];
+}
 
-const strip = (part: string) => part.replace(INDEX_SUFFIX, '');
+const strip = (part: string) => splitIndex(part)[0];
 /** "c1_1[6]" -> "c1_1_6": keeps the index visible when it is the only difference. */
-const indexed = (part: string) => part.replace(/\[(\d+)\]$/, '_$1');
+function indexed(part: string): string {
+  const [base, index] = splitIndex(part);
+  return index === undefined ? part : `${base}_${index}`;
+}
 
 /** XFA-made forms repeat a name for the subform and its field ("A[0].A[0]"): say it once. */
 const collapse = (parts: string[]) => parts.filter((p, i) => i === 0 || p !== parts[i - 1]);
@@ -18,13 +28,12 @@ const collapse = (parts: string[]) => parts.filter((p, i) => i === 0 || p !== pa
  */
 class Variants {
   private readonly stripped: string[];
-  private readonly indexed: string[];
+  private indexedParts?: string[];
   private readonly list: string[] = [];
   private k = 0;
 
   constructor(private readonly parts: string[]) {
     this.stripped = parts.map(strip);
-    this.indexed = parts.map(indexed);
     if (parts.length === 0) this.list.push('field');
   }
 
@@ -43,10 +52,18 @@ class Variants {
     const k = ++this.k;
     const n = this.parts.length;
     const tailS = this.stripped.slice(n - k);
+    if (k === 1) {
+      this.list.push(tailS[0] === '' ? this.parts[n - 1] : tailS[0]);
+      // The indexed forms are only needed once the plain name collides (k = 2 adds them).
+      if (n === 1 && !this.list.includes(indexed(this.parts[0]))) this.list.push(indexed(this.parts[0]));
+      return;
+    }
+    const ix = (this.indexedParts ??= this.parts.map(indexed));
     for (const cand of [
+      ix[n - 1],
       collapse(tailS).join('.'),
-      collapse([...tailS.slice(0, -1), this.indexed[n - 1]]).join('.'),
-      this.indexed.slice(n - k).join('.'),
+      collapse([...tailS.slice(0, -1), ix[n - 1]]).join('.'),
+      ix.slice(n - k).join('.'),
     ]) {
       if (cand !== '' && !this.list.includes(cand)) this.list.push(cand);
     }

@@ -8,4 +8,6 @@ export interface RenderEngine {
   analyse(bytes: Uint8Array): Promise<TemplateAnalysis>;
   fill(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest): Promise<FillResult>;
   close?(): Promise<void>;
+  /** pool occupancy, for metrics; absent for the in-process engine */
+  stats?(): { queued: number; active: number; size: number };
 }

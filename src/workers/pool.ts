@@ -153,15 +153,16 @@ export class WorkerPool {
       env: { ...process.env, [ENV_MEMORY_MB]: String(this.opts.maxMemoryMb), [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '' },
     });
     const w: Worker = { child, ready: false, dead: false };
-    this.workers.push(w);
-    this.idle(w);
+    this.workers.push(w); // referenced while starting: a job is waiting for it
     const startTimer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS).unref();
     child.on('message', (msg: WorkerMessage) => {
       if (msg.type === 'ready') {
         clearTimeout(startTimer);
         w.ready = true;
         this.startFailures = 0;
-        return this.pump();
+        this.pump();
+        if (!w.job) this.idle(w);
+        return;
       }
       const job = w.job?.id === msg.id ? this.settle(w) : undefined;
       if (!job) return; // a late answer to a job already stopped
@@ -218,7 +219,7 @@ export class WorkerPool {
 
   /** The process exited or could not start. */
   private gone(w: Worker, code: number | null, signal: NodeJS.Signals | null): void {
-    if (w.dead) return;
+    if (w.dead || this.closed) return void (w.dead = true);
     if (!w.ready) this.startFailures++;
     // V8 aborts (SIGABRT) when --max-old-space-size is reached; our own sampler exits with its code.
     const reason: StopReason = signal === 'SIGABRT' || code === 134 || code === EXIT_OVER_MEMORY ? 'memory' : 'crash';
@@ -253,7 +254,7 @@ export class WorkerPool {
 
 /** An upload whose analysis is stopped is an unprocessable file (INVALID_PDF); a stopped fill is RENDER_FAILED. */
 function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEngineError {
-  const what = kind === 'analyse' ? 'analysing the PDF' : 'the render';
+  const what = kind === 'analyse' ? 'analysing the PDF' : 'render';
   const code = kind === 'analyse' ? 'INVALID_PDF' : 'RENDER_FAILED';
   if (reason === 'timeout') {
     return new PdfEngineError(code, kind === 'analyse'

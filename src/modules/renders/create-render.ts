@@ -85,6 +85,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
       .set({ status: 'failed', error_code: 'RENDER_FAILED', error_message: message, duration_ms: Date.now() - started.getTime(), warnings: JSON.stringify(warnings) })
       .where('id', '=', id)
       .execute();
+    deps.metrics.render('failed', (Date.now() - started.getTime()) / 1000);
     throw new AppError('RENDER_FAILED', `Render ${id} failed: ${message}`, { renderId: id });
   }
 
@@ -98,6 +99,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     .where('id', '=', id)
     .execute();
 
+  deps.metrics.render('completed', durationMs / 1000);
   return {
     renderId: id,
     status: 'completed' as const,

@@ -1,0 +1,12 @@
+import fs from 'node:fs';
+import { analyse } from './src/pdf/analyse.js';
+import { assignNames } from './src/pdf/names.js';
+const b = new Uint8Array(fs.readFileSync('/work/shared/corpus/pdfs/canada-cra-cannabis-duty-return.pdf'));
+const a = await analyse(b);
+const input = a.fields.map(f => ({fullName: f.pdfMeta.originalName, partialNames: f.pdfMeta.originalName.split('.')}));
+let t=performance.now();
+let c=0; for (let r=0;r<10;r++) for (const f of input) for (const p of f.partialNames) c+=p.replace(/\[\d+\]$/, '').length;
+console.log('strip x10', (performance.now()-t).toFixed(1), c);
+t=performance.now(); for (let r=0;r<10;r++) assignNames(input); console.log('assign x10', (performance.now()-t).toFixed(1));
+const big = Array.from({length: 5000}, (_, i) => ({fullName: `a[0].b[${i%7}].c[0].f${i%50}[${i%3}]`, partialNames: `a[0].b[${i%7}].c[0].f${i%50}[${i%3}]`.split('.')}));
+t=performance.now(); const n = assignNames(big); console.log('5000 colliding', (performance.now()-t).toFixed(1), new Set(n).size, n.slice(0,5));

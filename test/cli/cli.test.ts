@@ -1,0 +1,82 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { corpusDir, repoRoot } from '../helpers/corpus.js';
+
+const run = promisify(execFile);
+const BIN = path.join(repoRoot, 'bin/formcast.js');
+
+function cli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, cwd: repoRoot });
+}
+
+async function waitFor(url: string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > until) throw new Error(`timed out waiting for ${url}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('formcast CLI', () => {
+  it('creates an account with --json, whose key reads the usage from a running server, then shuts down on SIGTERM', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-'));
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const env = { DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1' };
+    const server = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, cwd: repoRoot });
+    let out = '';
+    server.stdout.on('data', (d) => (out += d));
+    server.stderr.on('data', (d) => (out += d));
+    try {
+      await waitFor(`http://127.0.0.1:${port}/health`);
+      expect(out).toContain('formcast accounts create');
+
+      const { stdout } = await cli(['accounts', 'create', '--name', 'Acme', '--plan', 'Pro', '--json'], env);
+      const created = JSON.parse(stdout.trim());
+      expect(Object.keys(created).sort()).toEqual(['accountId', 'apiKey']);
+
+      const res = await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, { headers: { authorization: `Bearer ${created.apiKey}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).data.plan).toBe('Pro');
+
+      await cli(['accounts', 'set-plan', '--account', created.accountId, '--plan', 'Business'], env);
+      const keys = JSON.parse((await cli(['keys', 'list', '--account', created.accountId, '--json'], env)).stdout);
+      expect(keys).toHaveLength(1);
+      const second = JSON.parse((await cli(['keys', 'create', '--account', created.accountId, '--json'], env)).stdout);
+      await cli(['keys', 'revoke', '--account', created.accountId, '--key', second.keyId], env);
+      const revoked = await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, { headers: { authorization: `Bearer ${second.apiKey}` } });
+      expect(revoked.status).toBe(401);
+      const usage = (await (await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, { headers: { authorization: `Bearer ${created.apiKey}` } })).json()) as any;
+      expect(usage.data.plan).toBe('Business');
+    } finally {
+      const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  });
+
+  it('refuses to start with a bad environment variable, naming it', async () => {
+    await expect(cli(['serve'], { PORT: 'abc', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'formcast-cli-')) })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('PORT') });
+  });
+
+  it('refuses an unknown plan', async () => {
+    await expect(cli(['accounts', 'create', '--name', 'x', '--plan', 'Gold'], { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'formcast-cli-')) })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('Gold') });
+  });
+
+  it.skipIf(!corpusDir())('renders a PDF offline', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-'));
+    const template = path.join(corpusDir()!, 'pdfs', 'pdfjs-required-fields.pdf');
+    writeFileSync(path.join(dir, 'data.json'), JSON.stringify({}));
+    const out = path.join(dir, 'out.pdf');
+    await cli(['render', template, path.join(dir, 'data.json'), '-o', out, '--no-flatten'], {});
+    expect(readFileSync(out).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
