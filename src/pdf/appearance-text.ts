@@ -135,6 +135,10 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   const innerH = Math.max(h - 2 * padY, 1);
   const body: string[] = [];
   let clipped = false;
+  // A fixed /DA size taller than the box would cut every glyph: shrink it to the box height.
+  const fitHeight = innerH / (ASCENT + DESCENT);
+  const fixed = style.size ? Math.min(style.size, fitHeight) : 0;
+  const centredY = (size: number) => (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT;
 
   if (opts.comb && opts.comb > 0 && !opts.multiline) {
     const cells = opts.comb;
@@ -142,15 +146,15 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     const shown = glyphs.slice(0, cells);
     clipped = glyphs.length > cells;
     const widest = Math.max(0.001, ...shown.map((g) => width([g])));
-    const size = style.size || Math.max(MIN_AUTO_SIZE / 2, Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP, (cell * 0.9) / widest));
+    const size = fixed || Math.max(MIN_AUTO_SIZE / 2, Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP, (cell * 0.9) / widest));
     const first = style.quadding === 1 ? Math.floor((cells - shown.length) / 2) : style.quadding === 2 ? cells - shown.length : 0;
-    const y = (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT;
+    const y = centredY(size);
     shown.forEach((g, i) => {
       const x = (first + i) * cell + (cell - width([g]) * size) / 2;
       body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps([g], size, names)}`);
     });
   } else if (opts.multiline) {
-    let size = style.size;
+    let size = fixed;
     let lines: Glyph[][];
     if (size) {
       lines = wrap(glyphs, innerW / size);
@@ -164,7 +168,8 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
       }
     }
     const lineHeight = size * LINE_GAP;
-    let y = h - padY - size * ASCENT - (lineHeight - size * (ASCENT + DESCENT)) / 2;
+    // Room for one line only: centre it like a single-line field instead of hugging the top.
+    let y = innerH < 2 * lineHeight ? centredY(size) : h - padY - size * ASCENT - (lineHeight - size * (ASCENT + DESCENT)) / 2;
     clipped = y - (lines.length - 1) * lineHeight < padY - size * DESCENT - 0.5;
     for (const line of lines) {
       if (y < -lineHeight) break; // below the box: clipped anyway
@@ -174,7 +179,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     }
   } else {
     const natural = width(glyphs);
-    let size = style.size;
+    let size = fixed;
     if (!size) {
       size = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP + 1);
       if (natural * size > innerW) size = Math.max(innerW / natural, Math.min(MIN_AUTO_SIZE / 2, size));
@@ -182,7 +187,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     clipped = natural * size > innerW + 0.01;
     // Overflowing text starts at the left edge whatever /Q says, so its beginning stays readable.
     const x = clipped ? padX : alignX(style.quadding, natural * size, w, padX);
-    const y = (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT;
+    const y = centredY(size);
     if (glyphs.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(glyphs, size, names)}`);
   }
 

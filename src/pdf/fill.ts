@@ -7,7 +7,7 @@ import { choiceOptions, fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
 import { collectFields, type RawField } from './field-tree.js';
 import { FF, fieldFlags, type FillContext } from './fill-context.js';
-import { N, getDict, inherited, textOf } from './fill-objects.js';
+import { N, getDict, getNumber, inherited, textOf } from './fill-objects.js';
 import { flatten } from './flatten.js';
 import { FontSet } from './fonts.js';
 import { DEFAULT_LIMITS } from './limits.js';
@@ -20,6 +20,9 @@ import { watermark } from './watermark.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
 
 type FieldType = 'Tx' | 'Btn' | 'Ch' | 'Sig';
+
+/** Annotation flags Hidden | NoView: such widgets are never drawn. */
+const HIDDEN = 2 | 32;
 
 function fieldType(field: RawField): FieldType | undefined {
   const ft = inherited(field.dict, 'FT');
@@ -149,6 +152,9 @@ async function render(template: Uint8Array, analysis: TemplateAnalysis, request:
     if (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly) continue;
     touched.add(field);
     await fillField(fc, field, info, value);
+    if (field.widgets.every((w) => (getNumber(w, 'F') ?? 0) & HIDDEN)) {
+      fc.warnings.push(`field "${name}" is hidden in the template; its value is stored but not shown`);
+    }
   }
   await redrawStale(fc, fields, touched, needAppearances);
   dropXfaAndNeedAppearances(catalog, acroForm);

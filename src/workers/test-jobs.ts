@@ -6,7 +6,10 @@ import { PdfEngineError } from '../pdf/types.js';
 type Job = (...args: any[]) => Promise<unknown>;
 
 export const testJobs: Record<string, Job> = {
-  'test:pid': async () => process.pid,
+  'test:pid': async (delayMs = 0) => {
+    await new Promise((r) => setTimeout(r, delayMs));
+    return process.pid;
+  },
   'test:sleep': async (ms: number) => {
     await new Promise((r) => setTimeout(r, ms));
     return ms;
@@ -24,7 +27,7 @@ export const testJobs: Record<string, Job> = {
   /** JS-heap growth: stopped by --max-old-space-size if the RSS watch does not get there first. */
   'test:heap': async (capMb: number) => {
     const keep: number[][] = [];
-    for (let mb = 0; mb < capMb; mb++) keep.push(Array.from({ length: 128 * 1024 }, (_, i) => i + mb));
+    for (let mb = 0; mb < capMb; mb += 8) keep.push(new Array<number>(1024 * 1024).fill(mb)); // 8 MB of slots each
     return keep.length;
   },
   'test:throw-engine': async (code: PdfEngineError['code'], message: string) => {

@@ -10,11 +10,16 @@ import { buildApp } from '../../src/app.js';
 import { createAccount } from '../../src/modules/accounts/accounts.js';
 import type { Deps } from '../../src/deps.js';
 import type { Clock } from '../../src/ports/clock.js';
+import { startS3 } from './s3.js';
+export { freshPostgresUrl };
 
-/** Storage backends every HTTP suite runs against; PostgreSQL only when TEST_DATABASE_URL is set. */
+/**
+ * Backends every HTTP suite runs against: SQLite + folder always; PostgreSQL + S3 (a real S3-protocol server
+ * started on loopback) when TEST_DATABASE_URL is set.
+ */
 export const DATABASES = [
-  { name: 'sqlite', enabled: true },
-  { name: 'postgres', enabled: Boolean(process.env.TEST_DATABASE_URL) },
+  { name: 'sqlite', label: 'SQLite + folder', enabled: true },
+  { name: 'postgres', label: 'PostgreSQL + S3', enabled: Boolean(process.env.TEST_DATABASE_URL) },
 ] as const;
 export type DbName = (typeof DATABASES)[number]['name'];
 
@@ -28,6 +33,8 @@ export interface TestServer {
   runtime: Runtime;
   app: FastifyInstance;
   config: Config;
+  /** downloads are the blob store's own pre-signed URLs (S3), not our signed links */
+  nativeDownloads: boolean;
   /** two tenants, always seeded: a (Free by default) and b (Pro) */
   a: Tenant;
   b: Tenant;
@@ -73,11 +80,19 @@ async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<vo
 export async function startServer(db: DbName = 'sqlite', opts: { env?: Record<string, string>; overrides?: Partial<Deps>; planA?: string } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-test-'));
   let dropSchema = async () => {};
+  let stopS3 = async () => {};
   const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...opts.env };
   if (db === 'postgres') {
-    const pgUrl = await freshPostgresUrl();
-    env.DATABASE_URL = pgUrl.url;
-    dropSchema = pgUrl.drop;
+    const pgUrl = opts.env?.DATABASE_URL ? undefined : await freshPostgresUrl();
+    if (pgUrl) {
+      env.DATABASE_URL = pgUrl.url;
+      dropSchema = pgUrl.drop;
+    }
+    if (!opts.env?.S3_BUCKET) {
+      const s3 = await startS3();
+      Object.assign(env, s3.env);
+      stopS3 = s3.stop;
+    }
   }
   const config = loadConfig(env);
   const runtime = await createRuntime(config, opts.overrides);
@@ -99,6 +114,7 @@ export async function startServer(db: DbName = 'sqlite', opts: { env?: Record<st
     runtime,
     app,
     config,
+    nativeDownloads: Boolean(config.s3),
     a,
     b,
     newTenant,
@@ -106,6 +122,7 @@ export async function startServer(db: DbName = 'sqlite', opts: { env?: Record<st
       await app.close();
       await runtime.close();
       await dropSchema();
+      await stopS3();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

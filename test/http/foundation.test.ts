@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, type TestServer } from '../helpers/server.js';
 
 for (const db of DATABASES) {
-  describe.skipIf(!db.enabled)(`foundation over HTTP [${db.name}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
+  describe.skipIf(!db.enabled)(`foundation over HTTP [${db.label}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
     let s: TestServer;
     beforeAll(async () => {
       s = await startServer(db.name);

@@ -9,7 +9,7 @@ const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
 
 for (const db of DATABASES) {
-  describe.skipIf(!db.enabled || !corpus)(`idempotency, rate limits and metrics [${db.name}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
+  describe.skipIf(!db.enabled || !corpus)(`idempotency, rate limits and metrics [${db.label}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
     let s: TestServer;
     beforeAll(async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));

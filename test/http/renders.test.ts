@@ -14,7 +14,7 @@ async function schemaOf(s: TestServer, t: Tenant, id: string) {
 }
 
 for (const db of DATABASES) {
-  describe.skipIf(!db.enabled || !corpus)(`renders over HTTP [${db.name}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
+  describe.skipIf(!db.enabled || !corpus)(`renders over HTTP [${db.label}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
     let s: TestServer;
     let clock: TestClock;
     let tplB: string; // pdfjs-required-fields on tenant b (Pro)
@@ -131,20 +131,28 @@ for (const db of DATABASES) {
       expect((await api(s, s.b).delete(`/v1/renders/${made.renderId}`)).status).toBe(204);
       expect((await api(s, s.b).get(`/v1/renders/${made.renderId}`)).json.error.code).toBe('RENDER_NOT_FOUND');
       const dl = await fetch(made.downloadUrl);
-      expect(dl.status).toBe(403);
-      expect(((await dl.json()) as any).error.code).toBeDefined();
+      if (s.nativeDownloads) {
+        // S3 answers for its own pre-signed URLs: the object is gone (404, or 403 without ListBucket)
+        expect([403, 404]).toContain(dl.status);
+      } else {
+        expect(dl.status).toBe(403);
+        expect(((await dl.json()) as any).error.code).toBe('DOWNLOAD_FORBIDDEN');
+      }
     });
 
     it('answers 403 for a tampered or expired download link', async () => {
       const made = (await render(s.b, { templateId: tplB, data: {} })).json.data;
-      const tampered = made.downloadUrl.replace(/signature=./, (m: string) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A'));
+      const tampered = made.downloadUrl.replace(/signature=./i, (m: string) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A'));
       expect((await fetch(tampered)).status).toBe(403);
       const otherId = made.downloadUrl.replace(made.renderId, 'rnd_000000000000000000000000');
       expect((await fetch(otherId)).status).toBe(403);
-      clock.advance(901_000);
-      const expired = await fetch(made.downloadUrl);
-      expect(expired.status).toBe(403);
-      expect(((await expired.json()) as any).error.message).toMatch(/expired/);
+      if (!s.nativeDownloads) {
+        // S3 signs with the real clock; its expiry is covered by the BlobStore contract suite
+        clock.advance(901_000);
+        const expired = await fetch(made.downloadUrl);
+        expect(expired.status).toBe(403);
+        expect(((await expired.json()) as any).error.message).toMatch(/expired/);
+      }
       const fresh = await api(s, s.b).get(`/v1/renders/${made.renderId}`);
       expect((await fetch(fresh.json.data.downloadUrl)).status).toBe(200);
     });
@@ -183,7 +191,7 @@ for (const db of DATABASES) {
     });
   });
 
-  describe.skipIf(!db.enabled || !corpus)(`render quota [${db.name}]`, () => {
+  describe.skipIf(!db.enabled || !corpus)(`render quota [${db.label}]`, () => {
     let s: TestServer;
     beforeAll(async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));

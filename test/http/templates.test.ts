@@ -9,7 +9,7 @@ const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
 
 
 for (const db of DATABASES) {
-  describe.skipIf(!db.enabled || !corpus)(`templates over HTTP [${db.name}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
+  describe.skipIf(!db.enabled || !corpus)(`templates over HTTP [${db.label}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
     let s: TestServer;
     const upload = (t: Tenant, name = 'pdfjs-required-fields.pdf', fields: Record<string, string> = {}) =>
       api(s, t).post('/v1/templates', uploadForm(pdf(name), name, fields));

@@ -86,11 +86,12 @@ describe.skipIf(!dir)('fillPdf on the corpus (needs ../shared/corpus or CORPUS_D
             if (!info.detail.inAcroFormFields || !got.has(key) || info.type === 'signature') continue; // pdftk lists /Fields only
             const seen = got.get(key)!;
             const ok =
-              value.kind === 'text' ? seen[0] === value.text
-              : value.kind === 'check' ? !!seen[0] && seen[0] !== 'Off'
+              // pdftk prints an extra empty FieldValue line for some fields: the last one is the value
+              value.kind === 'text' ? seen.at(-1) === value.text
+              : value.kind === 'check' ? !!seen.at(-1) && seen.at(-1) !== 'Off'
               : value.kind === 'choices' ? value.values.every((v) => seen.includes(v))
-              : value.kind === 'choice' && info.type === 'radio' ? !!seen[0] && seen[0] !== 'Off'
-              : value.kind === 'choice' ? seen[0] === value.value
+              : value.kind === 'choice' && info.type === 'radio' ? !!seen.at(-1) && seen.at(-1) !== 'Off'
+              : value.kind === 'choice' ? seen.at(-1) === value.value
               : true;
             if (!ok) missing.push(`${key}: ${JSON.stringify(value)} -> ${JSON.stringify(seen)}`);
           }
@@ -99,13 +100,21 @@ describe.skipIf(!dir)('fillPdf on the corpus (needs ../shared/corpus or CORPUS_D
 
         it('flattens to a clean PDF without fields that shows every text value', async () => {
           const out = path.join(tmp, `flat-${name}`);
-          fs.writeFileSync(out, (await fillPdf(bytes, analysis, { values, flatten: true })).bytes);
+          const result = await fillPdf(bytes, analysis, { values, flatten: true });
+          fs.writeFileSync(out, result.bytes);
+          // Values the engine reported as not shown (hidden widget, signed field) or cut off (fixed
+          // size text too long for its box: only its beginning must show).
+          const warned = (key: string, what: RegExp) => result.warnings.some((w) => w.includes(`"${key}"`) && what.test(w));
           const [check, fields, text] = await Promise.all([qpdfCheck(out), pdftkFields(out).catch(() => []), pdftotext(out, { raw: true })]);
           expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
           expect(fields).toEqual([]);
           const page = squash(text);
           const absent = Object.entries(values)
-            .filter(([, v]) => v.kind === 'text' && !page.includes(squash(v.text)))
+            .filter(([k, v]) => v.kind === 'text' && !warned(k, /hidden|signed/))
+            .filter(([k, v]) => {
+              const text = squash((v as { text: string }).text);
+              return !page.includes(warned(k, /cut off/) ? Array.from(text).slice(0, 6).join('') : text);
+            })
             .map(([k, v]) => `${k}: ${(v as { text: string }).text}`);
           expect(absent).toEqual([]);
         });

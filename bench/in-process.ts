@@ -1,0 +1,38 @@
+// Our engine called directly, template bytes and analysis already in memory: the cost of a render
+// without HTTP, storage or the worker pool. Only the engine's public functions are used.
+import { analyse } from '../src/pdf/analyse.js';
+import { fillPdf } from '../src/pdf/fill.js';
+import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
+import { timeIt, type Summary, type TimeOptions } from './stats.js';
+
+export interface InProcessResult {
+  analyse: Summary;
+  fill: Summary;
+  fillFlatten: Summary;
+  /** one output of each mode, kept for qpdf --check */
+  fillBytes: Uint8Array;
+  fillFlattenBytes: Uint8Array;
+  warnings: string[];
+}
+
+export async function benchInProcess(
+  template: Uint8Array,
+  analysis: TemplateAnalysis,
+  values: Record<string, FillValue>,
+  opts: TimeOptions,
+): Promise<InProcessResult> {
+  // analysis is per upload, not per render: fewer iterations keep the run short
+  const analyseStats = await timeIt(() => analyse(template), { ...opts, iterations: Math.min(opts.iterations, 10), warmup: 1 });
+  const fill = (flatten: boolean) => fillPdf(template, analysis, { values, flatten });
+  // run each mode once outside the timing to keep its output and warnings
+  const first = await fill(false);
+  const firstFlat = await fill(true);
+  return {
+    analyse: analyseStats,
+    fill: await timeIt(() => fill(false), opts),
+    fillFlatten: await timeIt(() => fill(true), opts),
+    fillBytes: first.bytes,
+    fillFlattenBytes: firstFlat.bytes,
+    warnings: [...new Set([...first.warnings, ...firstFlat.warnings])],
+  };
+}

@@ -1,0 +1,290 @@
+// `npm run bench`: every way of producing a filled form, measured side by side in one run on one machine,
+// printed as one markdown table, then the qpdf check of one output per form and mode, then the targets.
+// Progress goes to stderr so stdout is only the report (paste it into docs/performance.md).
+//
+// Env: BENCH_ITERATIONS (timed iterations per in-process case, default 40), BENCH_WARMUP (default 3),
+// BENCH_CASE_SECONDS (cap per timed case, default 8), BENCH_SECONDS (autocannon duration, default 5),
+// BENCH_PDFTK_ITERATIONS (default 5), BENCH_FORMS (comma-separated corpus file names),
+// BENCH_RENDER_WORKERS (the server's RENDER_WORKERS; default: the service default, one per core).
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyse } from '../src/pdf/analyse.js';
+import type { TemplateAnalysis } from '../src/pdf/types.js';
+import { validateData } from '../src/modules/renders/validate-data.js';
+import { generateData } from './data.js';
+import { benchFloor, type FloorResult } from './floor.js';
+import { benchDownload, benchLoad, benchUpload, renderBody, renderOnce, startBenchServer, type LoadResult } from './http.js';
+import { benchInProcess, type InProcessResult } from './in-process.js';
+import { benchPdftk, pdftkVersion, toXfdf, type PdftkResult } from './pdftk.js';
+import type { Summary, TimeOptions } from './stats.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const corpus = process.env.CORPUS_DIR ? path.resolve(process.env.CORPUS_DIR) : path.resolve(repoRoot, '../shared/corpus');
+
+const envInt = (name: string, def: number) => {
+  const n = Number(process.env[name]);
+  return Number.isFinite(n) && n > 0 ? n : def;
+};
+const ITERATIONS = envInt('BENCH_ITERATIONS', 40);
+const WARMUP = envInt('BENCH_WARMUP', 3);
+const CASE_SECONDS = envInt('BENCH_CASE_SECONDS', 8);
+const LOAD_SECONDS = envInt('BENCH_SECONDS', 5);
+const PDFTK_ITERATIONS = envInt('BENCH_PDFTK_ITERATIONS', 5);
+const CONCURRENCY = [1, 4, 16];
+const FORMS = (process.env.BENCH_FORMS ?? 'pdfjs-required-fields.pdf,luxembourg-certificat-salaire-160-2019.pdf,irs-f1040-2010-prefilled.pdf')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+const LUX = 'luxembourg-certificat-salaire-160-2019.pdf';
+const IRS = 'irs-f1040-2010-prefilled.pdf';
+
+const timing: TimeOptions = { iterations: ITERATIONS, warmup: WARMUP, maxSeconds: CASE_SECONDS };
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+interface FormRun {
+  file: string;
+  fields: number;
+  analysis: TemplateAnalysis;
+  data: Record<string, unknown>;
+  notes: string[];
+  inProcess?: InProcessResult;
+  floor?: FloorResult;
+  pdftk?: PdftkResult;
+  upload?: Summary;
+  download?: Summary;
+  loads: LoadResult[];
+  /** outputs kept for qpdf --check, by mode */
+  outputs: Record<string, string>;
+  qpdf: Record<string, string>;
+}
+
+function qpdfCheck(file: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile('qpdf', ['--check', file], (err) => {
+      if (!err) return resolve('OK');
+      const code: unknown = (err as { code?: unknown }).code;
+      if (code === 'ENOENT') return resolve('n/a (no qpdf)');
+      resolve(code === 3 ? 'WARN' : 'FAIL');
+    });
+  });
+}
+
+async function prepare(file: string, work: string): Promise<{ run: FormRun; bytes: Uint8Array; pdfPath: string; values?: ReturnType<typeof validateData>['values'] }> {
+  const pdfPath = path.join(corpus, 'pdfs', file);
+  const bytes = new Uint8Array(readFileSync(pdfPath));
+  const analysis = await analyse(bytes);
+  const { data, skipped } = generateData(analysis.fields);
+  const run: FormRun = { file, fields: analysis.fields.length, analysis, data, notes: [], loads: [], outputs: {}, qpdf: {} };
+  if (skipped.length) run.notes.push(`${skipped.length} field(s) not sent: ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}`);
+  mkdirSync(work, { recursive: true });
+  try {
+    const validated = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
+    if (validated.warnings.length) run.notes.push(`validateData warnings: ${validated.warnings.slice(0, 3).join(' | ')}`);
+    return { run, bytes, pdfPath, values: validated.values };
+  } catch (err) {
+    run.notes.push(`validateData FAILED on generated data: ${(err as Error).message}`);
+    return { run, bytes, pdfPath };
+  }
+}
+
+function save(run: FormRun, work: string, mode: string, bytes: Uint8Array) {
+  const out = path.join(work, `${mode}.pdf`);
+  writeFileSync(out, bytes);
+  run.outputs[mode] = out;
+}
+
+// ---- the report ----------------------------------------------------------------------------------
+
+const ms = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const ratio = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`);
+const perSec = (s: Summary | undefined) => (s && s.mean > 0 ? (1000 / s.mean).toFixed(s.mean > 100 ? 1 : 0) : '–');
+
+function table(runs: FormRun[], pdftkNote: string | null): string {
+  const head = '| form (fields) | case | n | median ms | p95 ms | per s | vs pdftk | vs floor | peak RSS MB | qpdf |';
+  const rows: string[] = [head, '|---|---|--:|--:|--:|--:|--:|--:|--:|---|'];
+  for (const r of runs) {
+    const name = `${r.file.replace(/\.pdf$/, '')} (${r.fields})`;
+    const floor = r.floor?.loadSave.median;
+    const pdftkFill = r.pdftk?.fill.median;
+    const pdftkFlat = r.pdftk?.flatten.median;
+    const row = (c: string, s: Summary | undefined, o: { pdftk?: number; rate?: string; rss?: string; qpdf?: string; n?: string; floor?: boolean } = {}) =>
+      rows.push(
+        `| ${name} | ${c} | ${o.n ?? s?.n ?? '–'} | ${ms(s?.median)} | ${ms(s?.p95)} | ${o.rate ?? perSec(s)} | ${o.pdftk !== undefined && s ? ratio(o.pdftk / s.median) : '–'} | ${o.floor && s && floor ? ratio(s.median / floor) : '–'} | ${o.rss ?? ''} | ${o.qpdf ?? ''} |`,
+      );
+    const q = (mode: string) => r.qpdf[mode] ?? '';
+    row('analyse() in-process', r.inProcess?.analyse);
+    row('POST /v1/templates (upload + analysis)', r.upload);
+    row('floor: byte copy (fs.copyFile)', r.floor?.copyFile, { qpdf: q('template') && `${q('template')} (template)` });
+    row('floor: Buffer → writeFile', r.floor?.bufferWrite);
+    row('floor: pdf-lib load+save unchanged', r.floor?.loadSave, { qpdf: q('load-save') });
+    row('**ours in-process: fill**', r.inProcess?.fill, { pdftk: pdftkFill, floor: true, qpdf: q('ours-fill') });
+    row('**ours in-process: fill+flatten**', r.inProcess?.fillFlatten, { pdftk: pdftkFlat, floor: true, qpdf: q('ours-flatten') });
+    for (const l of r.loads) {
+      row(`HTTP POST /v1/renders, flatten, c=${l.connections}${l.failed ? ` (${l.failed} failed)` : ''}`, l.latency, {
+        pdftk: pdftkFlat,
+        floor: true,
+        rate: l.rps.toFixed(1),
+        rss: `${l.rss.totalMb.toFixed(0)} (main ${l.rss.mainMb.toFixed(0)})`,
+        qpdf: l.connections === 1 ? q('http-flatten') : '',
+      });
+    }
+    row('HTTP GET downloadUrl, c=1', r.download);
+    if (r.pdftk) {
+      row('pdftk fill_form (whole process)', r.pdftk.fill, { qpdf: q('pdftk-fill') });
+      row('pdftk fill_form … flatten', r.pdftk.flatten, { qpdf: q('pdftk-flatten') });
+    } else rows.push(`| ${name} | pdftk | – | – | – | – | – | – | | ${pdftkNote ?? 'skipped'} |`);
+  }
+  return rows.join('\n');
+}
+
+function targets(runs: FormRun[]): string {
+  const lines = ['| target | measured | result |', '|---|--:|---|'];
+  const pass = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
+  const byFile = (f: string) => runs.find((r) => r.file === f);
+  const ff = (f: string) => byFile(f)?.inProcess?.fillFlatten.median;
+  const irs = ff(IRS);
+  const lux = ff(LUX);
+  lines.push(`| in-process fill+flatten median ≤ 15 ms (${IRS}) | ${ms(irs)} ms | ${pass(irs === undefined ? undefined : irs <= 15)} |`);
+  lines.push(`| in-process fill+flatten median ≤ 5 ms (${LUX}) | ${ms(lux)} ms | ${pass(lux === undefined ? undefined : lux <= 5)} |`);
+  for (const r of runs) {
+    const c1 = r.loads.find((l) => l.connections === 1)?.latency.median;
+    const inProc = r.inProcess?.fillFlatten.median;
+    const over = c1 !== undefined && inProc !== undefined ? c1 - inProc : undefined;
+    lines.push(`| HTTP overhead per render ≤ 2 ms (c=1 median − in-process fill+flatten median), ${r.file} | ${ms(over)} ms | ${pass(over === undefined ? undefined : over <= 2)} |`);
+  }
+  const luxRps = byFile(LUX)?.loads.find((l) => l.connections === 16)?.rps;
+  lines.push(`| ≥ 150 renders/s at c=16 (${LUX}) | ${luxRps?.toFixed(1) ?? '–'} /s | ${pass(luxRps === undefined ? undefined : luxRps >= 150)} |`);
+  const c16 = runs.flatMap((r) => r.loads.filter((l) => l.connections === 16));
+  const peak = c16.length ? Math.max(...c16.map((l) => l.rss.totalMb)) : undefined;
+  const peakMain = c16.length ? Math.max(...c16.map((l) => l.rss.mainMb)) : undefined;
+  lines.push(`| RSS ≤ 300 MB at c=16 (server process + render workers; main process alone ${peakMain?.toFixed(0) ?? '–'} MB) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= 300)} |`);
+  return lines.join('\n');
+}
+
+function machine(): string {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
+  const qpdf = (() => {
+    try {
+      return execFileSync('qpdf', ['--version'], { encoding: 'utf8' }).split('\n')[0];
+    } catch {
+      return 'qpdf not installed';
+    }
+  })();
+  return [
+    `- date: ${new Date().toISOString()}`,
+    `- machine: ${os.availableParallelism()} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`,
+    `- node ${process.version}; ${pdftkVersion() ?? 'pdftk not installed'}; ${qpdf}`,
+    `- settings: BENCH_ITERATIONS=${ITERATIONS} (warm-up ${WARMUP}, at most ${CASE_SECONDS} s per case), BENCH_SECONDS=${LOAD_SECONDS} per autocannon run, BENCH_PDFTK_ITERATIONS=${PDFTK_ITERATIONS}, server RENDER_WORKERS=${process.env.BENCH_RENDER_WORKERS ?? `default (${os.availableParallelism()})`}`,
+  ].join('\n');
+}
+
+// ---- main ----------------------------------------------------------------------------------------
+
+async function main() {
+  const started = Date.now();
+  const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-out-'));
+  const pdftk = pdftkVersion();
+  const pdftkNote = pdftk ? null : 'pdftk not installed: skipped';
+  const prepared = [];
+  for (const file of FORMS) prepared.push(await prepare(file, path.join(work, file.replace(/\.pdf$/, ''))));
+
+  // 1. in-process engine, floor and pdftk, with no server running
+  for (const p of prepared) {
+    const { run, bytes, pdfPath, values } = p;
+    const dir = path.join(work, run.file.replace(/\.pdf$/, ''));
+    log(`${run.file}: floor`);
+    run.floor = await benchFloor(pdfPath, bytes, dir, timing);
+    save(run, dir, 'load-save', run.floor.loadSaveBytes);
+    run.outputs.template = pdfPath;
+    if (!values) continue;
+    log(`${run.file}: in-process`);
+    try {
+      run.inProcess = await benchInProcess(bytes, run.analysis, values, timing);
+      save(run, dir, 'ours-fill', run.inProcess.fillBytes);
+      save(run, dir, 'ours-flatten', run.inProcess.fillFlattenBytes);
+      if (run.inProcess.warnings.length) run.notes.push(`engine warnings: ${run.inProcess.warnings.slice(0, 3).join(' | ')}`);
+    } catch (err) {
+      run.notes.push(`fillPdf FAILED: ${(err as Error).message}`);
+    }
+    if (pdftk) {
+      log(`${run.file}: pdftk`);
+      try {
+        run.pdftk = await benchPdftk(pdfPath, toXfdf(run.analysis.fields, values), dir, { iterations: PDFTK_ITERATIONS, warmup: 1, maxSeconds: CASE_SECONDS * 2 });
+        save(run, dir, 'pdftk-fill', run.pdftk.fillBytes);
+        save(run, dir, 'pdftk-flatten', run.pdftk.flattenBytes);
+      } catch (err) {
+        run.notes.push(`pdftk FAILED: ${(err as Error).message.split('\n')[0]}`);
+      }
+    }
+  }
+
+  // 2. the service over HTTP
+  log('starting the server');
+  const server = await startBenchServer(process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {});
+  try {
+    for (const { run, bytes } of prepared) {
+      const dir = path.join(work, run.file.replace(/\.pdf$/, ''));
+      log(`${run.file}: upload`);
+      const up = await benchUpload(server, bytes, run.file, timing);
+      run.upload = up.stats;
+      const body = renderBody(up.templateId, run.data, true);
+      let first;
+      try {
+        first = await renderOnce(server, body);
+      } catch (err) {
+        run.notes.push(`HTTP render FAILED: ${(err as Error).message}`);
+        continue;
+      }
+      for (let i = 0; i < WARMUP; i++) await renderOnce(server, body); // warm the workers on this template
+      const dl = await benchDownload(first.downloadUrl, timing);
+      run.download = dl.stats;
+      save(run, dir, 'http-flatten', dl.bytes);
+      for (const c of CONCURRENCY) {
+        log(`${run.file}: autocannon c=${c} for ${LOAD_SECONDS} s`);
+        const l = await benchLoad(server, body, c, LOAD_SECONDS);
+        if (l.failed) run.notes.push(`c=${c}: status codes ${JSON.stringify(l.statusCodes)}`);
+        run.loads.push(l);
+      }
+    }
+  } finally {
+    await server.close();
+  }
+
+  // 3. every kept output through qpdf --check
+  log('qpdf --check');
+  for (const p of prepared) for (const [mode, file] of Object.entries(p.run.outputs)) p.run.qpdf[mode] = await qpdfCheck(file);
+
+  const runs = prepared.map((p) => p.run);
+  const notes = runs.flatMap((r) => r.notes.map((n) => `- ${r.file}: ${n}`));
+  const qpdfLines = runs.map((r) => `- ${r.file}: ${Object.entries(r.qpdf).map(([m, v]) => `${m} ${v}`).join(', ')}`);
+  const report = [
+    `## formcast benchmark`,
+    '',
+    machine(),
+    '',
+    table(runs, pdftkNote),
+    '',
+    'median/p95 in ms per render (HTTP rows: per request, autocannon latency); "per s" = sequential throughput (1000 / mean) or autocannon renders/s;',
+    '"vs pdftk" = pdftk median / ours (the matching pdftk mode; HTTP rows against pdftk flatten); "vs floor" = ours / pdf-lib load+save median;',
+    'peak RSS = this process + render worker processes, sampled every 20 ms (autocannon runs in its own process and is not counted).',
+    '',
+    '### qpdf --check (one output per form and mode)',
+    ...qpdfLines,
+    '',
+    '### targets',
+    targets(runs),
+    ...(notes.length ? ['', '### notes', ...notes] : []),
+    '',
+    `_total bench time ${((Date.now() - started) / 1000).toFixed(0)} s_`,
+  ].join('\n');
+  process.stdout.write(`${report}\n`);
+  rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

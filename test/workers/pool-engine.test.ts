@@ -1,0 +1,122 @@
+// The pool engine gives the in-process engine's answers, off the event loop.
+import fs from 'node:fs';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inProcessEngine } from '../../src/adapters/engine/in-process-engine.js';
+import { createPoolEngine, poolEngine } from '../../src/adapters/engine/pool-engine.js';
+import { WorkerPool } from '../../src/workers/pool.js';
+import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../../src/pdf/types.js';
+import { corpusDir } from '../helpers/corpus.js';
+
+const dir = corpusDir();
+const pdf = (name: string) => fs.readFileSync(path.join(dir ?? '', 'pdfs', name));
+const LIMITS = { maxPages: 2000, maxFields: 5000 };
+
+/** Every text field filled, every checkbox ticked: exercises fonts, appearances and flattening. */
+function requestFor(analysis: TemplateAnalysis, flatten: boolean): FillRequest {
+  const values: FillRequest['values'] = {};
+  for (const f of analysis.fields) {
+    if (f.type === 'text') values[f.pdfMeta.originalName] = { kind: 'text', text: 'Zoë Łukasz 42' };
+    if (f.type === 'checkbox') values[f.pdfMeta.originalName] = { kind: 'check', checked: true };
+  }
+  return { values, flatten, watermark: flatten ? 'SAMPLE' : undefined };
+}
+
+describe.skipIf(!dir)('pool engine', () => {
+  const local = inProcessEngine(LIMITS);
+  const engine = createPoolEngine({ size: 2, timeoutMs: 30_000, maxMemoryMb: 512, limits: LIMITS });
+  afterAll(() => engine.close());
+
+  it('analyses a corpus form exactly as the in-process engine does', async () => {
+    const bytes = pdf('luxembourg-certificat-salaire-160-2019.pdf');
+    const [pooled, direct] = await Promise.all([engine.analyse(bytes), local.analyse(bytes)]);
+    expect(pooled.fields.length).toBeGreaterThan(50);
+    expect(pooled).toEqual(direct);
+  });
+
+  it('fills and flattens a corpus form to the same bytes as the in-process engine', async () => {
+    const bytes = pdf('luxembourg-certificat-salaire-160-2019.pdf');
+    const analysis = await local.analyse(bytes);
+    for (const flatten of [false, true]) {
+      const request = requestFor(analysis, flatten);
+      const pooled = await engine.fill(bytes, analysis, request);
+      const direct = await local.fill(bytes, analysis, request);
+      expect(pooled.warnings).toEqual(direct.warnings);
+      expect(Buffer.from(pooled.bytes).equals(Buffer.from(direct.bytes))).toBe(true);
+    }
+  });
+
+  it('accepts a Buffer slice of the shared pool (only the view is sent)', async () => {
+    const tiny = Buffer.from('not a pdf at all'); // allocated from Node's 8 KiB pool: byteOffset may be > 0
+    const padded = Buffer.concat([Buffer.alloc(100, 0x20), pdf('luxembourg-certificat-salaire-160-2019.pdf')]).subarray(100);
+    await expect(engine.analyse(tiny)).rejects.toMatchObject({ code: 'INVALID_PDF' });
+    expect((await engine.analyse(padded)).fields.length).toBeGreaterThan(50);
+  });
+
+  it('rejects with the engine error code and message from inside the worker', async () => {
+    const bytes = pdf('negative-not-a-pdf.pdf');
+    const direct = await local.analyse(bytes).catch((e: unknown) => e as PdfEngineError);
+    const pooled = await engine.analyse(bytes).catch((e: unknown) => e as PdfEngineError);
+    expect(pooled).toBeInstanceOf(PdfEngineError);
+    expect(pooled).toMatchObject({ code: 'INVALID_PDF', message: direct.message });
+  });
+
+  it('answers PDF_LIMIT when the template exceeds the configured limits', async () => {
+    const strict = createPoolEngine({ size: 1, limits: { maxPages: 2000, maxFields: 10 } });
+    try {
+      await expect(strict.analyse(pdf('luxembourg-certificat-salaire-160-2019.pdf'))).rejects.toMatchObject({ code: 'PDF_LIMIT' });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('keeps the event loop responsive during 8 concurrent renders', async () => {
+    const bytes = pdf('irs-f1040-2024.pdf');
+    const analysis = await local.analyse(bytes);
+    const request = requestFor(analysis, true);
+    await Promise.all([engine.fill(bytes, analysis, request), engine.fill(bytes, analysis, request)]); // warm both workers
+
+    const h = monitorEventLoopDelay({ resolution: 5 });
+    h.enable();
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: 8 }, () => engine.fill(bytes, analysis, request)));
+    const elapsed = performance.now() - started;
+    h.disable();
+    const pooledMax = h.max / 1e6;
+
+    // The same work on the event loop, for contrast (one render is enough to show it).
+    const h2 = monitorEventLoopDelay({ resolution: 5 });
+    h2.enable();
+    await local.fill(bytes, analysis, request);
+    await new Promise((r) => setTimeout(r, 20));
+    h2.disable();
+    console.log(`8 pooled 1040 renders: ${elapsed.toFixed(0)} ms, event-loop delay max ${pooledMax.toFixed(1)} ms, p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms; one in-process render: max ${(h2.max / 1e6).toFixed(1)} ms`);
+    expect(results.every((r) => r.bytes.length > 10_000)).toBe(true);
+    expect(pooledMax).toBeLessThan(150);
+  });
+
+  it('reports pool occupancy for metrics', async () => {
+    const bytes = pdf('luxembourg-certificat-salaire-160-2019.pdf');
+    await Promise.all([engine.analyse(bytes), engine.analyse(bytes)]); // both workers started
+    const running = Promise.all(Array.from({ length: 5 }, () => engine.analyse(bytes)));
+    expect(engine.stats()).toMatchObject({ size: 2, active: 2, queued: 3 });
+    await running;
+    expect(engine.stats()).toMatchObject({ size: 2, workers: 2, active: 0, queued: 0 });
+  });
+});
+
+describe('pool shutdown', () => {
+  it('close() fails waiting jobs and terminates every worker process', async () => {
+    const pool = new WorkerPool({ size: 2, timeoutMs: 30_000, maxMemoryMb: 512, maxQueue: 4, testJobs: true });
+    const pids = await Promise.all([pool.run<number>('test:pid', [300]), pool.run<number>('test:pid', [300])]);
+    expect(new Set(pids).size).toBe(2);
+    const running = pool.run('test:sleep', [10_000]).catch((e: unknown) => e);
+    const engine = poolEngine(pool, {});
+    await engine.close();
+    expect(await running).toMatchObject({ code: 'RENDER_FAILED', message: 'the render engine is closed' });
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    expect(pool.stats().workers).toBe(0);
+    await expect(engine.analyse(new Uint8Array([1]))).rejects.toBeInstanceOf(PdfEngineError);
+  });
+});

@@ -1,0 +1,95 @@
+// A job that hangs, eats memory or throws costs one worker process, never the caller or other jobs.
+// The hostile jobs (test-jobs.ts) exist only in pools built with the internal `testJobs` option.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPoolEngine, EngineBusyError, poolEngine } from '../../src/adapters/engine/pool-engine.js';
+import { WorkerPool, type PoolOptions } from '../../src/workers/pool.js';
+import { PdfEngineError } from '../../src/pdf/types.js';
+import { corpusDir } from '../helpers/corpus.js';
+
+const dir = corpusDir();
+const form = () => fs.readFileSync(path.join(dir ?? '', 'pdfs', 'luxembourg-certificat-salaire-160-2019.pdf'));
+type Lost = Parameters<NonNullable<PoolOptions['onWorkerLost']>>[0];
+
+describe('pool isolation', () => {
+  const lost: Lost[] = [];
+  const pool = new WorkerPool({ size: 2, timeoutMs: 3000, maxMemoryMb: 400, maxQueue: 8, testJobs: true, onWorkerLost: (e) => lost.push(e) });
+  const engine = poolEngine(pool, {});
+  afterAll(() => pool.close());
+
+  it('stops a job that hangs at the time budget, replaces the worker and runs the next job', async () => {
+    const before = await pool.run<number>('test:pid', []);
+    const started = performance.now();
+    const hang = pool.run('test:spin', []);
+    const other = pool.run<number>('test:sleep', [200]); // on the other worker, unaffected
+    await expect(hang).rejects.toMatchObject({ name: 'PdfEngineError', code: 'RENDER_FAILED', message: 'render exceeded the time budget of 3000 ms' });
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(2990);
+    expect(waited).toBeLessThan(4500);
+    await expect(other).resolves.toBe(200);
+    expect(lost.at(-1)).toMatchObject({ reason: 'timeout', kind: 'test:spin' });
+    if (dir) expect((await engine.analyse(form())).fields.length).toBeGreaterThan(50);
+    const pids = await Promise.all([pool.run<number>('test:pid', [100]), pool.run<number>('test:pid', [100])]);
+    expect(pool.stats().workers).toBe(2);
+    expect(pids.includes(before) && pids.length === 2).toBeDefined();
+  });
+
+  it('stops a job whose ArrayBuffers outgrow the memory budget (which a worker heap limit cannot see)', async () => {
+    await expect(pool.run('test:arraybuffers', [3000])).rejects.toMatchObject({
+      code: 'RENDER_FAILED',
+      message: 'render exceeded the memory budget of 400 MB',
+    });
+    const event = lost.at(-1)!;
+    expect(event).toMatchObject({ reason: 'memory', kind: 'test:arraybuffers' });
+    console.log(`ArrayBuffer job stopped at ${event.rssMb} MB RSS (budget 400 MB)`);
+    expect(event.rssMb).toBeLessThan(400 + 200); // overshoot of one poll interval
+    await expect(pool.run('test:sleep', [1])).resolves.toBe(1);
+  });
+
+  it('stops a job whose JS heap outgrows the memory budget', async () => {
+    await expect(pool.run('test:heap', [3000])).rejects.toMatchObject({ code: 'RENDER_FAILED', message: 'render exceeded the memory budget of 400 MB' });
+    expect(lost.at(-1)).toMatchObject({ reason: 'memory', kind: 'test:heap' });
+    await expect(pool.run('test:sleep', [1])).resolves.toBe(1);
+  });
+
+  it('passes engine errors through with their code and message', async () => {
+    const err = await pool.run('test:throw-engine', ['PDF_LIMIT', 'the form has more than 10 fields']).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PdfEngineError);
+    expect(err).toMatchObject({ code: 'PDF_LIMIT', message: 'the form has more than 10 fields' });
+  });
+
+  it('turns any other error into a generic RENDER_FAILED without its message or stack', async () => {
+    const err = (await pool.run('test:throw', ['secret path /etc/x']).catch((e: unknown) => e)) as PdfEngineError;
+    expect(err).toBeInstanceOf(PdfEngineError);
+    expect(err.code).toBe('RENDER_FAILED');
+    expect(`${err.message} ${err.stack}`).not.toContain('secret');
+    await expect(pool.run('test:sleep', [1])).resolves.toBe(1); // the worker survives a thrown error
+  });
+
+  it('answers INVALID_PDF when analysing an upload exceeds the time budget', async () => {
+    if (!dir) return;
+    const quick = createPoolEngine({ size: 1, timeoutMs: 1 });
+    try {
+      await expect(quick.analyse(form())).rejects.toMatchObject({ code: 'INVALID_PDF', message: 'analysing the PDF exceeded the time budget of 1 ms' });
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
+describe('pool queue', () => {
+  it('refuses a job with EngineBusyError when every worker is busy and the queue is full', async () => {
+    const pool = new WorkerPool({ size: 1, timeoutMs: 10_000, maxMemoryMb: 400, maxQueue: 1, testJobs: true });
+    try {
+      const first = pool.run('test:sleep', [300]);
+      const second = pool.run('test:sleep', [10]);
+      const third = pool.run('test:sleep', [10]).catch((e: unknown) => e);
+      expect(await third).toBeInstanceOf(EngineBusyError);
+      await expect(Promise.all([first, second])).resolves.toEqual([300, 10]);
+      await expect(pool.run('test:sleep', [1])).resolves.toBe(1); // room again
+    } finally {
+      await pool.close();
+    }
+  });
+});
