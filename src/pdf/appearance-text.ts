@@ -138,7 +138,9 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   // A fixed /DA size taller than the box would cut every glyph: shrink it to the box height.
   const fitHeight = innerH / (ASCENT + DESCENT);
   const fixed = style.size ? Math.min(style.size, fitHeight) : 0;
-  const centredY = (size: number) => (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT;
+  // Centre capitals and digits (what form values mostly are); keep descenders inside when the box allows.
+  const centredY = (size: number) =>
+    Math.max((h - size * ASCENT) / 2, Math.min(size * DESCENT, (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT));
 
   if (opts.comb && opts.comb > 0 && !opts.multiline) {
     const cells = opts.comb;

@@ -13,9 +13,38 @@ const FALLBACK_FILES = [
   '@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf',
 ];
 
+interface Glyph {
+  advanceWidth: number;
+}
+
+interface KitFont {
+  hasGlyphForCodePoint(cp: number): boolean;
+  glyphForCodePoint(cp: number): Glyph;
+  layout(text: string, features?: unknown): { glyphs: Glyph[]; positions: unknown[] };
+}
+
 interface ParsedFont {
   bytes: Uint8Array;
-  font: { hasGlyphForCodePoint(cp: number): boolean };
+  font: KitFont;
+}
+
+/** Scripts and marks that need real shaping (reordering, joining, mark positioning). */
+const NEEDS_SHAPING = /[\p{M}\u0590-\u08ff\u0900-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u200c\u200d]/u;
+
+/**
+ * fontkit's full OpenType layout costs ~1 ms per call on the CJK font and pdf-lib calls it for every
+ * measurement and encoding. Form values in Latin, Greek, Cyrillic and CJK need no shaping (viewers
+ * do not kern form fields either), so those map code points straight to glyphs.
+ */
+function withFastLayout(font: KitFont): KitFont {
+  const full = font.layout.bind(font);
+  font.layout = (text: string, features?: unknown) => {
+    if (NEEDS_SHAPING.test(text)) return full(text, features);
+    const glyphs: Glyph[] = [];
+    for (const ch of text) glyphs.push(font.glyphForCodePoint(ch.codePointAt(0)!));
+    return { glyphs, positions: glyphs.map((g) => ({ xAdvance: g.advanceWidth, yAdvance: 0, xOffset: 0, yOffset: 0 })) };
+  };
+  return font;
 }
 
 const require = createRequire(import.meta.url);
@@ -27,7 +56,7 @@ function fallbackFont(index: number): ParsedFont | null {
   if (entry === undefined) {
     try {
       const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
-      const font = fontkit.create(bytes) as unknown as ParsedFont['font'];
+      const font = withFastLayout(fontkit.create(bytes) as unknown as KitFont);
       parsedByBytes.set(bytes, font);
       entry = { bytes, font };
     } catch {

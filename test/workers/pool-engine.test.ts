@@ -23,6 +23,18 @@ function requestFor(analysis: TemplateAnalysis, flatten: boolean): FillRequest {
   return { values, flatten, watermark: flatten ? 'SAMPLE' : undefined };
 }
 
+/** Event-loop delay (ms) while `work` runs. */
+async function loopDelay<T>(work: () => Promise<T>): Promise<{ value: T; max: number; p99: number; ms: number }> {
+  const h = monitorEventLoopDelay({ resolution: 5 });
+  h.enable();
+  const started = performance.now();
+  const value = await work();
+  const ms = performance.now() - started;
+  await new Promise((r) => setTimeout(r, 10));
+  h.disable();
+  return { value, max: h.max / 1e6, p99: h.percentile(99) / 1e6, ms };
+}
+
 describe.skipIf(!dir)('pool engine', () => {
   const local = inProcessEngine(LIMITS);
   const engine = createPoolEngine({ size: 2, timeoutMs: 30_000, maxMemoryMb: 512, limits: LIMITS });
@@ -77,23 +89,14 @@ describe.skipIf(!dir)('pool engine', () => {
     const request = requestFor(analysis, true);
     await Promise.all([engine.fill(bytes, analysis, request), engine.fill(bytes, analysis, request)]); // warm both workers
 
-    const h = monitorEventLoopDelay({ resolution: 5 });
-    h.enable();
-    const started = performance.now();
-    const results = await Promise.all(Array.from({ length: 8 }, () => engine.fill(bytes, analysis, request)));
-    const elapsed = performance.now() - started;
-    h.disable();
-    const pooledMax = h.max / 1e6;
-
-    // The same work on the event loop, for contrast (one render is enough to show it).
-    const h2 = monitorEventLoopDelay({ resolution: 5 });
-    h2.enable();
-    await local.fill(bytes, analysis, request);
-    await new Promise((r) => setTimeout(r, 20));
-    h2.disable();
-    console.log(`8 pooled 1040 renders: ${elapsed.toFixed(0)} ms, event-loop delay max ${pooledMax.toFixed(1)} ms, p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms; one in-process render: max ${(h2.max / 1e6).toFixed(1)} ms`);
-    expect(results.every((r) => r.bytes.length > 10_000)).toBe(true);
-    expect(pooledMax).toBeLessThan(150);
+    const pooled = await loopDelay(() => Promise.all(Array.from({ length: 8 }, () => engine.fill(bytes, analysis, request))));
+    // For contrast, one analysis on the event loop (its parse is synchronous).
+    const direct = await loopDelay(() => local.analyse(bytes));
+    console.log(`8 pooled 1040 renders: event-loop delay max ${pooled.max.toFixed(1)} ms, p99 ${pooled.p99.toFixed(1)} ms (${pooled.ms.toFixed(0)} ms in all); one in-process analysis: max ${direct.max.toFixed(1)} ms`);
+    expect(pooled.value.every((r) => r.bytes.length > 10_000)).toBe(true);
+    // Relative, so a loaded CI machine (which delays every timer) does not make it flaky.
+    expect(pooled.max).toBeLessThan(Math.max(50, direct.max));
+    expect(pooled.p99).toBeLessThan(50);
   });
 
   it('reports pool occupancy for metrics', async () => {
