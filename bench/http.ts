@@ -44,8 +44,15 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     runtime,
     app,
     async close() {
-      await app.close();
-      await runtime.close();
+      // The pool unrefs idle workers, so while it waits for their 'exit' nothing keeps the event loop
+      // alive and Node would quit mid-close (silently, exit code 0): hold it open until done.
+      const keepAlive = setInterval(() => {}, 1000);
+      try {
+        await app.close();
+        await runtime.close();
+      } finally {
+        clearInterval(keepAlive);
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerJsonBody } from './http/json-body.js';
 import { authenticate, rateLimit } from './http/auth.js';
 import { ping } from './adapters/db/database.js';
 import { AppError } from './errors.js';
@@ -40,6 +41,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerErrorHandler(app);
   // JSON and multipart only: a text/plain body is a wrong Content-Type (400), not a string to validate.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app as unknown as FastifyInstance);
 
   await app.register(swagger, {
     openapi: {

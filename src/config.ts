@@ -103,7 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxFields: int('MAX_TEMPLATE_FIELDS', 5000, 1, 100_000),
     renderTimeoutMs: int('RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
     renderWorkers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
-    // An idle worker is ~150 MB RSS; 512 leaves ~350 MB for one job (the 1040's fill peaks far lower).
+    // An idle worker is ~135 MB RSS; corpus renders (CJK font embedding included) peak at ~190 MB.
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
   };

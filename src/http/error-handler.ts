@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { DataValidationError } from '../modules/renders/validation-error.js';
+import { EngineBusyError } from '../workers/pool.js';
 
 // The one place where exceptions become HTTP answers. Unknown errors become INTERNAL_ERROR: the client
 // sees the request id, never err.message, a stack or a path; the log gets everything.
@@ -72,6 +73,9 @@ export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof DataValidationError) {
     return new AppError('VALIDATION_ERROR', err.message, { ...err.details });
   }
+  if (err instanceof EngineBusyError) {
+    return new AppError('SERVICE_UNAVAILABLE', 'All render workers are busy; retry shortly', undefined, { 'Retry-After': String(err.retryAfterSeconds) });
+  }
   if (err instanceof PdfEngineError) {
     if (err.code === 'INVALID_PDF' || err.code === 'PDF_LIMIT') return new AppError('INVALID_PDF', err.message);
     return new AppError('RENDER_FAILED', err.message);
@@ -88,7 +92,7 @@ export function toAppError(err: unknown): AppError | undefined {
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return new AppError('BAD_REQUEST', `Unsupported Content-Type; this route accepts ${'application/json'}`);
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return new AppError('BAD_REQUEST', 'The request body is larger than this server accepts');
+        return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts (MAX_JSON_BODY_BYTES)');
       case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
         return new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data');
       case 'FST_REQ_FILE_TOO_LARGE':

@@ -15,18 +15,20 @@ export { DEFAULT_LIMITS } from './limits.js';
 
 export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>): Promise<TemplateAnalysis> {
   const lim = resolveLimits(limits);
-  const { context: ctx, catalog, encrypted } = await loadPdf(bytes, { maxBytes: lim.maxBytes });
+  const { context: ctx, catalog, encrypted } = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   try {
     const pages = collectPages(ctx, catalog, lim);
     const acroForm = getDict(ctx, catalog, 'AcroForm');
     if (!acroForm) throw new PdfEngineError('INVALID_PDF', 'the PDF is not a form (no AcroForm)');
 
     const described: Omit<AnalysedField, 'name'>[] = [];
+    const partialNames: string[][] = [];
     for (const raw of collectFields(ctx, acroForm, pages, lim)) {
       if (raw.fullName === '') continue; // an unnamed field cannot be addressed by callers
       const field = describeField(ctx, raw, lim.maxDepth);
       if (!field) continue;
       described.push(field);
+      partialNames.push(raw.partialNames);
       if (described.length > lim.maxFields) {
         throw new PdfEngineError('PDF_LIMIT', `the form has more than ${lim.maxFields} fields`);
       }
@@ -35,10 +37,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
       throw new PdfEngineError('INVALID_PDF', 'the PDF form has no fillable fields');
     }
 
-    // Keys are derived from the fully qualified names (partial names re-split from the tree).
-    const names = assignNames(
-      described.map((f) => ({ fullName: f.pdfMeta.originalName, partialNames: splitName(f.pdfMeta.originalName) })),
-    );
+    const names = assignNames(described.map((f, i) => ({ fullName: f.pdfMeta.originalName, partialNames: partialNames[i] })));
     return {
       fields: described.map((f, i) => ({ name: names[i], ...f })),
       pageCount: pages.length,
@@ -51,8 +50,4 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
     const msg = err instanceof Error ? err.message : String(err);
     throw new PdfEngineError('INVALID_PDF', `the PDF form could not be read (${msg.slice(0, 200)})`);
   }
-}
-
-function splitName(fullName: string): string[] {
-  return fullName.split('.');
 }

@@ -5,7 +5,7 @@
 import { PDFArray, PDFDict, PDFName, PDFStream } from '@cantoo/pdf-lib';
 import { formXObject, frameOps, num, widgetBox } from './appearance-stream.js';
 import type { RawField } from './field-tree.js';
-import { FF, fieldFlags, type FillContext } from './fill-context.js';
+import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
 import { N, getDict, inherited, nameReadings, textOf } from './fill-objects.js';
 import { StandardFonts } from '@cantoo/pdf-lib';
 
@@ -58,7 +58,7 @@ function applyState(field: RawField, pick: (widget: PDFDict, index: number) => P
     if (s && value === OFF) value = s;
     w.set(N('AS'), s ?? OFF);
   });
-  field.dict.set(N('V'), value);
+  setFieldValue(field, value);
   return value;
 }
 
@@ -68,8 +68,11 @@ export function fillCheckbox(fc: FillContext, field: RawField, checked: boolean,
     return;
   }
   const states = field.widgets.map((w) => ensureAppearance(fc, w, hint ?? 'Yes', false));
-  if (!states.some(Boolean)) fc.warnings.push(`field "${field.fullName}": the checkbox has no on-state to show`);
-  applyState(field, (_, i) => states[i]);
+  // Widgets with different on-states (IRS filing-status boxes) act as a radio group: "checked"
+  // turns on the first state, i.e. the widgets that share it, as viewers do for that /V.
+  const on = (hint !== undefined && states.find((s) => s && nameReadings(s).includes(hint))) || states.find(Boolean);
+  if (!on) fc.warnings.push(`field "${field.fullName}": the checkbox has no on-state to show`);
+  applyState(field, (_, i) => (states[i] === on ? on : undefined));
 }
 
 function matches(name: PDFName, wanted: string): boolean {

@@ -1,6 +1,6 @@
 // The variable-text attributes of a field: /DA (font, size, colour), /Q (alignment), looked up
 // on the widget, then the field's /Parent chain, then /AcroForm, as viewers do.
-import { PDFDict, PDFString, PDFHexString, type PDFFont } from '@cantoo/pdf-lib';
+import { PDFDict, PDFHexString, PDFNumber, PDFString, type PDFFont } from '@cantoo/pdf-lib';
 import { getDict, getName, inherited, resolve } from './fill-objects.js';
 import { standardFaceFor, type FontSet } from './fonts.js';
 
@@ -42,18 +42,23 @@ function daString(widget: PDFDict, acroForm: PDFDict | undefined): string {
   return v instanceof PDFString || v instanceof PDFHexString ? v.decodeText() : '';
 }
 
-/** BaseFont of the /DA font resource (from /AcroForm /DR), which names the face better than "F3". */
-function baseFontName(fontName: string, acroForm: PDFDict | undefined): string {
-  const fonts = acroForm && getDict(acroForm, 'DR') ? getDict(getDict(acroForm, 'DR')!, 'Font') : undefined;
-  const res = fonts?.lookup ? getDict(fonts, fontName) : undefined;
-  return (res && getName(res, 'BaseFont')?.decodeText()) || fontName;
+/** BaseFont of the /DA font resource (widget /DR, then /AcroForm /DR): it names the face better than "F3". */
+function baseFontName(fontName: string, widget: PDFDict, acroForm: PDFDict | undefined): string {
+  for (const holder of [widget, acroForm]) {
+    const dr = holder && getDict(holder, 'DR');
+    const fonts = dr && getDict(dr, 'Font');
+    const res = fonts && getDict(fonts, fontName);
+    const base = res && getName(res, 'BaseFont')?.decodeText();
+    if (base) return base;
+  }
+  return fontName;
 }
 
 export function textStyle(widget: PDFDict, acroForm: PDFDict | undefined, fonts: FontSet): TextStyle {
   const da = parseDa(daString(widget, acroForm));
-  const face = standardFaceFor(da.fontName ? baseFontName(da.fontName, acroForm) : 'Helvetica');
+  const face = standardFaceFor(da.fontName ? baseFontName(da.fontName, widget, acroForm) : 'Helvetica');
   const q = inherited(widget, 'Q') ?? (acroForm ? resolve(acroForm, 'Q') : undefined);
-  const qn = q && 'asNumber' in q ? (q as { asNumber(): number }).asNumber() : 0;
+  const qn = q instanceof PDFNumber ? q.asNumber() : 0;
   return {
     font: fonts.standardFont(face),
     size: da.size,

@@ -6,7 +6,7 @@ import { textStyle } from './appearance-da.js';
 import { FontNames, formXObject, frameOps, num, setNormalAppearance, widgetBox } from './appearance-stream.js';
 import type { RawField } from './field-tree.js';
 import { drawTextWidgets } from './field-text.js';
-import { FF, fieldFlags, type FillContext } from './fill-context.js';
+import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
 import { N, inherited, textOf } from './fill-objects.js';
 
 /** Acrobat's selection highlight. */
@@ -48,9 +48,12 @@ export async function fillChoice(fc: FillContext, field: RawField, values: strin
   const dict = field.dict;
   const picked = values.map((v) => ({ value: v, index: indexOf(options, v) }));
   const exportOf = (p: { value: string; index: number }) => (p.index >= 0 ? options[p.index].exportValue : p.value);
-  if (picked.length === 0) dict.delete(N('V'));
-  else if (picked.length === 1) dict.set(N('V'), PDFHexString.fromText(exportOf(picked[0])));
-  else dict.set(N('V'), fc.ctx.obj(picked.map((p) => PDFHexString.fromText(exportOf(p)))));
+  setFieldValue(
+    field,
+    picked.length === 0 ? undefined
+    : picked.length === 1 ? PDFHexString.fromText(exportOf(picked[0]))
+    : fc.ctx.obj(picked.map((p) => PDFHexString.fromText(exportOf(p)))),
+  );
   const indices = [...new Set(picked.map((p) => p.index).filter((i) => i >= 0))].sort((a, b) => a - b);
   if (indices.length > 0) dict.set(N('I'), fc.ctx.obj(indices));
   else dict.delete(N('I'));

@@ -3,7 +3,7 @@
 import { PDFArray, PDFName, PDFNumber, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import { parseFormatAction } from './format-action.js';
 import type { RawField } from './field-tree.js';
-import { asDict, get, getDict, getName, keyNames, nameText, resolve, streamText, textOf } from './pdf-objects.js';
+import { asDict, get, getDict, getName, keyNames, nameText, pdfName, resolve, streamText, textOf } from './pdf-objects.js';
 import type { AnalysedField, FieldDetail, FieldFormat, FieldType } from './types.js';
 
 // Field flag bits (PDF 32000-1, tables 221, 226, 228, 230), 1-based bit n = 1 << (n - 1).
@@ -32,8 +32,8 @@ function inherited(ctx: PDFContext, field: PDFDict, key: string, maxDepth: numbe
 function formatScript(ctx: PDFContext, raw: RawField, maxDepth: number): string | undefined {
   const holders = [raw.dict, ...raw.widgets];
   let aa: PDFDict | undefined;
-  for (const h of holders) if ((aa = getDict(ctx, h, 'AA')) && aa.has(PDFName.of('F'))) break;
-  if (!aa?.has(PDFName.of('F'))) aa = asDict(ctx, inherited(ctx, raw.dict, 'AA', maxDepth));
+  for (const h of holders) if ((aa = getDict(ctx, h, 'AA')) && aa.has(pdfName('F'))) break;
+  if (!aa?.has(pdfName('F'))) aa = asDict(ctx, inherited(ctx, raw.dict, 'AA', maxDepth));
   const action = aa && getDict(ctx, aa, 'F');
   if (!action) return undefined;
   const js = get(ctx, action, 'JS');
@@ -50,7 +50,7 @@ export function widgetOnStates(ctx: PDFContext, widget: PDFDict): string[] {
   if (!normal) return [];
   let states = keyNames(normal).filter((s) => s !== 'Off');
   const down = getDict(ctx, ap, 'D');
-  if (states.length > 1 && !normal.has(PDFName.of('Off')) && down?.has(PDFName.of('Off'))) {
+  if (states.length > 1 && !normal.has(pdfName('Off')) && down?.has(pdfName('Off'))) {
     const downStates = new Set(keyNames(down));
     const kept = states.filter((s) => downStates.has(s));
     if (kept.length > 0) states = kept;

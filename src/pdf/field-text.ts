@@ -4,7 +4,7 @@ import { textStyle } from './appearance-da.js';
 import { formXObject, setNormalAppearance, widgetBox } from './appearance-stream.js';
 import { layoutText, type TextLayoutOptions } from './appearance-text.js';
 import type { RawField } from './field-tree.js';
-import { FF, fieldFlags, type FillContext } from './fill-context.js';
+import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
 import { N, inheritedNumber } from './fill-objects.js';
 
 /** Draws `display` into every widget of the field with the field's own /DA, /Q and flags. */
@@ -27,8 +27,7 @@ export async function fillText(fc: FillContext, field: RawField, text: string | 
   const flags = fieldFlags(field);
   const dict = field.dict;
   dict.delete(N('RV')); // a stale rich-text value would win over /V in Acrobat
-  if (text === null || text === '') dict.delete(N('V'));
-  else dict.set(N('V'), PDFHexString.fromText(text));
+  setFieldValue(field, text ? PDFHexString.fromText(text) : undefined);
   const value = text ?? '';
   const display = flags & FF.password ? '*'.repeat(Array.from(value).length) : value;
   const maxLen = inheritedNumber(dict, 'MaxLen');

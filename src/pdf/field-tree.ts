@@ -1,10 +1,10 @@
 // Groups widget annotations into terminal fields, cycle-safe and bounded. Fields come from the
 // /AcroForm /Fields tree first, then from widgets that only pages' /Annots still reference
 // (damaged re-saves drop parts of /Fields but keep the widgets on the pages).
-import { PDFName, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
+import { type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import type { AnalyseLimits } from './limits.js';
 import type { PageNode } from './pages.js';
-import { asDict, get, getArray, getDict, getName, textOf } from './pdf-objects.js';
+import { asDict, get, getArray, getDict, hasKey, pdfName, textOf } from './pdf-objects.js';
 import { PdfEngineError } from './types.js';
 
 export interface RawField {
@@ -21,12 +21,11 @@ export interface RawField {
 
 type TreeLimits = Pick<AnalyseLimits, 'maxNodes' | 'maxDepth'>;
 
-const hasKey = (d: PDFDict, key: string) => d.has(PDFName.of(key));
 
 function isWidget(ctx: PDFContext, d: PDFDict): boolean {
-  const subtype = getName(ctx, d, 'Subtype');
+  const subtype = get(ctx, d, 'Subtype');
   // Some producers omit /Subtype on merged field/widget dictionaries; a /Rect gives them away.
-  return subtype === 'Widget' || (subtype === undefined && hasKey(d, 'Rect') && !hasKey(d, 'Kids'));
+  return subtype === pdfName('Widget') || (subtype === undefined && hasKey(d, 'Rect') && !hasKey(d, 'Kids'));
 }
 
 /** A widget without /T belongs to its /Parent; with /T (or no parent) it is its own field. */
@@ -35,8 +34,16 @@ function fieldOfWidget(ctx: PDFContext, w: PDFDict): PDFDict {
   return getDict(ctx, w, 'Parent') ?? w;
 }
 
-/** Partial names walking /Parent upwards, as every viewer resolves names and inheritance. */
-export function partialNamesOf(ctx: PDFContext, field: PDFDict, maxDepth: number): string[] {
+/**
+ * Partial names walking /Parent upwards, as every viewer resolves names and inheritance.
+ * `cache` holds decoded /T text per dictionary: siblings share long XFA ancestor chains.
+ */
+export function partialNamesOf(
+  ctx: PDFContext,
+  field: PDFDict,
+  maxDepth: number,
+  cache = new Map<PDFDict, string | undefined>(),
+): string[] {
   const names: string[] = [];
   const seen = new Set<PDFDict>();
   for (let cur: PDFDict | undefined = field; cur && !seen.has(cur); cur = getDict(ctx, cur, 'Parent')) {
@@ -44,7 +51,8 @@ export function partialNamesOf(ctx: PDFContext, field: PDFDict, maxDepth: number
       throw new PdfEngineError('PDF_LIMIT', `a field's /Parent chain is longer than ${maxDepth}`);
     }
     seen.add(cur);
-    const t = textOf(ctx, get(ctx, cur, 'T'));
+    let t = cache.get(cur);
+    if (!cache.has(cur)) cache.set(cur, (t = textOf(ctx, get(ctx, cur, 'T'))));
     if (t !== undefined && t !== '') names.unshift(t);
   }
   return names;
@@ -123,9 +131,10 @@ export function collectFields(
   const pageIndexByDict = new Map<PDFDict, number>(pages.map((p, i) => [p.dict, i]));
 
   const out: RawField[] = [];
+  const nameCache = new Map<PDFDict, string | undefined>();
   for (const [dict, entry] of byDict) {
     if (entry.widgets.length === 0) continue;
-    const partialNames = partialNamesOf(ctx, dict, limits.maxDepth);
+    const partialNames = partialNamesOf(ctx, dict, limits.maxDepth, nameCache);
     out.push({
       dict,
       partialNames,

@@ -1,8 +1,8 @@
 // State shared by the steps of one render: the document, its fonts and the warnings collected.
-import type { PDFContext, PDFDict, PDFDocument } from '@cantoo/pdf-lib';
+import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-lib';
 import type { RawField } from './field-tree.js';
 import type { FontSet } from './fonts.js';
-import { inheritedNumber } from './fill-objects.js';
+import { N, inheritedNumber } from './fill-objects.js';
 
 export interface FillContext {
   doc: PDFDocument;
@@ -29,4 +29,14 @@ export const FF = {
 
 export function fieldFlags(field: RawField): number {
   return inheritedNumber(field.dict, 'Ff') ?? 0;
+}
+
+/**
+ * Sets (or with undefined removes) the field's /V. A /V left on a widget kid would shadow it in
+ * viewers that resolve inherited keys from the widget up (pdf.js, pdftk), so those go.
+ */
+export function setFieldValue(field: RawField, value: PDFObject | undefined): void {
+  if (value) field.dict.set(N('V'), value);
+  else field.dict.delete(N('V'));
+  for (const w of field.widgets) if (w !== field.dict) w.delete(N('V'));
 }

@@ -1,5 +1,5 @@
-// Small, defensive accessors over pdf-lib's object model. Templates are untrusted: every lookup
-// tolerates a missing or mistyped entry, and inherited lookups are bounded so a /Parent cycle cannot hang.
+// The fill engine's accessors over pdf-lib objects (dict-first signatures, no context argument).
+// Every lookup tolerates a missing or mistyped entry; inherited lookups are bounded so a /Parent cycle cannot hang.
 import {
   PDFArray,
   PDFDict,
@@ -7,7 +7,6 @@ import {
   PDFName,
   PDFNumber,
   PDFRef,
-  PDFStream,
   PDFString,
   type PDFObject,
 } from '@cantoo/pdf-lib';
@@ -48,19 +47,10 @@ export function getName(dict: PDFDict, key: string): PDFName | undefined {
   return v instanceof PDFName ? v : undefined;
 }
 
-export function getStream(dict: PDFDict, key: string): PDFStream | undefined {
-  const v = resolve(dict, key);
-  return v instanceof PDFStream ? v : undefined;
-}
-
 /** Text of a string object (PDFDocEncoding or UTF-16BE), else undefined. */
 export function textOf(obj: PDFObject | undefined): string | undefined {
   if (obj instanceof PDFString || obj instanceof PDFHexString) return obj.decodeText();
   return undefined;
-}
-
-export function getText(dict: PDFDict, key: string): string | undefined {
-  return textOf(resolve(dict, key));
 }
 
 /** Numbers of an array entry (e.g. /Rect), or undefined when any element is not a number. */
@@ -92,11 +82,6 @@ export function inherited(dict: PDFDict, key: string): PDFObject | undefined {
 export function inheritedNumber(dict: PDFDict, key: string): number | undefined {
   const v = inherited(dict, key);
   return v instanceof PDFNumber ? v.asNumber() : undefined;
-}
-
-/** Bytes of a PDF name as a JS string, one char per byte (pdf-lib's decodeText convention). */
-export function nameBytes(name: PDFName): string {
-  return name.decodeText();
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

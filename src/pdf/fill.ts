@@ -3,7 +3,7 @@
 // depends on /NeedAppearances. Failures become PdfEngineError, never a raw library error.
 import { PDFName, type PDFDict } from '@cantoo/pdf-lib';
 import { fillCheckbox, fillRadio } from './appearance-button.js';
-import { choiceOptions, fillChoice } from './choice.js';
+import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
 import { collectFields, type RawField } from './field-tree.js';
 import { FF, fieldFlags, type FillContext } from './fill-context.js';
@@ -100,7 +100,7 @@ async function redrawStale(fc: FillContext, fields: RawField[], touched: Set<Raw
       if (text) await fillText(fc, field, text);
     } else if (v) {
       const values = textOf(v) !== undefined ? [textOf(v)!] : choiceValues(v);
-      if (values.length && choiceOptions(field)) await fillChoice(fc, field, values);
+      if (values.length) await fillChoice(fc, field, values);
     }
   }
 }

@@ -12,6 +12,8 @@ export interface AnalyseLimits {
   maxNodes: number;
   /** Nesting depth of the page tree, the field tree and /Parent chains. */
   maxDepth: number;
+  /** Wall-clock budget for parsing the file (real forms parse in well under a second). */
+  maxParseMs: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<AnalyseLimits> = Object.freeze({
@@ -20,6 +22,7 @@ export const DEFAULT_LIMITS: Readonly<AnalyseLimits> = Object.freeze({
   maxFields: 5000,
   maxNodes: 50_000,
   maxDepth: 64,
+  maxParseMs: 10_000,
 });
 
 /** Fills in defaults and drops nonsense values (non-positive or non-integer) for safe ones. */

@@ -2,6 +2,7 @@
 // PdfEngineError, never a raw pdf-lib exception. Internal to src/pdf/ (returns pdf-lib objects).
 import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict } from '@cantoo/pdf-lib';
 import { DEFAULT_LIMITS } from './limits.js';
+import { ParseBudgetExceeded, withParseBudget } from './parse-budget.js';
 import { asDict } from './pdf-objects.js';
 import { PdfEngineError } from './types.js';
 
@@ -16,6 +17,8 @@ export interface LoadedPdf {
 export interface LoadPdfOptions {
   /** Refuse inputs larger than this many bytes (default: DEFAULT_LIMITS.maxBytes). */
   maxBytes?: number;
+  /** Give up parsing after this many milliseconds (default: DEFAULT_LIMITS.maxParseMs). */
+  maxParseMs?: number;
   /** Passed to pdf-lib, for writers that append an incremental update. */
   forIncrementalUpdate?: boolean;
 }
@@ -50,9 +53,10 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
   if (!hasPdfHeader(bytes)) {
     throw new PdfEngineError('INVALID_PDF', 'the file is not a PDF (no %PDF- header)');
   }
+  const maxParseMs = options.maxParseMs ?? DEFAULT_LIMITS.maxParseMs;
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(bytes, {
+    doc = await withParseBudget(maxParseMs, () => PDFDocument.load(bytes, {
       // An empty password decrypts files that only restrict permissions (RC4, AES-128, AES-256).
       password: '',
       ignoreEncryption: true,
@@ -64,8 +68,11 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
       // getForm() would otherwise strip /XFA; callers decide what to do with it.
       preserveXFA: true,
       forIncrementalUpdate: options.forIncrementalUpdate ?? false,
-    });
+    }));
   } catch (err) {
+    if (err instanceof ParseBudgetExceeded) {
+      throw new PdfEngineError('PDF_LIMIT', `the PDF is too damaged or complex to parse (${err.message})`);
+    }
     throw new PdfEngineError('INVALID_PDF', describe(err));
   }
   const context = doc.context;

@@ -1,8 +1,8 @@
 // Cycle-safe page-tree walk. pdf-lib's own traversal has no cycle detection or depth limit,
 // so engine code should use this list rather than doc.getPages() on untrusted input.
-import { PDFName, PDFRef, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFRef, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import type { AnalyseLimits } from './limits.js';
-import { asDict, get, getArray, getName } from './pdf-objects.js';
+import { asDict, get, getArray, getName, pdfName } from './pdf-objects.js';
 import { PdfEngineError } from './types.js';
 
 export interface PageNode {
@@ -18,7 +18,7 @@ export function collectPages(ctx: PDFContext, catalog: PDFDict, limits: WalkLimi
   const pages: PageNode[] = [];
   const seen = new Set<PDFDict>();
   // Explicit stack instead of recursion: a deep hostile tree cannot overflow the JS stack.
-  const stack: { obj: PDFObject | undefined; depth: number }[] = [{ obj: catalog.get(PDFName.of('Pages')), depth: 0 }];
+  const stack: { obj: PDFObject | undefined; depth: number }[] = [{ obj: catalog.get(pdfName('Pages')), depth: 0 }];
   while (stack.length > 0) {
     const { obj, depth } = stack.pop()!;
     const dict = asDict(ctx, obj);

@@ -20,6 +20,17 @@ import {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+// PDFName.of() runs a regex on every call; keys are a small fixed set, so memoise them.
+const keyCache = new Map<string, PDFName>();
+/** The interned PDFName for an ASCII key such as 'Kids' (compare with ===). */
+export function pdfName(key: string): PDFName {
+  let name = keyCache.get(key);
+  if (!name) keyCache.set(key, (name = PDFName.of(key)));
+  return name;
+}
+
+export const hasKey = (dict: PDFDict, key: string): boolean => dict.has(pdfName(key));
+
 /** Follows indirect references (a chain of refs is followed at most a few steps). */
 export function resolve(ctx: PDFContext, obj: PDFObject | undefined): PDFObject | undefined {
   let cur = obj;
@@ -31,7 +42,7 @@ export function resolve(ctx: PDFContext, obj: PDFObject | undefined): PDFObject 
 export const deref = resolve;
 
 export function get(ctx: PDFContext, dict: PDFDict, key: string): PDFObject | undefined {
-  return resolve(ctx, dict.get(PDFName.of(key)));
+  return resolve(ctx, dict.get(pdfName(key)));
 }
 
 export function asDict(ctx: PDFContext, obj: PDFObject | undefined): PDFDict | undefined {
@@ -40,7 +51,7 @@ export function asDict(ctx: PDFContext, obj: PDFObject | undefined): PDFDict | u
 }
 
 export function getDict(ctx: PDFContext, dict: PDFDict, key: string): PDFDict | undefined {
-  return asDict(ctx, dict.get(PDFName.of(key)));
+  return asDict(ctx, dict.get(pdfName(key)));
 }
 
 export function getArray(ctx: PDFContext, dict: PDFDict, key: string): PDFArray | undefined {
@@ -69,13 +80,20 @@ export function keyNames(dict: PDFDict): string[] {
  * rather than calling PDFName.of(text), which would re-encode non-ASCII text differently.
  */
 export function nameText(name: PDFName): string {
+  let text = nameCache.get(name);
+  if (text !== undefined) return text;
   const bytes = name.asBytes();
   try {
-    return utf8.decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
-    return pdfDocEncodingDecode(bytes);
+    text = pdfDocEncodingDecode(bytes);
   }
+  nameCache.set(name, text);
+  return text;
 }
+
+// pdf-lib interns PDFName instances, so decoded text can be cached per instance.
+const nameCache = new WeakMap<PDFName, string>();
 
 /** A PDF text string (PDFDocEncoding, UTF-16BE with BOM, or PDF 2.0 UTF-8 with BOM). */
 export function decodeTextBytes(bytes: Uint8Array): string {

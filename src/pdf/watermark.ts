@@ -7,7 +7,7 @@ import { getNumbers, inherited } from './fill-objects.js';
 import type { PageNode } from './pages.js';
 import type { PageWriter } from './page-content.js';
 
-const OPACITY = 0.18;
+const OPACITY = 0.25;
 /** Share of the page diagonal the text spans. */
 const SPAN = 0.7;
 const MAX_SIZE = 96;
@@ -52,7 +52,7 @@ export async function watermark(fc: FillContext, pages: PageNode[], writer: Page
     });
     writer.append(
       page,
-      `q /${gsName} gs 0.5 g ${num(c)} ${num(s)} ${num(-s)} ${num(c)} ${num(x0 + w / 2)} ${num(y0 + h / 2)} cm ` +
+      `q /${gsName} gs 0.45 g ${num(c)} ${num(s)} ${num(-s)} ${num(c)} ${num(x0 + w / 2)} ${num(y0 + h / 2)} cm ` +
         `BT 1 0 0 1 ${num((-width1 * size) / 2)} ${num(-size * 0.35)} Tm ${shows.join(' ')} ET Q`,
     );
   }

@@ -10,6 +10,7 @@
 // pipe (~5 ms per MB each way, off the event loop for all but (de)serialisation) and ~0.3 s to start
 // a worker (tsx), paid once per worker, not per job.
 import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PdfEngineError } from '../pdf/types.js';
 import { rssMb } from './memory.js';
@@ -73,6 +74,8 @@ const ENTRY = fileURLToPath(new URL('./render-worker-entry.mjs', import.meta.url
 const MEMORY_POLL_MS = 25;
 /** A worker that has not said "ready" by then is broken (tsx compiles a cold cache in ~1-2 s). */
 const START_TIMEOUT_MS = 30_000;
+/** Unix nice value of workers (0 normal, 19 lowest). */
+const WORKER_NICE = 5;
 /** Consecutive start failures after which waiting jobs are failed instead of retried forever. */
 const MAX_START_FAILURES = 3;
 
@@ -152,6 +155,15 @@ export class WorkerPool {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, [ENV_MEMORY_MB]: String(this.opts.maxMemoryMb), [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '' },
     });
+    // Renders are batch work: below-normal priority keeps the API's event loop (auth, health checks,
+    // downloads) responsive when every core is rendering. Best effort (may be refused).
+    if (child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, WORKER_NICE);
+      } catch {
+        /* not permitted here */
+      }
+    }
     const w: Worker = { child, ready: false, dead: false };
     this.workers.push(w); // referenced while starting: a job is waiting for it
     const startTimer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS).unref();

@@ -81,7 +81,8 @@ export async function startServer(db: DbName = 'sqlite', opts: { env?: Record<st
   const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-test-'));
   let dropSchema = async () => {};
   let stopS3 = async () => {};
-  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...opts.env };
+  // one render worker per test server keeps parallel suites within the 2-core machine
+  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RENDER_WORKERS: '1', ...opts.env };
   if (db === 'postgres') {
     const pgUrl = opts.env?.DATABASE_URL ? undefined : await freshPostgresUrl();
     if (pgUrl) {

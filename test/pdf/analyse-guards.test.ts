@@ -166,6 +166,15 @@ describe('analyse() guards', () => {
     }
   });
 
+  it('bounds parse time on junk that makes the parser rescan the file', async () => {
+    // Every unclosed object sends pdf-lib's recovery to the end of the file: quadratic time.
+    const junk = new TextEncoder().encode('%PDF-1.7\n' + '1 0 obj\n<< /A (x\n'.repeat(20_000));
+    const started = performance.now();
+    const err = await rejection(analyse(junk, { maxParseMs: 300 }));
+    expect(err.code).toBe('PDF_LIMIT');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   // pdf-lib's own encrypt() writes empty strings (seen with 2.11.1), so qpdf makes the fixtures.
   const qpdf = spawnSync('qpdf', ['--version']).status === 0;
   it.skipIf(!qpdf)('decrypts AES-256, AES-128 and RC4 files with an empty user password; refuses a real one', async () => {

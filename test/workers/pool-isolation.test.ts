@@ -19,6 +19,7 @@ describe('pool isolation', () => {
   afterAll(() => pool.close());
 
   it('stops a job that hangs at the time budget, replaces the worker and runs the next job', async () => {
+    await Promise.all([pool.run('test:pid', [100]), pool.run('test:pid', [100])]); // both workers up: the budget starts at dispatch
     const started = performance.now();
     const hang = pool.run('test:spin', []);
     const other = pool.run<number>('test:sleep', [200]); // on the other worker, unaffected

@@ -62,7 +62,7 @@ export const renderRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
       response: { 201: Type.Object({ data: RenderCreated }), 404: errorResponse(), 422: errorResponse(), 429: errorResponse() },
     },
   }, async (request, reply) => {
-    return idempotent(deps, request, reply, 'POST /v1/renders', hashBody(JSON.stringify(request.body)), async () => ({
+    return idempotent(deps, request, reply, 'POST /v1/renders', hashBody(request.rawBody ?? ''), async () => ({
       status: 201,
       body: { data: await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body) },
     }));

@@ -1,0 +1,100 @@
+import { deflateSync } from 'node:zlib';
+
+// Hand-built hostile PDFs. Each is a small, well-formed file around one attack, so the test shows that the
+// attack itself, not some other defect, is what the service survives.
+
+type Obj = string | Buffer;
+
+/** Assemble numbered objects (1..n) with a correct classic xref table and trailer. */
+export function buildPdf(objects: Obj[], trailerExtra = '', opts: { prev?: number } = {}): Buffer {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const offsets: number[] = [];
+  let pos = parts[0].length;
+  objects.forEach((o, i) => {
+    offsets.push(pos);
+    const body = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), typeof o === 'string' ? Buffer.from(o, 'latin1') : o, Buffer.from('\nendobj\n')]);
+    parts.push(body);
+    pos += body.length;
+  });
+  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  const prev = opts.prev !== undefined ? ` /Prev ${opts.prev}` : '';
+  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${prev} ${trailerExtra}>>\nstartxref\n${pos}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
+
+function stream(dict: string, data: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
+}
+
+/** One page, one text field: the skeleton the attacks are added to. Objects 1-4. */
+function formSkeleton(extraFieldKeys = '', extraCatalog = ''): Obj[] {
+  return [
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> ${extraCatalog}>>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] >>',
+    `<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /Rect [50 700 300 720] /P 3 0 R ${extraFieldKeys}>>`,
+  ];
+}
+
+/** A form whose page content is a flate bomb: a few hundred KB that inflate to `inflatedMb` MB. */
+export function decompressionBomb(inflatedMb = 512): Buffer {
+  const objs = formSkeleton();
+  const bomb = deflateSync(Buffer.alloc(inflatedMb * 1024 * 1024), { level: 9 });
+  objs[2] = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] /Contents 5 0 R >>';
+  objs.push(stream('/Filter /FlateDecode', bomb));
+  // the same bomb as an object stream, which a parser must inflate to read the objects inside
+  objs.push(stream('/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode', bomb));
+  return buildPdf(objs);
+}
+
+/** Arrays nested `depth` deep inside the field dictionary (recursive parsers overflow their stack). */
+export function deeplyNested(depth = 100_000): Buffer {
+  return buildPdf(formSkeleton(`/Junk ${'['.repeat(depth)}${']'.repeat(depth)}`));
+}
+
+/** A field whose /Kids contain itself and whose /Parent points at itself. */
+export function cyclicFields(): Buffer {
+  const objs = formSkeleton('/Parent 4 0 R /Kids [4 0 R]');
+  return buildPdf(objs);
+}
+
+/** A page tree whose leaf lists the root as a kid again. */
+export function cyclicPages(): Buffer {
+  const objs = formSkeleton();
+  objs[2] = '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 3 0 R] /Count 2 /MediaBox [0 0 612 792] /Annots [4 0 R] >>';
+  return buildPdf(objs);
+}
+
+/** A trailer whose /Prev points back at its own xref section. */
+export function xrefLoop(): Buffer {
+  const first = buildPdf(formSkeleton());
+  const startxref = Number(/startxref\n(\d+)/.exec(first.toString('latin1'))![1]);
+  return buildPdf(formSkeleton(), '', { prev: startxref });
+}
+
+/** A page tree that claims a billion pages. */
+export function hugePageCount(): Buffer {
+  const objs = formSkeleton();
+  objs[1] = '<< /Type /Pages /Kids [3 0 R] /Count 1000000000 >>';
+  return buildPdf(objs);
+}
+
+/** A page tree with really many pages (each a tiny dictionary). */
+export function manyPages(n = 20_000): Buffer {
+  const objs = formSkeleton();
+  const kids: string[] = ['3 0 R'];
+  for (let i = 0; i < n; i++) {
+    kids.push(`${objs.length + 1} 0 R`);
+    objs.push('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>');
+  }
+  objs[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`;
+  return buildPdf(objs);
+}
+
+/** A working form full of JavaScript: document open action, field actions, a format script. */
+export function javascriptLaden(): Buffer {
+  const js = '(app.alert\\("hi"\\); this.submitForm\\("http://127.0.0.1:9/x"\\);)';
+  return buildPdf(
+    formSkeleton(`/AA << /K << /S /JavaScript /JS ${js} >> /F << /S /JavaScript /JS (AFNumber_Format\\(2, 0, 0, 0, "", true\\);) >> >>`, `/OpenAction << /S /JavaScript /JS ${js} >> /Names << /JavaScript << /Names [(a) << /S /JavaScript /JS ${js} >>] >> >>`),
+  );
+}

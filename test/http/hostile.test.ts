@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startServer, uploadForm, type TestServer } from '../helpers/server.js';
+import * as hostile from '../helpers/hostile-pdfs.js';
+
+// Hostile input over HTTP: every attack gets its documented answer within a bounded time, the process's
+// memory stays bounded, and other requests keep being served meanwhile.
+
+const SECONDS = 1000;
+
+describe('hostile input (SQLite + folder, render worker pool)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer('sqlite', { planA: 'Business' });
+  });
+  afterAll(async () => s?.close());
+
+  /** Run `attack` while polling /health; return the attack's answer, its time and the slowest health answer. */
+  async function whileServing<T>(attack: () => Promise<T>) {
+    let slowest = 0;
+    let stop = false;
+    const poll = (async () => {
+      while (!stop) {
+        const t = performance.now();
+        const res = await fetch(`${s.url}/health`);
+        expect(res.status).toBe(200);
+        slowest = Math.max(slowest, performance.now() - t);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const t = performance.now();
+    const result = await attack();
+    const ms = performance.now() - t;
+    stop = true;
+    await poll;
+    return { result, ms, slowestHealthMs: slowest };
+  }
+
+  const upload = (bytes: Uint8Array, name: string) => api(s, s.a).post('/v1/templates', uploadForm(bytes, name));
+
+  it('refuses a decompression bomb with INVALID_PDF in bounded time and memory', async () => {
+    const bomb = hostile.decompressionBomb(); // built before timing: deflating it blocks this process
+    const rssBefore = process.memoryUsage().rss;
+    const { result, ms, slowestHealthMs } = await whileServing(() => upload(bomb, 'bomb.pdf'));
+    expect(result.status).toBe(422);
+    expect(result.json.error.code).toBe('INVALID_PDF');
+    expect(ms).toBeLessThan(30 * SECONDS);
+    expect(slowestHealthMs).toBeLessThan(2 * SECONDS);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(400 * 1024 * 1024);
+  });
+
+  it.each([
+    ['deeply nested arrays', hostile.deeplyNested],
+    ['a cyclic field tree', hostile.cyclicFields],
+    ['a cyclic page tree', hostile.cyclicPages],
+    ['an xref /Prev loop', hostile.xrefLoop],
+    ['a page tree claiming a billion pages', hostile.hugePageCount],
+    ['20,000 pages', () => hostile.manyPages(20_000)],
+    ['JavaScript actions everywhere', hostile.javascriptLaden],
+  ])('answers %s with a template or INVALID_PDF, quickly, while serving others', async (_name, make) => {
+    const bytes = make();
+    const { result, ms, slowestHealthMs } = await whileServing(() => upload(bytes, 'hostile.pdf'));
+    expect([201, 422]).toContain(result.status);
+    if (result.status === 422) expect(result.json.error.code).toBe('INVALID_PDF');
+    expect(ms).toBeLessThan(15 * SECONDS);
+    expect(slowestHealthMs).toBeLessThan(2 * SECONDS);
+    if (result.status === 201) {
+      // what was accepted must also render
+      const render = await api(s, s.a).post('/v1/renders', { templateId: result.json.data.id, data: {} });
+      expect([201, 422]).toContain(render.status);
+    }
+  });
+
+  it('cuts a 100 MB upload on a 10 MB plan with FILE_TOO_LARGE, with or without Content-Length', async () => {
+    const free = await s.newTenant('Free');
+    const big = new Uint8Array(100 * 1024 * 1024);
+    const declared = await api(s, free).post('/v1/templates', uploadForm(big, 'big.pdf'));
+    expect(declared.status).toBe(413);
+    expect(declared.json.error.code).toBe('FILE_TOO_LARGE');
+
+    // chunked: no Content-Length, so the limit must hold while streaming
+    const boundary = 'formcastboundary';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+    let sent = 0;
+    const rssBefore = process.memoryUsage().rss;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(head);
+        if (sent >= 100 * 1024 * 1024) {
+          controller.enqueue(Buffer.from(`\r\n--${boundary}--\r\n`));
+          controller.close();
+          return;
+        }
+        const chunk = new Uint8Array(1024 * 1024);
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(`${s.url}/v1/templates`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${free.key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+      duplex: 'half',
+    } as RequestInit).catch((err) => err as Error);
+    if (res instanceof Response) {
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as any).error.code).toBe('FILE_TOO_LARGE');
+    }
+    // loopback may deliver all 100 MB before the answer; what matters is that none of it was kept
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(60 * 1024 * 1024);
+  });
+
+  it('answers malformed multipart with BAD_REQUEST', async () => {
+    const res = await api(s, s.a).post('/v1/templates', '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc', { 'content-type': 'multipart/form-data; boundary=y' });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('BAD_REQUEST');
+    const noBoundary = await api(s, s.a).post('/v1/templates', 'abc', { 'content-type': 'multipart/form-data' });
+    expect(noBoundary.status).toBe(400);
+  });
+
+  it('answers JSON nested 10,000 deep without harm', async () => {
+    const deep = '{"templateId":"tpl_x","data":{"a":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}}';
+    const res = await api(s, s.a).post('/v1/renders', deep);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('BAD_REQUEST');
+    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+  });
+
+  it('answers an enormous string in data with VALIDATION_ERROR, and an oversize body with PAYLOAD_TOO_LARGE', async () => {
+    const tpl = (await upload(hostile.javascriptLaden(), 'js.pdf')).json.data;
+    const big = await api(s, s.a).post('/v1/renders', { templateId: tpl.id, data: { name: 'x'.repeat(4 * 1024 * 1024) } });
+    expect(big.status).toBe(422);
+    expect(big.json.error.code).toBe('VALIDATION_ERROR');
+    const huge = await api(s, s.a).post('/v1/renders', { templateId: tpl.id, data: { name: 'x'.repeat(20 * 1024 * 1024) } });
+    expect(huge.status).toBe(413);
+    expect(huge.json.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
