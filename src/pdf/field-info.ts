@@ -110,11 +110,13 @@ function radioOptions(ctx: PDFContext, raw: RawField, opt: string[] | undefined)
 
 /** The field's public description and engine detail, or undefined when it is not fillable. */
 export function describeField(ctx: PDFContext, raw: RawField, maxDepth: number): Omit<AnalysedField, 'name'> | undefined {
-  const ftObj = resolve(ctx, inherited(ctx, raw.dict, 'FT', maxDepth));
+  // Some producers put /FT, /Ff or /MaxLen on the kid widgets only: fall back to the first one.
+  const key = (k: string) => inherited(ctx, raw.dict, k, maxDepth) ?? (raw.widgets[0] !== raw.dict ? get(ctx, raw.widgets[0], k) : undefined);
+  const ftObj = resolve(ctx, key('FT'));
   const ft = ftObj instanceof PDFName ? nameText(ftObj) : undefined;
   if (ft !== 'Tx' && ft !== 'Btn' && ft !== 'Ch' && ft !== 'Sig') return undefined;
   // Flags are an unsigned 32-bit field; some producers write them as negative numbers.
-  const ff = (numberOf(ctx, inherited(ctx, raw.dict, 'Ff', maxDepth)) ?? 0) >>> 0;
+  const ff = (numberOf(ctx, key('Ff')) ?? 0) >>> 0;
   if (ft === 'Btn' && ff & FF.pushbutton) return undefined;
 
   const detail: FieldDetail = { ft, widgetCount: raw.widgets.length, inAcroFormFields: raw.inAcroFormFields };
@@ -127,7 +129,7 @@ export function describeField(ctx: PDFContext, raw: RawField, maxDepth: number):
   if (ft === 'Tx') {
     // AFTime stays text: callers send "14:30", which is not a date. detail.format keeps the pattern.
     type = format?.kind === 'date' ? 'date' : format?.kind === 'number' || format?.kind === 'percent' ? 'number' : 'text';
-    const n = numberOf(ctx, inherited(ctx, raw.dict, 'MaxLen', maxDepth));
+    const n = numberOf(ctx, key('MaxLen'));
     if (n !== undefined && n > 0 && n <= 0x7fffffff) maxLength = n;
     detail.multiline = Boolean(ff & FF.multiline);
     detail.comb = Boolean(ff & FF.comb);

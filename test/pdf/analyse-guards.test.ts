@@ -150,6 +150,16 @@ describe('analyse() guards', () => {
     expect(when).toMatchObject({ type: 'date', detail: { format: { kind: 'date', pattern: 'yyyy-mm-dd' } } });
   });
 
+  it('falls back to the kid widget for /FT, /Ff and /MaxLen', async () => {
+    const bytes = await build((k) => {
+      const parent = k.node({ T: str('p') });
+      const kid = k.widget({ Parent: parent, FT: 'Tx', Ff: 2, MaxLen: 5 });
+      k.ctx.lookup(parent, PDFDict).set(PDFName.of('Kids'), k.ctx.obj([kid]));
+      k.setFields([parent]);
+    });
+    expect((await analyse(bytes)).fields[0]).toMatchObject({ name: 'p', type: 'text', required: true, maxLength: 5 });
+  });
+
   it('rejects forms without a fillable field, and non-forms', async () => {
     const pushOnly = await build((k) => k.setFields([k.widget({ T: str('go'), FT: 'Btn', Ff: 1 << 16 })]));
     expect((await rejection(analyse(pushOnly))).code).toBe('INVALID_PDF');

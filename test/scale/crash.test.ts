@@ -27,10 +27,10 @@ async function waitFor(url: string, ms = 30_000) {
   }
 }
 
-describe.skipIf(!corpus)('crash safety (SQLite + folder, real process killed with SIGKILL)', () => {
+describe.skipIf(!corpus)('crash safety (SQLite + folder, real process killed with SIGKILL)', { timeout: 180_000 }, () => {
   it('leaves no record without its file, no orphan file, and quota counts equal to the records', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-crash-'));
-    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(21000 + Math.floor(Math.random() * 20000)), LOG_LEVEL: 'silent', RENDER_TIMEOUT_MS: '20000' };
+    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(21000 + Math.floor(Math.random() * 20000)), LOG_LEVEL: 'silent', RENDER_TIMEOUT_MS: '20000', RENDER_WORKERS: '1' };
     const config = loadConfig(env);
     const pdf = readFileSync(path.join(corpus!, 'pdfs', 'luxembourg-certificat-salaire-160-2019.pdf'));
 
