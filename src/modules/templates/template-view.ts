@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import type { TemplatesTable } from '../../adapters/db/schema.js';
 import type { AnalysedField, TemplateAnalysis } from '../../pdf/types.js';
+import { Lru } from '../../lib/lru.js';
 
 export interface TemplateView {
   id: string;
@@ -42,8 +43,16 @@ export async function loadTemplate(deps: Pick<Deps, 'db'>, accountId: string, te
   return row;
 }
 
-export function parseAnalysis(row: Pick<TemplateRow, 'analysis'>): TemplateAnalysis {
-  return JSON.parse(row.analysis) as TemplateAnalysis;
+// Parsed analyses by blob key: a key names one immutable file version, so an entry never goes stale.
+const analyses = new Lru<string, TemplateAnalysis>(256);
+
+export function parseAnalysis(row: Pick<TemplateRow, 'analysis' | 'blob_key'>): TemplateAnalysis {
+  let analysis = analyses.get(row.blob_key);
+  if (!analysis) {
+    analysis = JSON.parse(row.analysis) as TemplateAnalysis;
+    analyses.set(row.blob_key, analysis);
+  }
+  return analysis;
 }
 
 /** The public schema field: the analysis without engine-internal detail. */
