@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startServer, type TestServer } from '../helpers/server.js';
+
+// The shared security suite: every authenticated route refuses a missing, malformed, unknown or revoked key
+// with the same 401 envelope, before doing anything else.
+
+const ROUTES: [string, string, unknown?][] = [
+  ['GET', '/v1/renders/usage'],
+  ['GET', '/v1/renders'],
+  ['POST', '/v1/renders', { templateId: 'tpl_x', data: {} }],
+  ['GET', '/v1/renders/rnd_x'],
+  ['DELETE', '/v1/renders/rnd_x'],
+  ['GET', '/v1/templates'],
+  ['POST', '/v1/templates', {}],
+  ['GET', '/v1/templates/tpl_x'],
+  ['GET', '/v1/templates/tpl_x/schema'],
+  ['PATCH', '/v1/templates/tpl_x', { name: 'x' }],
+  ['PUT', '/v1/templates/tpl_x/file', {}],
+  ['DELETE', '/v1/templates/tpl_x'],
+  ['GET', '/v1/api-keys'],
+  ['POST', '/v1/api-keys', { name: 'x' }],
+  ['DELETE', '/v1/api-keys/key_x'],
+];
+
+describe('security suite on every route (SQLite + folder)', () => {
+  let s: TestServer;
+  let revoked: string;
+  beforeAll(async () => {
+    s = await startServer('sqlite', { planA: 'Pro' });
+    const created = await api(s, s.a).post('/v1/api-keys', { name: 'to revoke' });
+    revoked = created.json.data.key;
+    await api(s, s.a).delete(`/v1/api-keys/${created.json.data.id}`);
+  });
+  afterAll(async () => s?.close());
+
+  const cases: [string, Record<string, string>][] = [
+    ['no key', {}],
+    ['a malformed header', { authorization: 'Token abc' }],
+    ['an unknown key', { authorization: 'Bearer fc_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+  ];
+  for (const [method, path, body] of ROUTES) {
+    it(`${method} ${path} answers 401 UNAUTHORIZED for no, malformed, unknown and revoked keys`, async () => {
+      for (const [label, headers] of [...cases, ['a revoked key', { authorization: `Bearer ${revoked}` }] as [string, Record<string, string>]]) {
+        const res = await fetch(s.url + path, {
+          method,
+          headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        expect(res.status, label).toBe(401);
+        expect(res.headers.get('www-authenticate'), label).toBe('Bearer');
+        expect(((await res.json()) as any).error.code, label).toBe('UNAUTHORIZED');
+      }
+    });
+  }
+});
