@@ -1,172 +1,75 @@
 // The fill engine: template bytes + analysis + values in, filled (optionally flattened and
 // watermarked) PDF bytes out. Every value we set gets an appearance stream of its own, so no viewer
 // depends on /NeedAppearances. Failures become PdfEngineError, never a raw library error.
-import { PDFName, type PDFDict } from '@cantoo/pdf-lib';
-import { fillCheckbox, fillRadio } from './appearance-button.js';
-import { fillChoice } from './choice.js';
-import { fillText } from './field-text.js';
-import { collectFields, type RawField } from './field-tree.js';
-import { FF, fieldFlags, type FillContext } from './fill-context.js';
-import { N, getDict, getNumber, inherited, textOf } from './fill-objects.js';
-import { flatten } from './flatten.js';
-import { FontSet } from './fonts.js';
-import { DEFAULT_LIMITS } from './limits.js';
-import { loadPdf } from './load.js';
-import { PageWriter } from './page-content.js';
-import { collectPages } from './pages.js';
-import { fillSignatureImage, fillSignatureText } from './signature-image.js';
-import { PdfEngineError, type AnalysedField, type FillRequest, type FillResult, type FillValue, type TemplateAnalysis } from './types.js';
-import { watermark } from './watermark.js';
-import { dropXfaAndNeedAppearances } from './xfa.js';
+//
+// A template is prepared once (prepare.ts: parse, normalize, base file, field index) and kept in an
+// LRU cache keyed by the caller's cache key (unique per template version, e.g. its blob key) or,
+// without one, by a hash of its bytes; each render is then an incremental update on the base.
+import { createHash } from 'node:crypto';
+import { prepareTemplate, renderPrepared, type PreparedTemplate } from './prepare.js';
+import { TemplateCache } from './template-cache.js';
+import { PdfEngineError, type FillRequest, type FillResult, type TemplateAnalysis } from './types.js';
 
-type FieldType = 'Tx' | 'Btn' | 'Ch' | 'Sig';
+const MB = 1024 * 1024;
+const envInt = (name: string, def: number) => {
+  const n = Number(process.env[name]);
+  return Number.isFinite(n) && n >= 0 && process.env[name] !== '' && process.env[name] !== undefined ? n : def;
+};
 
-/** Annotation flags Hidden | NoView: such widgets are never drawn. */
-const HIDDEN = 2 | 32;
+/** Prepared templates of this process (a render worker has its own). */
+export const templateCache = new TemplateCache({
+  maxEntries: envInt('FORMCAST_TEMPLATE_CACHE_ENTRIES', 32),
+  maxBytes: envInt('FORMCAST_TEMPLATE_CACHE_MB', 256) * MB,
+});
+const preparing = new Map<string, Promise<PreparedTemplate>>();
 
-function fieldType(field: RawField): FieldType | undefined {
-  const ft = inherited(field.dict, 'FT');
-  const t = ft instanceof PDFName ? ft.decodeText() : undefined;
-  return t === 'Tx' || t === 'Btn' || t === 'Ch' || t === 'Sig' ? t : undefined;
+function cacheKeyOf(template: Uint8Array, cacheKey: string | undefined): string {
+  return cacheKey !== undefined ? `key:${cacheKey}` : `sha256:${createHash('sha256').update(template).digest('hex')}`;
 }
 
-/** Writes one value. Kinds that do not fit the field type are reported, not guessed at. */
-async function fillField(fc: FillContext, field: RawField, info: AnalysedField | undefined, value: FillValue): Promise<void> {
-  const ft = fieldType(field);
-  const flags = fieldFlags(field);
-  const clear = value.kind === 'clear';
-  const mismatch = () => fc.warnings.push(`field "${field.fullName}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`);
-  switch (ft) {
-    case 'Tx':
-      if (clear || value.kind === 'text') return fillText(fc, field, clear ? null : value.text);
-      if (value.kind === 'choice') return fillText(fc, field, value.value);
-      return void mismatch();
-    case 'Ch':
-      if (clear) return fillChoice(fc, field, []);
-      if (value.kind === 'choice') return fillChoice(fc, field, [value.value]);
-      if (value.kind === 'choices') return fillChoice(fc, field, value.values);
-      if (value.kind === 'text') return fillChoice(fc, field, [value.text]);
-      return void mismatch();
-    case 'Btn': {
-      if (flags & FF.pushbutton) return void mismatch();
-      const radio = !!(flags & FF.radio);
-      if (!radio) {
-        if (clear) return fillCheckbox(fc, field, false);
-        if (value.kind === 'check') return fillCheckbox(fc, field, value.checked, info?.detail.onStates?.[0]);
-        if (value.kind === 'choice' || value.kind === 'text') {
-          // A checkbox group with several on-states behaves like a radio group.
-          const v = value.kind === 'choice' ? value.value : value.text;
-          return void fillRadio(fc, field, v, stateHint(info, v));
-        }
-        return void mismatch();
-      }
-      if (clear) return void fillRadio(fc, field, null);
-      if (value.kind === 'choice' || value.kind === 'text') {
-        const v = value.kind === 'choice' ? value.value : value.text;
-        return void fillRadio(fc, field, v, stateHint(info, v));
-      }
-      if (value.kind === 'check' && !value.checked) return void fillRadio(fc, field, null);
-      return void mismatch();
-    }
-    case 'Sig':
-      if (value.kind === 'image') return fillSignatureImage(fc, field, value.bytes, value.format);
-      if (clear || value.kind === 'text') return fillSignatureText(fc, field, clear ? null : value.text);
-      return void mismatch();
-    default:
-      return void mismatch();
+async function prepared(key: string, template: Uint8Array, analysis: TemplateAnalysis): Promise<PreparedTemplate> {
+  const hit = templateCache.get(key);
+  // The length check catches a caller reusing a key for different bytes (cheaply, not fully).
+  if (hit && hit.sourceLength === template.length) return hit;
+  let pending = preparing.get(key);
+  if (!pending) {
+    pending = prepareTemplate(template, analysis).finally(() => preparing.delete(key));
+    preparing.set(key, pending);
+    const p = await pending;
+    templateCache.set(key, p);
+    return p;
   }
+  return pending;
 }
 
-/** The on-state name the analysis paired with a radio option, if any. */
-function stateHint(info: AnalysedField | undefined, value: string): string | undefined {
-  const i = info?.options?.indexOf(value) ?? -1;
-  return i >= 0 ? info?.detail.optionStates?.[i] : undefined;
+function engineError(err: unknown): PdfEngineError {
+  if (err instanceof PdfEngineError) {
+    // An unreadable template is a failed render here (the template was accepted once).
+    return err.code === 'INVALID_PDF' ? new PdfEngineError('RENDER_FAILED', err.message) : err;
+  }
+  const msg = err instanceof Error ? err.message : String(err);
+  return new PdfEngineError('RENDER_FAILED', `the PDF could not be generated (${msg.slice(0, 200)})`);
 }
 
 /**
- * Fields we did not touch but that a viewer would only show by honouring /NeedAppearances (which we
- * clear): widgets without an appearance, or all of them when the template asked viewers to redraw.
+ * Fills a template. `cacheKey` names the template version (unique per content); without it the
+ * bytes are hashed to find the prepared template.
  */
-async function redrawStale(fc: FillContext, fields: RawField[], touched: Set<RawField>, needAppearances: boolean): Promise<void> {
-  for (const field of fields) {
-    if (touched.has(field)) continue;
-    const ft = fieldType(field);
-    if (ft !== 'Tx' && ft !== 'Ch') continue;
-    const missing = field.widgets.some((w) => !getDict(w, 'AP'));
-    if (!missing && !needAppearances) continue;
-    const v = field.dict.lookup(N('V'));
-    if (ft === 'Tx') {
-      const text = textOf(v);
-      if (text) await fillText(fc, field, text);
-    } else if (v) {
-      const values = textOf(v) !== undefined ? [textOf(v)!] : choiceValues(v);
-      if (values.length) await fillChoice(fc, field, values);
-    }
-  }
-}
-
-function choiceValues(v: unknown): string[] {
-  const arr = v as { size?: () => number; lookup?: (i: number) => unknown };
-  if (typeof arr?.size !== 'function') return [];
-  const out: string[] = [];
-  for (let i = 0; i < arr.size(); i++) {
-    const t = textOf(arr.lookup!(i) as never);
-    if (t !== undefined) out.push(t);
-  }
-  return out;
-}
-
-export async function fillPdf(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest): Promise<FillResult> {
+export async function fillPdf(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<FillResult> {
   try {
-    return await render(template, analysis, request);
+    return await renderPrepared(await prepared(cacheKeyOf(template, cacheKey), template, analysis), request);
   } catch (err) {
-    if (err instanceof PdfEngineError) {
-      // An unreadable template is a failed render here (the template was accepted once).
-      throw err.code === 'INVALID_PDF' ? new PdfEngineError('RENDER_FAILED', err.message) : err;
-    }
-    const msg = err instanceof Error ? err.message : String(err);
-    throw new PdfEngineError('RENDER_FAILED', `the PDF could not be generated (${msg.slice(0, 200)})`);
+    throw engineError(err);
   }
 }
 
-async function render(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest): Promise<FillResult> {
-  const { doc, context: ctx, catalog } = await loadPdf(template);
-  const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
-  const acroForm: PDFDict | undefined = getDict(catalog, 'AcroForm');
-  const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
-  const fc: FillContext = { doc, ctx, acroForm, fonts: new FontSet(doc), warnings: [] };
-
-  const byName = new Map<string, RawField>();
-  for (const f of fields) if (!byName.has(f.fullName)) byName.set(f.fullName, f);
-  const infoByName = new Map(analysis.fields.map((f) => [f.pdfMeta.originalName, f]));
-  const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
-
-  const touched = new Set<RawField>();
-  for (const [name, value] of Object.entries(request.values)) {
-    const field = byName.get(name);
-    if (!field) {
-      fc.warnings.push(`field "${name}" is not in the template; ignored`);
-      continue;
-    }
-    const info = infoByName.get(name);
-    if (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly) continue;
-    touched.add(field);
-    await fillField(fc, field, info, value);
-    if (field.widgets.every((w) => (getNumber(w, 'F') ?? 0) & HIDDEN)) {
-      fc.warnings.push(`field "${name}" is hidden in the template; its value is stored but not shown`);
-    }
+/** A render from the cache alone: undefined when no template is prepared under `cacheKey`. */
+export async function fillCached(cacheKey: string, request: FillRequest): Promise<FillResult | undefined> {
+  const hit = templateCache.get(cacheKeyOf(new Uint8Array(0), cacheKey));
+  if (!hit) return undefined;
+  try {
+    return await renderPrepared(hit, request);
+  } catch (err) {
+    throw engineError(err);
   }
-  await redrawStale(fc, fields, touched, needAppearances);
-  dropXfaAndNeedAppearances(catalog, acroForm);
-
-  const writer = new PageWriter(ctx);
-  if (request.flatten) flatten(fc, pages, writer, catalog);
-  if (request.watermark) await watermark(fc, pages, writer, request.watermark);
-  writer.commit();
-
-  if (fc.fonts.missing.size > 0) {
-    fc.warnings.push(`no bundled font can draw these characters, which were left out: ${[...fc.fonts.missing].join(' ')}`);
-  }
-  const bytes = await doc.save({ useObjectStreams: false, updateFieldAppearances: false });
-  return { bytes, warnings: fc.warnings };
 }

@@ -62,9 +62,10 @@ function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: 
   const matrix = (m && m.length === 6 ? m : [1, 0, 0, 1, 0, 0]) as Matrix;
   const cm = placement(rect, bbox, matrix);
   if (!cm) return;
-  // Some producers omit /Subtype /Form on appearance streams; Do needs it.
-  stream.dict.set(N('Type'), N('XObject'));
-  stream.dict.set(N('Subtype'), N('Form'));
+  // Some producers omit /Subtype /Form on appearance streams; Do needs it. Set only when missing:
+  // an unchanged stream then stays out of an incremental update.
+  if (stream.dict.get(N('Type')) !== N('XObject')) stream.dict.set(N('Type'), N('XObject'));
+  if (stream.dict.get(N('Subtype')) !== N('Form')) stream.dict.set(N('Subtype'), N('Form'));
   const ref = ap.ref ?? fc.ctx.register(stream);
   const name = writer.addResource(page, 'XObject', ref);
   writer.append(page, `q ${cm.map(num).join(' ')} cm /${name} Do Q`);

@@ -108,20 +108,31 @@ export interface TextRun {
   text: string;
 }
 
-/** The fonts of one render: each face is embedded at most once per document. */
+/**
+ * The fonts of one render: each face is embedded at most once per document. `shared` holds faces a
+ * prepared template already embedded in its base file; they are reused, never embedded again.
+ */
 export class FontSet {
   private readonly standard = new Map<StandardFonts, PDFFont>();
   private readonly fallbacks = new Map<number, PDFFont>();
   readonly missing = new Set<string>();
 
-  constructor(private readonly doc: PDFDocument) {
+  constructor(
+    private readonly doc: PDFDocument,
+    private readonly shared: ReadonlyMap<StandardFonts, PDFFont> = new Map(),
+  ) {
     doc.registerFontkit(cachingFontkit);
   }
 
   standardFont(face: StandardFonts): PDFFont {
-    let font = this.standard.get(face);
+    let font = this.shared.get(face) ?? this.standard.get(face);
     if (!font) this.standard.set(face, (font = this.doc.embedStandardFont(face)));
     return font;
+  }
+
+  /** The standard faces this set embedded itself (a prepared template keeps them for its renders). */
+  embeddedStandardFonts(): ReadonlyMap<StandardFonts, PDFFont> {
+    return this.standard;
   }
 
   private async fallback(index: number): Promise<PDFFont | null> {

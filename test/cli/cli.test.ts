@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
+import { waitFor } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const BIN = path.join(repoRoot, 'bin/formcast.js');
@@ -13,18 +14,6 @@ function cli(args: string[], env: Record<string, string>) {
   return run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, cwd: repoRoot });
 }
 
-async function waitFor(url: string, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${url}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('formcast CLI', () => {
   it('creates an account with --json, whose key reads the usage from a running server, then shuts down on SIGTERM', async () => {

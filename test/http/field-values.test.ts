@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { hasTool, pdftkFields } from '../helpers/pdf-tools.js';
+import { makePng } from '../helpers/png.js';
 
 // Values of each type as a user sends them over HTTP, checked in the downloaded PDF with independent tools.
 
@@ -15,30 +15,6 @@ const corpus = corpusDir();
 const tools = hasTool('pdftk') && hasTool('pdfimages');
 const run = promisify(execFile);
 
-/** A valid 2x1 RGB PNG, built by hand (signature, IHDR, IDAT, IEND with CRCs). */
-function tinyPng(): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (b: Buffer) => {
-    let c = 0xffffffff;
-    for (const x of b) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, c]);
-  };
-  const ihdr = Buffer.from([0, 0, 0, 2, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
-  const raw = Buffer.from([0, 255, 0, 0, 0, 0, 255]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 describe.skipIf(!corpus)('field values over HTTP (SQLite + folder)', () => {
   let s: TestServer;
@@ -95,7 +71,7 @@ describe.skipIf(!corpus)('field values over HTTP (SQLite + folder)', () => {
   it.skipIf(!tools)('draws a PNG signature given as a data URL inside the signature widget', async () => {
     const id = await upload('pdflib-sample-form.pdf');
     const sig = (await schemaOf(id)).find((f) => f.type === 'signature')!;
-    const res = await api(s, s.b).post('/v1/renders', { templateId: id, data: { [sig.name]: `data:image/png;base64,${tinyPng().toString('base64')}` } });
+    const res = await api(s, s.b).post('/v1/renders', { templateId: id, data: { [sig.name]: `data:image/png;base64,${Buffer.from(makePng(2, 1)).toString('base64')}` } });
     expect(res.status).toBe(201);
     const file = await download(res.json.data.downloadUrl, 'sig.pdf');
     const { stdout } = await run('pdfimages', ['-list', file]);

@@ -11,21 +11,10 @@ import { sweepOnce } from '../../src/modules/renders/retention.js';
 import { getUsage } from '../../src/modules/accounts/usage.js';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
 import { TestClock } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 const corpus = corpusDir();
 
-async function waitFor(url: string, ms = 30_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${url}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.skipIf(!corpus)('crash safety (SQLite + folder, real process killed with SIGKILL)', { timeout: 180_000 }, () => {
   it('leaves no record without its file, no orphan file, and quota counts equal to the records', async () => {

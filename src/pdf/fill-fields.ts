@@ -1,0 +1,153 @@
+// Writing request values into the fields of a loaded document: one value per field through the
+// type-specific modules (text, choice, buttons, signatures), then flattening and the watermark.
+// Works on any loaded document: the prepared (cached) template of prepare.ts uses it per render.
+import { PDFName, type PDFDict } from '@cantoo/pdf-lib';
+import { fillCheckbox, fillRadio } from './appearance-button.js';
+import { fillChoice } from './choice.js';
+import { fillText } from './field-text.js';
+import type { RawField } from './field-tree.js';
+import { FF, fieldFlags, type FillContext } from './fill-context.js';
+import { N, getDict, getNumber, inherited, textOf } from './fill-objects.js';
+import { flatten } from './flatten.js';
+import { PageWriter } from './page-content.js';
+import type { PageNode } from './pages.js';
+import { fillSignatureImage, fillSignatureText } from './signature-image.js';
+import type { AnalysedField, FillRequest, FillValue } from './types.js';
+import { watermark } from './watermark.js';
+
+type FieldType = 'Tx' | 'Btn' | 'Ch' | 'Sig';
+
+/** Annotation flags Hidden | NoView: such widgets are never drawn. */
+const HIDDEN = 2 | 32;
+
+function fieldType(field: RawField): FieldType | undefined {
+  const ft = inherited(field.dict, 'FT');
+  const t = ft instanceof PDFName ? ft.decodeText() : undefined;
+  return t === 'Tx' || t === 'Btn' || t === 'Ch' || t === 'Sig' ? t : undefined;
+}
+
+/** Writes one value. Kinds that do not fit the field type are reported, not guessed at. */
+async function fillField(fc: FillContext, field: RawField, info: AnalysedField | undefined, value: FillValue): Promise<void> {
+  const ft = fieldType(field);
+  const flags = fieldFlags(field);
+  const clear = value.kind === 'clear';
+  const mismatch = () => fc.warnings.push(`field "${field.fullName}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`);
+  switch (ft) {
+    case 'Tx':
+      if (clear || value.kind === 'text') return fillText(fc, field, clear ? null : value.text);
+      if (value.kind === 'choice') return fillText(fc, field, value.value);
+      return void mismatch();
+    case 'Ch':
+      if (clear) return fillChoice(fc, field, []);
+      if (value.kind === 'choice') return fillChoice(fc, field, [value.value]);
+      if (value.kind === 'choices') return fillChoice(fc, field, value.values);
+      if (value.kind === 'text') return fillChoice(fc, field, [value.text]);
+      return void mismatch();
+    case 'Btn': {
+      if (flags & FF.pushbutton) return void mismatch();
+      const radio = !!(flags & FF.radio);
+      if (!radio) {
+        if (clear) return fillCheckbox(fc, field, false);
+        if (value.kind === 'check') return fillCheckbox(fc, field, value.checked, info?.detail.onStates?.[0]);
+        if (value.kind === 'choice' || value.kind === 'text') {
+          // A checkbox group with several on-states behaves like a radio group.
+          const v = value.kind === 'choice' ? value.value : value.text;
+          return void fillRadio(fc, field, v, stateHint(info, v));
+        }
+        return void mismatch();
+      }
+      if (clear) return void fillRadio(fc, field, null);
+      if (value.kind === 'choice' || value.kind === 'text') {
+        const v = value.kind === 'choice' ? value.value : value.text;
+        return void fillRadio(fc, field, v, stateHint(info, v));
+      }
+      if (value.kind === 'check' && !value.checked) return void fillRadio(fc, field, null);
+      return void mismatch();
+    }
+    case 'Sig':
+      if (value.kind === 'image') return fillSignatureImage(fc, field, value.bytes, value.format);
+      if (clear || value.kind === 'text') return fillSignatureText(fc, field, clear ? null : value.text);
+      return void mismatch();
+    default:
+      return void mismatch();
+  }
+}
+
+/** The on-state name the analysis paired with a radio option, if any. */
+function stateHint(info: AnalysedField | undefined, value: string): string | undefined {
+  const i = info?.options?.indexOf(value) ?? -1;
+  return i >= 0 ? info?.detail.optionStates?.[i] : undefined;
+}
+
+/**
+ * Fields a viewer would only show by honouring /NeedAppearances (which we clear): widgets without
+ * an appearance, or all of them when the template asked viewers to redraw. Data-independent: a
+ * prepared template runs it once; the fields a render then sets are redrawn with their new values.
+ */
+export async function redrawStale(fc: FillContext, fields: RawField[], needAppearances: boolean): Promise<void> {
+  for (const field of fields) {
+    const ft = fieldType(field);
+    if (ft !== 'Tx' && ft !== 'Ch') continue;
+    const missing = field.widgets.some((w) => !getDict(w, 'AP'));
+    if (!missing && !needAppearances) continue;
+    const v = field.dict.lookup(N('V'));
+    if (ft === 'Tx') {
+      const text = textOf(v);
+      if (text) await fillText(fc, field, text);
+    } else if (v) {
+      const values = textOf(v) !== undefined ? [textOf(v)!] : choiceValues(v);
+      if (values.length) await fillChoice(fc, field, values);
+    }
+  }
+}
+
+function choiceValues(v: unknown): string[] {
+  const arr = v as { size?: () => number; lookup?: (i: number) => unknown };
+  if (typeof arr?.size !== 'function') return [];
+  const out: string[] = [];
+  for (let i = 0; i < arr.size(); i++) {
+    const t = textOf(arr.lookup!(i) as never);
+    if (t !== undefined) out.push(t);
+  }
+  return out;
+}
+
+
+/** What a render needs to find fields: resolved once per template. */
+export interface FieldIndex {
+  catalog: PDFDict;
+  pages: PageNode[];
+  fields: RawField[];
+  byName: Map<string, RawField>;
+  infoByName: Map<string, AnalysedField>;
+}
+
+export function indexFields(catalog: PDFDict, pages: PageNode[], fields: RawField[], analysisFields: AnalysedField[]): FieldIndex {
+  const byName = new Map<string, RawField>();
+  for (const f of fields) if (!byName.has(f.fullName)) byName.set(f.fullName, f);
+  return { catalog, pages, fields, byName, infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])) };
+}
+
+/** Writes every value of the request, then flattens and watermarks as asked. */
+export async function applyRequest(fc: FillContext, index: FieldIndex, request: FillRequest): Promise<void> {
+  for (const [name, value] of Object.entries(request.values)) {
+    const field = index.byName.get(name);
+    if (!field) {
+      fc.warnings.push(`field "${name}" is not in the template; ignored`);
+      continue;
+    }
+    const info = index.infoByName.get(name);
+    if (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly) continue;
+    await fillField(fc, field, info, value);
+    if (field.widgets.every((w) => (getNumber(w, 'F') ?? 0) & HIDDEN)) {
+      fc.warnings.push(`field "${name}" is hidden in the template; its value is stored but not shown`);
+    }
+  }
+  const writer = new PageWriter(fc.ctx);
+  if (request.flatten) flatten(fc, index.pages, writer, index.catalog);
+  if (request.watermark) await watermark(fc, index.pages, writer, request.watermark);
+  writer.commit();
+  if (fc.fonts.missing.size > 0) {
+    fc.warnings.push(`no bundled font can draw these characters, which were left out: ${[...fc.fonts.missing].join(' ')}`);
+  }
+}
