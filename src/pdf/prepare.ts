@@ -113,10 +113,16 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Fi
   tracker.begin();
   try {
     const fc: FillContext = { doc, ctx, acroForm, fonts: new FontSet(doc, fonts), warnings: [] };
+    const t0 = performance.now();
     await applyRequest(fc, index, request);
+    const t1 = performance.now();
     // What doc.save() would flush: fonts (subsets of the fallback fonts) and images of this render.
     for (const e of [...lists.fonts.slice(counts.fonts), ...lists.images.slice(counts.images)]) await e.embed();
-    const bytes = writeIncrement(ctx, p.base, tracker.changed(), tracker.baseMax);
+    const t2 = performance.now();
+    const ch = tracker.changed();
+    const bytes = writeIncrement(ctx, p.base, ch, tracker.baseMax);
+    const t3 = performance.now();
+    if (process.env.FC_TIMING) console.error(`apply ${(t1 - t0).toFixed(2)} embed ${(t2 - t1).toFixed(2)} write ${(t3 - t2).toFixed(2)} objs ${ch.length}`);
     return { bytes, warnings: fc.warnings };
   } finally {
     lists.fonts.length = counts.fonts;

@@ -93,5 +93,18 @@ describe.skipIf(!corpus)('field values over HTTP (SQLite + folder)', () => {
     expect(str.json.error.details).toMatchObject({ field: num.name, received: 'string' });
   });
 
+  it.skipIf(!tools)('turns on the named state of a checkbox with several on-states', async () => {
+    const id = await upload('irs-f1040-2010-prefilled.pdf');
+    const status = (await schemaOf(id)).find((f) => f.pdfMeta.originalName === 'topmostSubform[0].Page1[0].c1_04')!;
+    expect(status.type).toBe('checkbox');
+    expect(status.options).toEqual(['S', 'MJ', 'MS', 'HoH', 'QW']);
+    const res = await api(s, s.b).post('/v1/renders', { templateId: id, data: { [status.name]: 'MJ' }, options: { flatten: false } });
+    expect(res.status).toBe(201);
+    const dumped = await pdftkFields(await download(res.json.data.downloadUrl, 'status.pdf'));
+    expect(dumped.find((f) => f.name === status.pdfMeta.originalName)!.values.at(-1)).toBe('MJ');
+    const wrong = await api(s, s.b).post('/v1/renders', { templateId: id, data: { [status.name]: 'Married' } });
+    expect(wrong.status).toBe(422);
+  });
+
   if (!tools) it.skip('checks values with pdftk and pdfimages (skipped: poppler-utils or pdftk not installed)', () => {});
 });

@@ -195,9 +195,17 @@ function fillValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
   switch (field.type) {
     case 'text':
       return textValue(key, field, value, ctx);
-    case 'checkbox':
-      if (typeof value !== 'boolean') fail(key, 'boolean', jsonType(value));
+    case 'checkbox': {
+      // A checkbox whose widgets carry different on-states (e.g. IRS filing status) also takes the
+      // state to turn on; the public schema lists those states as its options.
+      const states = field.detail.onStates ?? [];
+      if (typeof value === 'string' && states.length > 1) {
+        if (!states.includes(value)) fail(key, `boolean or one of ${states.map((v) => JSON.stringify(v)).join(', ')}`, quote(value));
+        return { kind: 'choice', value };
+      }
+      if (typeof value !== 'boolean') fail(key, states.length > 1 ? `boolean or one of ${states.map((v) => JSON.stringify(v)).join(', ')}` : 'boolean', jsonType(value));
       return { kind: 'check', checked: value };
+    }
     case 'radio':
     case 'dropdown':
       return choiceValue(key, field, value);

@@ -60,5 +60,7 @@ export function publicField(f: AnalysedField): Omit<AnalysedField, 'detail'> {
   const out: Omit<AnalysedField, 'detail'> = { name: f.name, type: f.type, required: f.required, pdfMeta: { ...f.pdfMeta } };
   if (f.maxLength !== undefined) out.maxLength = f.maxLength;
   if (f.options !== undefined) out.options = f.options;
+  // checkboxes with several on-states accept one of them as a string (see docs/decisions.md)
+  else if (f.type === 'checkbox' && (f.detail.onStates?.length ?? 0) > 1) out.options = f.detail.onStates;
   return out;
 }
