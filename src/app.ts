@@ -51,6 +51,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key, e.g. fc_live_...' } } },
       security: [{ bearer: [] }],
     },
+    // Uploads are read as streams (not validated as a body), so describe their multipart body here.
+    transformObject: (doc) => documentUploads(('openapiObject' in doc ? doc.openapiObject : {}) as OpenApiDoc) as object,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
@@ -90,4 +92,31 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   );
 
   return app as unknown as FastifyInstance;
+}
+
+type OpenApiDoc = { paths?: Record<string, Record<string, Record<string, unknown>>> };
+
+const UPLOAD_BODY = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: {
+          file: { type: 'string', format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' },
+          name: { type: 'string', maxLength: 200, description: 'Template name (default: the file name)' },
+          description: { type: 'string', maxLength: 2000 },
+        },
+      },
+    },
+  },
+};
+
+function documentUploads(doc: OpenApiDoc): OpenApiDoc {
+  const post = doc.paths?.['/v1/templates']?.post;
+  if (post) post.requestBody = UPLOAD_BODY;
+  const put = doc.paths?.['/v1/templates/{id}/file']?.put;
+  if (put) put.requestBody = UPLOAD_BODY;
+  return doc;
 }

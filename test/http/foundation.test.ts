@@ -137,6 +137,7 @@ for (const db of DATABASES) {
       expect(doc.status).toBe(200);
       expect(doc.json.openapi).toBe('3.1.0');
       expect(Object.keys(doc.json.paths)).toEqual(expect.arrayContaining(['/v1/renders', '/v1/templates', '/v1/templates/{id}/schema', '/v1/renders/usage', '/v1/api-keys']));
+      expect(Object.keys(doc.json.paths['/v1/templates'].post.requestBody.content)).toEqual(['multipart/form-data']);
       const page = await fetch(`${s.url}/docs/`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<html');
