@@ -1,7 +1,16 @@
-/** A small least-recently-used map with a bound on entry count. */
+/**
+ * A least-recently-used map bounded by entry count and, optionally, by a total weight (e.g. bytes).
+ * An entry heavier than the whole budget is not kept.
+ */
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
+  private weight = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxWeight = Infinity,
+    private readonly weigh: (value: V) => number = () => 0,
+  ) {}
 
   get(key: K): V | undefined {
     const v = this.map.get(key);
@@ -13,8 +22,18 @@ export class Lru<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.map.delete(key);
+    this.delete(key);
+    const w = this.weigh(value);
+    if (w > this.maxWeight) return;
     this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+    this.weight += w;
+    while (this.map.size > this.maxEntries || this.weight > this.maxWeight) this.delete(this.map.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    const v = this.map.get(key);
+    if (v === undefined) return;
+    this.map.delete(key);
+    this.weight -= this.weigh(v);
   }
 }

@@ -7,6 +7,7 @@ import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js'
 import { countRendersThisMonth } from '../accounts/usage.js';
 import { downloadUrlFor } from '../downloads/download-url.js';
 import { loadTemplate, parseAnalysis } from '../templates/template-view.js';
+import { loadTemplateBytes } from '../templates/template-files.js';
 import { validateData } from './validate-data.js';
 import { resolveWatermark } from './watermark-rule.js';
 
@@ -73,8 +74,8 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   // 3. generate; a failure releases the reservation (failed renders do not count) and is kept as a record
   let bytes: Uint8Array;
   try {
-    const templateBytes = await deps.blobs.get(template.blob_key);
-    const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text });
+    const templateBytes = await loadTemplateBytes(deps, template.blob_key);
+    const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text }, template.blob_key);
     bytes = result.bytes;
     warnings.push(...result.warnings);
   } catch (err) {
