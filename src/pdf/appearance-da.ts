@@ -1,6 +1,6 @@
 // The variable-text attributes of a field: /DA (font, size, colour), /Q (alignment), looked up
 // on the widget, then the field's /Parent chain, then /AcroForm, as viewers do.
-import { PDFDict, PDFHexString, PDFNumber, PDFString, type PDFFont } from '@cantoo/pdf-lib';
+import { PDFDict, PDFHexString, PDFNumber, PDFString, type PDFFont, type StandardFonts } from '@cantoo/pdf-lib';
 import { getDict, getName, inherited, resolve } from './fill-objects.js';
 import { standardFaceFor, type FontSet } from './fonts.js';
 
@@ -54,15 +54,27 @@ function baseFontName(fontName: string, widget: PDFDict, acroForm: PDFDict | und
   return fontName;
 }
 
+type ParsedStyle = Omit<TextStyle, 'font'> & { face: StandardFonts };
+
+/**
+ * Parsed per widget once: the engine never writes /DA, /Q or /DR, so a widget of a prepared
+ * (cached) template keeps its style from render to render.
+ */
+const styles = new WeakMap<PDFDict, ParsedStyle>();
+
 export function textStyle(widget: PDFDict, acroForm: PDFDict | undefined, fonts: FontSet): TextStyle {
-  const da = parseDa(daString(widget, acroForm));
-  const face = standardFaceFor(da.fontName ? baseFontName(da.fontName, widget, acroForm) : 'Helvetica');
-  const q = inherited(widget, 'Q') ?? (acroForm ? resolve(acroForm, 'Q') : undefined);
-  const qn = q instanceof PDFNumber ? q.asNumber() : 0;
-  return {
-    font: fonts.standardFont(face),
-    size: da.size,
-    color: da.color,
-    quadding: qn === 1 || qn === 2 ? qn : 0,
-  };
+  let style = styles.get(widget);
+  if (!style) {
+    const da = parseDa(daString(widget, acroForm));
+    const q = inherited(widget, 'Q') ?? (acroForm ? resolve(acroForm, 'Q') : undefined);
+    const qn = q instanceof PDFNumber ? q.asNumber() : 0;
+    style = {
+      face: standardFaceFor(da.fontName ? baseFontName(da.fontName, widget, acroForm) : 'Helvetica'),
+      size: da.size,
+      color: da.color,
+      quadding: qn === 1 || qn === 2 ? qn : 0,
+    };
+    styles.set(widget, style);
+  }
+  return { font: fonts.standardFont(style.face), size: style.size, color: style.color, quadding: style.quadding };
 }

@@ -1,6 +1,6 @@
 // Widget geometry and the Form XObjects we write as appearance streams. Content is built as ASCII
 // operator text; user text only ever enters it as hex strings produced by PDFFont.encodeText.
-import { PDFDict, PDFName, PDFNumber, PDFArray, PDFStream, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFStream, type PDFContext, type PDFFont, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
 import { N, getArray, getDict, getNumber, getNumbers, getName } from './fill-objects.js';
 
 export interface WidgetBox {
@@ -19,6 +19,9 @@ export interface WidgetBox {
 /** Formats a number for content streams: at most 3 decimals, no exponent. */
 export function num(n: number): string {
   if (!Number.isFinite(n)) return '0';
+  const r = Math.round(n * 1000) / 1000;
+  // String() is exact for 3-decimal values of this size and much faster than toFixed + trimming.
+  if (Math.abs(r) < 1e15) return r === 0 ? '0' : String(r);
   const s = n.toFixed(3);
   return s.includes('.') ? s.replace(/\.?0+$/, '') || '0' : s;
 }
@@ -35,7 +38,19 @@ function colorOps(arr: PDFArray | undefined, stroke: boolean): string | undefine
   return `${c.map(num).join(' ')} ${stroke ? op.toUpperCase() : op}`;
 }
 
-export function widgetBox(widget: PDFDict): WidgetBox | undefined {
+/**
+ * Computed per widget once (read-only results): the engine never writes /Rect, /MK or /BS, so a
+ * widget of a prepared (cached) template keeps its box from render to render.
+ */
+const boxes = new WeakMap<PDFDict, Readonly<WidgetBox> | null>();
+
+export function widgetBox(widget: PDFDict): Readonly<WidgetBox> | undefined {
+  let box = boxes.get(widget);
+  if (box === undefined) boxes.set(widget, (box = computeBox(widget) ?? null));
+  return box ?? undefined;
+}
+
+function computeBox(widget: PDFDict): WidgetBox | undefined {
   const r = getNumbers(widget, 'Rect');
   if (!r || r.length !== 4) return undefined;
   const w = Math.abs(r[2] - r[0]);
@@ -89,28 +104,42 @@ export class FontNames {
     return n;
   }
   resources(widget: PDFDict): PDFDict {
-    const font: Record<string, PDFRef> = {};
-    for (const [f, n] of this.map) font[n] = f.ref;
-    return widget.context.obj({ Font: font });
+    const font = new Map<PDFName, PDFObject>();
+    for (const [f, n] of this.map) font.set(N(n), f.ref);
+    return dictOf(widget.context, [['Font', PDFDict.fromMapWithContext(font, widget.context)]]);
   }
 }
 
-/** Registers a Form XObject for the widget's box. */
+/**
+ * A dictionary from interned key names. Appearances are built hundreds of times per render;
+ * context.obj() would re-parse every key and name string through PDFName.of each time.
+ */
+function dictOf(ctx: PDFContext, entries: [string, PDFObject][]): PDFDict {
+  return PDFDict.fromMapWithContext(new Map(entries.map(([k, v]) => [N(k), v])), ctx);
+}
+
+function numbers(ctx: PDFContext, values: number[]): PDFArray {
+  const arr = PDFArray.withContext(ctx);
+  for (const v of values) arr.push(PDFNumber.of(v));
+  return arr;
+}
+
+/** Registers a Form XObject for the widget's box. `content` is ASCII (user text only as hex strings). */
 export function formXObject(widget: PDFDict, box: WidgetBox, content: string, resources?: PDFDict): PDFRef {
   const ctx = widget.context;
-  const stream = ctx.stream(content, {
-    Type: 'XObject',
-    Subtype: 'Form',
-    BBox: [0, 0, box.width, box.height],
-    Matrix: matrixFor(box),
-    ...(resources ? { Resources: resources } : {}),
-  });
-  return ctx.register(stream);
+  const entries: [string, PDFObject][] = [
+    ['Type', N('XObject')],
+    ['Subtype', N('Form')],
+    ['BBox', numbers(ctx, [0, 0, box.width, box.height])],
+    ['Matrix', numbers(ctx, matrixFor(box))],
+  ];
+  if (resources) entries.push(['Resources', resources]);
+  return ctx.register(PDFRawStream.of(dictOf(ctx, entries), new Uint8Array(Buffer.from(content, 'latin1'))));
 }
 
 /** Replaces the widget's appearance with a single normal appearance. */
 export function setNormalAppearance(widget: PDFDict, ref: PDFRef): void {
-  widget.set(N('AP'), widget.context.obj({ N: ref }));
+  widget.set(N('AP'), dictOf(widget.context, [['N', ref]]));
 }
 
 /** The widget's current normal appearance for its /AS state (or the only one), if any. */

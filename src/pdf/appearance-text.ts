@@ -4,7 +4,7 @@
 import type { PDFFont } from '@cantoo/pdf-lib';
 import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
 import type { TextStyle } from './appearance-da.js';
-import type { FontSet, TextRun } from './fonts.js';
+import { canWinAnsi, type FontSet, type TextRun } from './fonts.js';
 
 /** Largest auto size; Acrobat grows text with tall fields, which looks wrong on printed forms. */
 const MAX_AUTO_SIZE = 12;
@@ -128,7 +128,12 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   const names = new FontNames();
   const { width: w, height: h } = box;
   const clean = opts.multiline ? text.replace(/\t/g, ' ') : text.replace(/[\r\n\t]+/g, ' ');
-  const glyphs = toGlyphs(fonts.runs(clean, style.font));
+  // Multiline text that is WinAnsi apart from its line breaks stays in the field's own face (the
+  // break glyphs only split paragraphs in wrap()); anything else goes through the fallback chain.
+  const glyphs =
+    opts.multiline && canWinAnsi(clean.replace(/[\r\n]+/g, ' '))
+      ? Array.from(clean, (ch) => ({ ch, font: style.font }))
+      : toGlyphs(fonts.runs(clean, style.font));
   const padX = 2 + box.border;
   const padY = 1 + box.border;
   const innerW = Math.max(w - 2 * padX, 1);

@@ -1,7 +1,7 @@
 // Writing request values into the fields of a loaded document: one value per field through the
 // type-specific modules (text, choice, buttons, signatures), then flattening and the watermark.
 // Works on any loaded document: the prepared (cached) template of prepare.ts uses it per render.
-import { PDFName, type PDFDict } from '@cantoo/pdf-lib';
+import type { PDFDict } from '@cantoo/pdf-lib';
 import { fillCheckbox, fillRadio } from './appearance-button.js';
 import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
@@ -22,8 +22,8 @@ const HIDDEN = 2 | 32;
 
 function fieldType(field: RawField): FieldType | undefined {
   const ft = inherited(field.dict, 'FT');
-  const t = ft instanceof PDFName ? ft.decodeText() : undefined;
-  return t === 'Tx' || t === 'Btn' || t === 'Ch' || t === 'Sig' ? t : undefined;
+  // PDFName instances are interned: compare identities, no decoding.
+  return ft === N('Tx') ? 'Tx' : ft === N('Btn') ? 'Btn' : ft === N('Ch') ? 'Ch' : ft === N('Sig') ? 'Sig' : undefined;
 }
 
 /** Writes one value. Kinds that do not fit the field type are reported, not guessed at. */

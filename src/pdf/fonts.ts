@@ -156,7 +156,8 @@ export class FontSet {
 
   /** Embeds (once) every fallback font `runs` will need for this text. Call before `runs`. */
   async prepare(text: string): Promise<void> {
-    if (canWinAnsi(text)) return;
+    // Line breaks are layout (wrapped or turned into spaces), never drawn: they need no font.
+    if (canWinAnsi(text.replace(/[\r\n]+/g, ' '))) return;
     for (const idx of this.plan(text)) if (idx >= 0) await this.fallback(idx);
   }
 

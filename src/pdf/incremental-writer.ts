@@ -3,7 +3,7 @@
 // and a trailer whose /Prev points at the base's cross-reference section. Readers take each object
 // from the newest section that lists it, so the last revision is the filled form.
 import { deflateSync } from 'node:zlib';
-import { PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFInvalidObject, PDFName, PDFNull, PDFNumber, PDFRawStream, PDFStream, type PDFContext, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
 
 /**
  * Unfiltered streams at least this long are deflated on output (the flattened page content, big
@@ -27,69 +27,136 @@ export function findStartXref(bytes: Uint8Array): number | undefined {
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
 
-function serialize(obj: PDFObject): Uint8Array {
-  const out = new Uint8Array(obj.sizeInBytes());
-  obj.copyBytesInto(out, 0);
-  return out;
+/**
+ * Serializes objects the way pdf-lib does (same tokens), without its per-object size pass and
+ * array copies, and without writing /Length back into stream dictionaries (base objects stay as
+ * parsed). Text accumulates in a string; binary parts (stream data) are pushed as they are.
+ */
+class ObjectWriter {
+  readonly parts: Uint8Array[] = [];
+  private text = '';
+  length = 0;
+
+  str(s: string): void {
+    this.text += s;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.flush();
+    this.parts.push(b);
+    this.length += b.length;
+  }
+
+  flush(): void {
+    if (!this.text) return;
+    const b = ascii(this.text);
+    this.parts.push(b);
+    this.length += b.length;
+    this.text = '';
+  }
+
+  /** Bytes written so far (the offset of the next object). */
+  get offset(): number {
+    return this.length + this.text.length;
+  }
+
+  value(obj: PDFObject): void {
+    if (obj instanceof PDFDict) this.dict(obj);
+    else if (obj instanceof PDFArray) {
+      this.str('[ ');
+      for (let i = 0; i < obj.size(); i++) {
+        this.value(obj.get(i));
+        this.str(' ');
+      }
+      this.str(']');
+    } else if (obj instanceof PDFStream) this.stream(obj, false);
+    else if (obj instanceof PDFInvalidObject) this.bytes((obj as unknown as { data: Uint8Array }).data);
+    else this.str(obj.toString()); // names, numbers, strings, refs, booleans, null: cached text
+  }
+
+  private dict(d: PDFDict, skip?: Set<PDFName>, extra?: string): void {
+    this.str('<<\n');
+    for (const [key, value] of (d as unknown as { dict: Map<PDFName, PDFObject> }).dict) {
+      if (skip?.has(key)) continue;
+      this.str(key.toString());
+      this.str(' ');
+      this.value(value);
+      this.str('\n');
+    }
+    if (extra) this.str(extra);
+    this.str('>>');
+  }
+
+  /** A stream with /Length from its data; new unfiltered ones above the threshold are deflated. */
+  stream(stream: PDFStream, mayDeflate: boolean): void {
+    let contents = stream.getContents();
+    const skip = new Set([LENGTH]);
+    let extra = '';
+    if (mayDeflate && stream instanceof PDFRawStream && !stream.dict.has(FILTER) && contents.length >= DEFLATE_MIN_BYTES) {
+      contents = deflateSync(contents, { level: 6 });
+      skip.add(FILTER).add(DECODE_PARMS);
+      extra = '/Filter /FlateDecode\n';
+    }
+    this.dict(stream.dict, skip, `${extra}/Length ${contents.length}\n`);
+    this.str('\nstream\n');
+    this.bytes(contents);
+    this.str('\nendstream');
+  }
 }
 
-/** A new unfiltered stream above the threshold, deflated (a copy: the render's object is left alone). */
-function maybeDeflated(ctx: PDFContext, obj: PDFObject, isNew: boolean): PDFObject {
-  if (!isNew || !(obj instanceof PDFRawStream) || obj.dict.has(PDFName.of('Filter'))) return obj;
-  const contents = obj.getContents();
-  if (contents.length < DEFLATE_MIN_BYTES) return obj;
-  const dict = PDFDict.fromMapWithContext(obj.dict.asMap(), ctx);
-  dict.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
-  dict.delete(PDFName.of('DecodeParms'));
-  return PDFRawStream.of(dict, deflateSync(contents, { level: 6 }));
-}
+const LENGTH = PDFName.of('Length');
+const FILTER = PDFName.of('Filter');
+const DECODE_PARMS = PDFName.of('DecodeParms');
 
 /**
  * base + the objects `refs` (looked up in ctx) + xref + trailer. `baseMax` tells new objects (number
  * above it) from changed base objects; only new streams are ever recompressed.
  */
 export function writeIncrement(ctx: PDFContext, base: BaseFile, refs: PDFRef[], baseMax: number): Uint8Array {
-  const chunks: Uint8Array[] = [base.bytes];
-  let offset = base.bytes.length;
-  const push = (b: Uint8Array) => {
-    chunks.push(b);
-    offset += b.length;
-  };
+  const w = new ObjectWriter();
   // A base ending without EOL would glue our first object to %%EOF.
   const last = base.bytes[base.bytes.length - 1];
-  if (last !== 0x0a && last !== 0x0d) push(ascii('\n'));
+  w.bytes(base.bytes);
+  if (last !== 0x0a && last !== 0x0d) w.str('\n');
 
   const entries: { num: number; gen: number; offset: number }[] = [];
   for (const ref of refs) {
-    const found = ctx.lookup(ref);
-    const obj: PDFObject = found === undefined ? ctx.obj(null) : maybeDeflated(ctx, found, ref.objectNumber > baseMax);
-    entries.push({ num: ref.objectNumber, gen: ref.generationNumber, offset });
-    push(ascii(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
-    push(serialize(obj));
-    push(ascii('\nendobj\n'));
+    const obj = ctx.lookup(ref) ?? PDFNull;
+    entries.push({ num: ref.objectNumber, gen: ref.generationNumber, offset: w.offset });
+    w.str(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
+    if (obj instanceof PDFStream) w.stream(obj, ref.objectNumber > baseMax);
+    else w.value(obj);
+    w.str('\nendobj\n');
   }
 
-  const xrefOffset = offset;
-  const lines: string[] = ['xref'];
+  const xrefOffset = w.offset;
+  w.str('xref\n');
   for (let i = 0; i < entries.length; ) {
     let j = i + 1;
     while (j < entries.length && entries[j].num === entries[j - 1].num + 1) j++;
-    lines.push(`${entries[i].num} ${j - i}`);
+    w.str(`${entries[i].num} ${j - i}\n`);
     for (let k = i; k < j; k++) {
-      lines.push(`${String(entries[k].offset).padStart(10, '0')} ${String(entries[k].gen).padStart(5, '0')} n\r`);
+      w.str(`${String(entries[k].offset).padStart(10, '0')} ${String(entries[k].gen).padStart(5, '0')} n\r\n`);
     }
     i = j;
   }
-  push(ascii(`${lines.join('\n')}\ntrailer\n`));
   const info = ctx.trailerInfo;
-  const trailer = ctx.obj({});
-  trailer.set(PDFName.of('Size'), PDFNumber.of(Math.max(ctx.largestObjectNumber, baseMax) + 1));
-  if (info.Root) trailer.set(PDFName.of('Root'), info.Root);
-  if (info.Info) trailer.set(PDFName.of('Info'), info.Info);
-  if (info.ID) trailer.set(PDFName.of('ID'), info.ID);
-  trailer.set(PDFName.of('Prev'), PDFNumber.of(base.startXref));
-  push(serialize(trailer));
-  push(ascii(`\nstartxref\n${xrefOffset}\n%%EOF\n`));
-  const out = Buffer.concat(chunks);
+  const trailer: [string, PDFObject | undefined][] = [
+    ['/Size', PDFNumber.of(Math.max(ctx.largestObjectNumber, baseMax) + 1)],
+    ['/Root', info.Root],
+    ['/Info', info.Info],
+    ['/ID', info.ID],
+    ['/Prev', PDFNumber.of(base.startXref)],
+  ];
+  w.str('trailer\n<<\n');
+  for (const [key, value] of trailer) {
+    if (!value) continue;
+    w.str(`${key} `);
+    w.value(value);
+    w.str('\n');
+  }
+  w.str(`>>\nstartxref\n${xrefOffset}\n%%EOF\n`);
+  w.flush();
+  const out = Buffer.concat(w.parts, w.length);
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }

@@ -56,7 +56,8 @@ export class PageWriter {
       if (existing instanceof PDFArray) for (let i = 0; i < existing.size(); i++) streams.push(existing.get(i));
       else if (existing) streams.push(page.get(N('Contents'))!);
       const open = this.ctx.register(this.ctx.stream('q\n'));
-      const close = this.ctx.register(this.ctx.flateStream(`\nQ\n${parts.join('\n')}\n`));
+      // Left unfiltered: the incremental writer deflates streams above its threshold (node's zlib).
+      const close = this.ctx.register(this.ctx.stream(`\nQ\n${parts.join('\n')}\n`));
       const all: PDFObject[] = streams.length ? [open, ...streams, close] : [close];
       page.set(N('Contents'), this.ctx.obj(all.map((s) => (s instanceof PDFRef ? s : this.ctx.register(s)))));
     }

@@ -9,13 +9,13 @@
 // objects it created or changed (change-tracker.ts), writes base + those objects as an incremental
 // update (incremental-writer.ts), and restores the document for the next render. No parse, no full
 // save. Renders of one prepared template run one at a time (a promise chain), since they mutate it.
-import { StandardFonts, type PDFContext, type PDFDict, type PDFDocument, type PDFFont } from '@cantoo/pdf-lib';
+import { PDFDict, PDFInvalidObject, PDFStream, StandardFonts, type PDFContext, type PDFDocument, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
 import { textStyle } from './appearance-da.js';
 import { ChangeTracker } from './change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
 import type { FillContext } from './fill-context.js';
 import { N, getDict } from './fill-objects.js';
-import { collectFields } from './field-tree.js';
+import { collectFields, type RawField } from './field-tree.js';
 import { FontSet } from './fonts.js';
 import { findStartXref, writeIncrement, type BaseFile } from './incremental-writer.js';
 import { DEFAULT_LIMITS } from './limits.js';
@@ -43,12 +43,21 @@ interface PreparedState {
   tracker: ChangeTracker;
   /** standard fonts already in the base file */
   fonts: ReadonlyMap<StandardFonts, PDFFont>;
+  /** indirect objects that are field or widget dictionaries (unreachable once flattened) */
+  formObjects: ReadonlySet<PDFRef>;
   /** the tail of the render queue of this template */
   queue: Promise<unknown>;
 }
 
-/** Parsed objects take a few times the file's size in memory. */
-const MEMORY_FACTOR = 4;
+/** Heap + buffers of a prepared template per byte of its base (measured 7-14x on the corpus). */
+const MEMORY_FACTOR = 12;
+
+function isXrefStream(obj: PDFInvalidObject): boolean {
+  const data = (obj as unknown as { data: Uint8Array }).data;
+  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.length, 2048)).toString('latin1');
+  const end = head.indexOf('stream');
+  return /\/Type\s*\/XRef\b/.test(end > 0 ? head.slice(0, end) : head);
+}
 
 /** Loads the template and normalizes it in memory; returns its base file bytes and the fonts embedded. */
 async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
@@ -67,12 +76,39 @@ async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise
   for (const f of fields) if (writable.has(f.fullName)) for (const w of f.widgets) textStyle(w, acroForm, fonts);
   fonts.standardFont(StandardFonts.ZapfDingbats);
   fonts.standardFont(StandardFonts.HelveticaBold);
-  const base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false });
+  // The objects are decrypted in memory: the base is written unencrypted (as every output is).
+  ctx.trailerInfo.Encrypt = undefined;
+  (ctx as unknown as { security?: unknown }).security = undefined;
+  // Cross-reference and object streams of the template's revisions describe the old file, not the
+  // base (pdf-lib keeps all but the last XRef stream); an old one with /Encrypt would make the base
+  // look encrypted when it is parsed again.
+  // (An encrypted file's XRef streams, which are never encrypted, fail decryption and stay unparsed.)
+  for (const [ref, obj] of ctx.enumerateIndirectObjects()) {
+    const type = obj instanceof PDFStream ? obj.dict.get(N('Type')) : undefined;
+    if (type === N('XRef') || type === N('ObjStm') || (obj instanceof PDFInvalidObject && isXrefStream(obj))) ctx.delete(ref);
+  }
+  // objectsPerTick: no setTimeout yield every 50 objects (a worker runs one job at a time anyway).
+  const base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: Infinity });
   return { base, fonts: fonts.embeddedStandardFonts() };
+}
+
+/** Library errors become RENDER_FAILED; PdfEngineErrors pass as they are. */
+function engineError(err: unknown): PdfEngineError {
+  if (err instanceof PdfEngineError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  return new PdfEngineError('RENDER_FAILED', `the PDF could not be generated (${msg.slice(0, 200)})`);
 }
 
 /** Everything data-independent, done once per template version. Throws PdfEngineError. */
 export async function prepareTemplate(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<PreparedTemplate> {
+  try {
+    return await prepare(bytes, analysis);
+  } catch (err) {
+    throw engineError(err);
+  }
+}
+
+async function prepare(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<PreparedTemplate> {
   const { base, fonts } = await normalize(bytes, analysis);
   const startXref = findStartXref(base);
   if (startXref === undefined) throw new PdfEngineError('RENDER_FAILED', 'the normalized template has no startxref');
@@ -95,9 +131,17 @@ export async function prepareTemplate(bytes: Uint8Array, analysis: TemplateAnaly
       index: indexFields(catalog, pages, fields, analysis.fields),
       tracker: new ChangeTracker(ctx),
       fonts,
+      formObjects: formObjectRefs(ctx, fields),
       queue: Promise.resolve(),
     },
   };
+}
+
+function formObjectRefs(ctx: PDFContext, fields: RawField[]): Set<PDFRef> {
+  const dicts = new Set<PDFDict>(fields.flatMap((f) => [f.dict, ...f.widgets]));
+  const refs = new Set<PDFRef>();
+  for (const [ref, obj] of ctx.enumerateIndirectObjects()) if (obj instanceof PDFDict && dicts.has(obj)) refs.add(ref);
+  return refs;
 }
 
 /** pdf-lib's lists of things to embed at save time (fonts, images); we embed them ourselves. */
@@ -107,22 +151,20 @@ interface Embeddables {
 }
 
 async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<FillResult> {
-  const { doc, ctx, acroForm, index, tracker, fonts } = p.state;
+  const { doc, ctx, acroForm, index, tracker, fonts, formObjects } = p.state;
   const lists = doc as unknown as Embeddables;
   const counts = { fonts: lists.fonts.length, images: lists.images.length };
   tracker.begin();
   try {
     const fc: FillContext = { doc, ctx, acroForm, fonts: new FontSet(doc, fonts), warnings: [] };
-    const t0 = performance.now();
     await applyRequest(fc, index, request);
-    const t1 = performance.now();
     // What doc.save() would flush: fonts (subsets of the fallback fonts) and images of this render.
     for (const e of [...lists.fonts.slice(counts.fonts), ...lists.images.slice(counts.images)]) await e.embed();
-    const t2 = performance.now();
-    const ch = tracker.changed();
-    const bytes = writeIncrement(ctx, p.base, ch, tracker.baseMax);
-    const t3 = performance.now();
-    if (process.env.FC_TIMING) console.error(`apply ${(t1 - t0).toFixed(2)} embed ${(t2 - t1).toFixed(2)} write ${(t3 - t2).toFixed(2)} objs ${ch.length}`);
+    // Flattened, the fields and widgets are cut off from the pages and the catalog: no reader
+    // reaches them, so their new values would only be dead weight in the update.
+    const changed = request.flatten ? tracker.changed().filter((ref) => !formObjects.has(ref)) : tracker.changed();
+    // Nothing changed (no values, no flattening): the base is the answer.
+    const bytes = changed.length ? writeIncrement(ctx, p.base, changed, tracker.baseMax) : p.base.bytes.slice();
     return { bytes, warnings: fc.warnings };
   } finally {
     lists.fonts.length = counts.fonts;
@@ -133,7 +175,9 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Fi
 
 /** One render on a prepared template: base bytes + an incremental update. Throws PdfEngineError. */
 export function renderPrepared(prepared: PreparedTemplate, request: FillRequest): Promise<FillResult> {
-  const run = prepared.state.queue.then(() => renderOnce(prepared, request));
+  const run = prepared.state.queue.then(() => renderOnce(prepared, request)).catch((err: unknown) => {
+    throw engineError(err);
+  });
   prepared.state.queue = run.catch(() => undefined);
   return run;
 }

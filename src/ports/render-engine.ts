@@ -6,7 +6,12 @@ import type { FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js'
  */
 export interface RenderEngine {
   analyse(bytes: Uint8Array): Promise<TemplateAnalysis>;
-  fill(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest): Promise<FillResult>;
+  /**
+   * `cacheKey` names the template version (unique per content, e.g. its blob key): the engine keeps
+   * the template prepared under it, and a worker pool need not send the bytes to a worker that has
+   * it. Without a key, engines fall back to hashing the bytes.
+   */
+  fill(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<FillResult>;
   close?(): Promise<void>;
   /** pool occupancy, for metrics; absent for the in-process engine */
   stats?(): { queued: number; active: number; size: number };

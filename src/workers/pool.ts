@@ -14,7 +14,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PdfEngineError } from '../pdf/types.js';
 import { rssMb } from './memory.js';
-import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
+import { ENV_MEMORY_MB, ENV_TEMPLATE_CACHE_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
 
 /** The pool is at capacity (all workers busy and the queue full). The HTTP layer answers 503. */
 export class EngineBusyError extends Error {
@@ -57,9 +57,26 @@ interface Job {
   id: number;
   kind: JobKind;
   args: unknown[];
+  /** see RunOptions */
+  cache?: RunOptions;
+  /** the job went out without its bytes (the worker was thought to hold them) */
+  withoutBytes?: boolean;
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
+
+/**
+ * A job whose args[bytesArg] (template bytes) a worker can keep prepared under `key`: sent without
+ * the bytes (null) to a worker known to hold the key; a worker that no longer has it answers "miss"
+ * and the job is sent again, with the bytes, to the same worker.
+ */
+export interface RunOptions {
+  key: string;
+  bytesArg: number;
+}
+
+/** Keys the pool remembers per worker (the worker's own cache holds at most 32 by default). */
+const MAX_KEYS_PER_WORKER = 64;
 
 interface Worker {
   child: ChildProcess;
@@ -67,6 +84,8 @@ interface Worker {
   dead: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
+  /** cache keys this worker has prepared (as far as the pool knows), oldest first */
+  keys: Set<string>;
 }
 
 const ENTRY = fileURLToPath(new URL('./render-worker-entry.mjs', import.meta.url));
@@ -94,7 +113,7 @@ export class WorkerPool {
   }
 
   /** Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. */
-  run<T>(kind: JobKind, args: unknown[]): Promise<T> {
+  run<T>(kind: JobKind, args: unknown[], cache?: RunOptions): Promise<T> {
     if (this.closed) return Promise.reject(new PdfEngineError('RENDER_FAILED', 'the render engine is closed'));
     // Capacity: one running job per worker (started or not yet) plus maxQueue waiting.
     if (this.queue.length >= this.opts.maxQueue + this.opts.size - this.active()) {
@@ -102,7 +121,7 @@ export class WorkerPool {
     }
     if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0; // a new job: try starting again
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, kind, args, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ id: this.nextId++, kind, args, cache, resolve: resolve as (v: unknown) => void, reject });
       this.pump();
     });
   }
@@ -137,9 +156,13 @@ export class WorkerPool {
 
   private pump(): void {
     if (this.closed) return;
-    for (const w of this.workers) {
-      if (!this.queue.length) break;
-      if (w.ready && !w.job && !w.dead) this.dispatch(w, this.queue.shift()!);
+    for (;;) {
+      const idle = this.workers.filter((w) => w.ready && !w.job && !w.dead);
+      if (!this.queue.length || !idle.length) break;
+      const job = this.queue.shift()!;
+      // Affinity: a worker that already holds the job's template gets it without the bytes.
+      const key = job.cache?.key;
+      this.dispatch((key !== undefined && idle.find((w) => w.keys.has(key))) || idle[0], job);
     }
     const starting = this.workers.filter((w) => !w.ready).length;
     if (this.queue.length > starting && this.workers.length < this.opts.size && this.startFailures < MAX_START_FAILURES) {
@@ -153,7 +176,13 @@ export class WorkerPool {
       execArgv: [`--max-old-space-size=${this.opts.maxMemoryMb}`],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, [ENV_MEMORY_MB]: String(this.opts.maxMemoryMb), [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '' },
+      env: {
+        ...process.env,
+        [ENV_MEMORY_MB]: String(this.opts.maxMemoryMb),
+        [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '',
+        // Prepared templates stay well inside the worker's memory budget (unless the operator says otherwise).
+        [ENV_TEMPLATE_CACHE_MB]: process.env[ENV_TEMPLATE_CACHE_MB] || String(Math.floor(this.opts.maxMemoryMb / 4)),
+      },
     });
     // Renders are batch work: below-normal priority keeps the API's event loop (auth, health checks,
     // downloads) responsive when every core is rendering. Best effort (may be refused).
@@ -164,7 +193,7 @@ export class WorkerPool {
         /* not permitted here */
       }
     }
-    const w: Worker = { child, ready: false, dead: false };
+    const w: Worker = { child, ready: false, dead: false, keys: new Set() };
     this.workers.push(w); // referenced while starting: a job is waiting for it
     const startTimer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS).unref();
     child.on('message', (msg: WorkerMessage) => {
@@ -176,9 +205,18 @@ export class WorkerPool {
         if (!w.job) this.idle(w);
         return;
       }
+      if (msg.type === 'miss' && w.job?.id === msg.id) {
+        // The worker dropped the template (its cache is bounded): send the job again with the bytes.
+        w.keys.delete(w.job.cache?.key ?? '');
+        this.send(w, w.job, false);
+        return;
+      }
       const job = w.job?.id === msg.id ? this.settle(w) : undefined;
       if (!job) return; // a late answer to a job already stopped
-      if (msg.type === 'done') job.resolve(msg.value);
+      if (msg.type === 'done') {
+        if (job.cache) this.remember(w, job.cache.key);
+        job.resolve(msg.value);
+      } else if (msg.type === 'miss') job.reject(new PdfEngineError('RENDER_FAILED', 'the render worker lost the template'));
       else if (msg.memory) this.stop(w, 'memory', job);
       else job.reject(new PdfEngineError(msg.code, msg.message));
       this.pump();
@@ -198,10 +236,22 @@ export class WorkerPool {
     w.timer = setTimeout(() => this.stop(w, 'timeout'), this.opts.timeoutMs);
     w.child.channel?.ref(); // a running job keeps the process alive; an idle pool does not
     w.child.ref();
-    const msg: JobMessage = { id: job.id, kind: job.kind, args: job.args };
+    this.send(w, job, !!job.cache && w.keys.has(job.cache.key));
+  }
+
+  private send(w: Worker, job: Job, withoutBytes: boolean): void {
+    job.withoutBytes = withoutBytes;
+    const args = withoutBytes && job.cache ? job.args.map((a, i) => (i === job.cache!.bytesArg ? null : a)) : job.args;
+    const msg: JobMessage = { id: job.id, kind: job.kind, args };
     w.child.send(msg, (err) => {
       if (err && w.job === job) this.stop(w, 'crash');
     });
+  }
+
+  private remember(w: Worker, key: string): void {
+    w.keys.delete(key);
+    w.keys.add(key);
+    if (w.keys.size > MAX_KEYS_PER_WORKER) w.keys.delete(w.keys.values().next().value!);
   }
 
   /** Detaches and returns the worker's job. */

@@ -2,15 +2,26 @@
 // Engine errors cross back with their code and message; anything else is logged here, on this
 // process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
 import { analyse } from '../pdf/analyse.js';
-import { fillPdf } from '../pdf/fill.js';
-import { PdfEngineError } from '../pdf/types.js';
+import { fillCached, fillPdf } from '../pdf/fill.js';
+import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
 import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobMessage, type WorkerMessage } from './protocol.js';
 
 type Handler = (...args: any[]) => Promise<unknown>;
 
+/** A fill sent without bytes whose template this worker does not hold (any more). */
+class CacheMiss extends Error {}
+
+/** template null = "you hold it under cacheKey" (the pool only does that when it sent it before). */
+async function fill(template: Uint8Array | null, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string) {
+  if (template) return fillPdf(template, analysis, request, cacheKey);
+  const result = cacheKey === undefined ? undefined : await fillCached(cacheKey, request);
+  if (!result) throw new CacheMiss();
+  return result;
+}
+
 const handlers: Record<string, Handler> = {
   analyse: (bytes: Uint8Array, limits?: { maxPages?: number; maxFields?: number }) => analyse(bytes, limits),
-  fill: fillPdf as Handler,
+  fill: fill as Handler,
 };
 if (process.env[ENV_TEST_JOBS] === '1') Object.assign(handlers, (await import('./test-jobs.js')).testJobs);
 
@@ -26,6 +37,10 @@ async function run(job: JobMessage): Promise<void> {
     if (!handler) throw new Error(`unknown job kind "${job.kind}"`);
     send({ type: 'done', id: job.id, value: await handler(...job.args) });
   } catch (err) {
+    if (err instanceof CacheMiss) {
+      send({ type: 'miss', id: job.id });
+      return;
+    }
     if (err instanceof PdfEngineError) {
       send({ type: 'failed', id: job.id, code: err.code, message: err.message });
       return;

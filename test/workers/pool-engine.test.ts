@@ -100,7 +100,15 @@ describe.skipIf(!dir)('pool engine', () => {
 
   it('reports pool occupancy for metrics', async () => {
     const bytes = pdf('luxembourg-certificat-salaire-160-2019.pdf');
-    await Promise.all([engine.analyse(bytes), engine.analyse(bytes)]); // both workers started
+    // Both workers started: a fast worker can take both jobs before the second process is up
+    // (seconds on a loaded machine), so ask until two jobs run at once.
+    for (let i = 0; i < 100; i++) {
+      const pair = Promise.all([engine.analyse(bytes), engine.analyse(bytes)]);
+      const both = engine.stats().active === 2;
+      await pair;
+      if (both) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const running = Promise.all(Array.from({ length: 5 }, () => engine.analyse(bytes)));
     expect(engine.stats()).toMatchObject({ size: 2, active: 2, queued: 3 });
     await running;

@@ -7,6 +7,6 @@ import type { Limits } from '../../config.js';
 export function inProcessEngine(limits: Pick<Limits, 'maxPages' | 'maxFields'>): RenderEngine {
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
-    fill: (template, analysis, request) => fillPdf(template, analysis, request),
+    fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey),
   };
 }

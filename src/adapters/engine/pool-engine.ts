@@ -46,7 +46,10 @@ export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFie
     // Both go through the IPC pipe as structured clones: only the view's own bytes are copied, so a
     // Buffer slice of Node's shared pool is safe to pass (nothing is transferred or detached).
     analyse: (bytes) => pool.run<TemplateAnalysis>('analyse', [bytes, limits]),
-    fill: (template, analysis, request) => pool.run<FillResult>('fill', [template, analysis, request]),
+    // With a cache key, a worker that already prepared this template version gets the job without
+    // the template bytes (see WorkerPool RunOptions).
+    fill: (template, analysis, request, cacheKey) =>
+      pool.run<FillResult>('fill', [template, analysis, request, cacheKey], cacheKey === undefined ? undefined : { key: cacheKey, bytesArg: 0 }),
     close: () => pool.close(),
     stats: () => pool.stats(),
   };

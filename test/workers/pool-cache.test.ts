@@ -1,0 +1,60 @@
+// Render workers keep templates prepared under the caller's cache key, and the pool sends the
+// template bytes only to a worker that does not hold that key (or says it no longer does).
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { poolEngine, type PoolEngine } from '../../src/adapters/engine/pool-engine.js';
+import { analyse } from '../../src/pdf/analyse.js';
+import type { FillRequest, TemplateAnalysis } from '../../src/pdf/types.js';
+import { WorkerPool } from '../../src/workers/pool.js';
+import { ENV_TEMPLATE_CACHE_MB } from '../../src/workers/protocol.js';
+import { corpusDir } from '../helpers/corpus.js';
+
+const dir = corpusDir();
+const LUX = 'luxembourg-certificat-salaire-160-2019.pdf';
+const GARBAGE = new Uint8Array([1, 2, 3]);
+
+function request(analysis: TemplateAnalysis): FillRequest {
+  const values: FillRequest['values'] = {};
+  for (const f of analysis.fields) if (f.type === 'text' && !f.pdfMeta.readOnly) values[f.pdfMeta.originalName] = { kind: 'text', text: 'Cached 42' };
+  return { values, flatten: true };
+}
+
+function onePool(): PoolEngine {
+  return poolEngine(new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 512, maxQueue: 4 }), {});
+}
+
+describe.skipIf(!dir)('pool template cache', () => {
+  let engine: PoolEngine | undefined;
+  const saved = process.env[ENV_TEMPLATE_CACHE_MB];
+  afterEach(async () => {
+    await engine?.close();
+    if (saved === undefined) delete process.env[ENV_TEMPLATE_CACHE_MB];
+    else process.env[ENV_TEMPLATE_CACHE_MB] = saved;
+  });
+
+  it('sends a worker the template once per cache key', async () => {
+    const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', LUX)));
+    const analysis = await analyse(bytes);
+    engine = onePool();
+    const first = await engine.fill(bytes, analysis, request(analysis), 'lux@v1');
+    // The worker holds "lux@v1": the job goes without bytes, so these unusable ones are never read.
+    const second = await engine.fill(GARBAGE, analysis, request(analysis), 'lux@v1');
+    expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
+    // Another key is another template version: its bytes are sent (and these cannot be rendered).
+    await expect(engine.fill(GARBAGE, analysis, request(analysis), 'lux@v2')).rejects.toMatchObject({ code: 'RENDER_FAILED' });
+  });
+
+  it('resends the bytes when the worker no longer holds the template', async () => {
+    process.env[ENV_TEMPLATE_CACHE_MB] = '0'; // workers keep nothing: every job without bytes misses
+    const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', LUX)));
+    const analysis = await analyse(bytes);
+    engine = onePool();
+    const first = await engine.fill(bytes, analysis, request(analysis), 'lux@v1');
+    const second = await engine.fill(bytes, analysis, request(analysis), 'lux@v1'); // sent bare, missed, resent
+    expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
+    // The resend carries the caller's bytes: unusable ones now fail.
+    await expect(engine.fill(GARBAGE, analysis, request(analysis), 'lux@v1')).rejects.toMatchObject({ code: 'RENDER_FAILED' });
+    expect(engine.stats()).toMatchObject({ workers: 1, lost: { timeout: 0, memory: 0, crash: 0 } });
+  });
+});
