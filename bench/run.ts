@@ -12,13 +12,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyse } from '../src/pdf/analyse.js';
 import type { TemplateAnalysis } from '../src/pdf/types.js';
 import { validateData } from '../src/modules/renders/validate-data.js';
 import { generateData } from './data.js';
-import { benchFloor, type FloorResult } from './floor.js';
+import type { FloorResult } from './floor.js';
 import { benchDownload, benchLoad, benchUpload, renderBody, renderOnce, sampleRss, startBenchServer, type LoadResult, type RssPeak } from './http.js';
-import { benchInProcess, type InProcessResult } from './in-process.js';
+import type { InProcessResult } from './in-process.js';
 import { benchPdftk, pdftkVersion, toXfdf, type PdftkResult } from './pdftk.js';
 import type { Summary, TimeOptions } from './stats.js';
 
@@ -73,7 +72,9 @@ function qpdfCheck(file: string): Promise<string> {
   });
 }
 
-async function prepare(file: string, work: string): Promise<{ run: FormRun; bytes: Uint8Array; pdfPath: string; values?: ReturnType<typeof validateData>['values'] }> {
+// The server's engine (a render worker) analyses the forms: this process loads the PDF engine
+// (pdf-lib, fontkit) only after the HTTP phase, so the "main" RSS is the server's, as in production.
+async function prepare(file: string, work: string, analyse: (bytes: Uint8Array) => Promise<TemplateAnalysis>): Promise<{ run: FormRun; bytes: Uint8Array; pdfPath: string; values?: ReturnType<typeof validateData>['values'] }> {
   const pdfPath = path.join(corpus, 'pdfs', file);
   const bytes = new Uint8Array(readFileSync(pdfPath));
   const analysis = await analyse(bytes);
@@ -192,15 +193,14 @@ async function main() {
   const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-out-'));
   const pdftk = pdftkVersion();
   const pdftkNote = pdftk ? null : 'pdftk not installed: skipped';
-  const prepared = [];
-  for (const file of FORMS) prepared.push(await prepare(file, path.join(work, file.replace(/\.pdf$/, ''))));
-
   // 1. the service over HTTP first, so the RSS of this process is the server's and not the heap left
   //    behind by the in-process benches
   log('starting the server');
   const server = await startBenchServer(process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {});
+  const prepared = [];
   let idleRss: RssPeak | undefined;
   try {
+    for (const file of FORMS) prepared.push(await prepare(file, path.join(work, file.replace(/\.pdf$/, '')), (b) => server.runtime.engine.analyse(b)));
     for (const { run, bytes } of prepared) {
       const dir = path.join(work, run.file.replace(/\.pdf$/, ''));
       log(`${run.file}: upload`);
@@ -233,6 +233,8 @@ async function main() {
   }
 
   // 2. in-process engine, floor and pdftk, once the server is closed
+  const { benchFloor } = await import('./floor.js');
+  const { benchInProcess } = await import('./in-process.js');
   for (const p of prepared) {
     const { run, bytes, pdfPath, values } = p;
     const dir = path.join(work, run.file.replace(/\.pdf$/, ''));

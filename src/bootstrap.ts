@@ -6,10 +6,7 @@ import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { openDatabase } from './adapters/db/database.js';
 import { FsBlobStore } from './adapters/blob/fs-blob-store.js';
-import { S3BlobStore } from './adapters/blob/s3-blob-store.js';
 import { MemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js';
-import { RedisRateLimiter } from './adapters/rate-limit/redis-rate-limiter.js';
-import { inProcessEngine } from './adapters/engine/in-process-engine.js';
 import { createPoolEngine } from './adapters/engine/pool-engine.js';
 import { loadPlans } from './modules/accounts/plans.js';
 import { systemClock, type Clock } from './ports/clock.js';
@@ -29,15 +26,24 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
   mkdirSync(config.dataDir, { recursive: true });
   const dbHandle = await openDatabase(config.database);
   const clock = overrides.clock ?? systemClock;
+  // Adapters of optional services are loaded only when configured (the AWS SDK and ioredis weigh
+  // ~10 MB of RSS in a process that does not use them).
   const blobs: BlobStore =
-    overrides.blobs ?? (config.s3 ? new S3BlobStore(config.s3) : new FsBlobStore(path.join(config.dataDir, 'files')));
+    overrides.blobs ??
+    (config.s3
+      ? new (await import('./adapters/blob/s3-blob-store.js')).S3BlobStore(config.s3)
+      : new FsBlobStore(path.join(config.dataDir, 'files')));
   const rateLimiter: RateLimiter =
-    overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl, { clock, log }) : new MemoryRateLimiter(clock));
+    overrides.rateLimiter ??
+    (config.redisUrl
+      ? new (await import('./adapters/rate-limit/redis-rate-limiter.js')).RedisRateLimiter(config.redisUrl, { clock, log })
+      : new MemoryRateLimiter(clock));
   // RENDER_WORKERS=0: the engine on the event loop; otherwise a pool of worker processes (started on first use).
   const engine =
     overrides.engine ??
     (config.limits.renderWorkers === 0
-      ? inProcessEngine(config.limits)
+      ? // loaded only here: with the pool, the server process never loads pdf-lib and fontkit (~50 MB RSS)
+        (await import('./adapters/engine/in-process-engine.js')).inProcessEngine(config.limits)
       : createPoolEngine({
           size: config.limits.renderWorkers,
           timeoutMs: config.limits.renderTimeoutMs,

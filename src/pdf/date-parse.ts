@@ -53,15 +53,19 @@ export function isValidTimeZone(timeZone: string): boolean {
   return typeof timeZone === 'string' && timeZone.length <= 100 && offsetFormatter(timeZone) !== null;
 }
 
+const localeCache = new Map<string, boolean>();
 /** True for a well-formed BCP 47 tag whose language ICU has data for ("fr-FR", "en", not "xx-XX"). */
 export function isSupportedLocale(locale: string): boolean {
   if (typeof locale !== 'string' || locale.length === 0 || locale.length > 100) return false;
-  try {
-    const [canonical] = Intl.getCanonicalLocales(locale);
-    return canonical !== undefined && Intl.DateTimeFormat.supportedLocalesOf([canonical]).length === 1;
-  } catch {
-    return false; // RangeError: not a well-formed tag
-  }
+  // memoised: otherwise two ICU lookups on every render request
+  return cached(localeCache, locale, () => {
+    try {
+      const [canonical] = Intl.getCanonicalLocales(locale);
+      return canonical !== undefined && Intl.DateTimeFormat.supportedLocalesOf([canonical]).length === 1;
+    } catch {
+      return false; // RangeError: not a well-formed tag
+    }
+  });
 }
 
 export function daysInMonth(year: number, month: number): number {

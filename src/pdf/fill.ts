@@ -6,9 +6,9 @@
 // LRU cache keyed by the caller's cache key (unique per template version, e.g. its blob key) or,
 // without one, by a hash of its bytes; each render is then an incremental update on the base.
 import { createHash } from 'node:crypto';
-import { prepareTemplate, renderPrepared, type PreparedTemplate } from './prepare.js';
+import { joinParts, prepareTemplate, renderPreparedParts, type PreparedTemplate } from './prepare.js';
 import { TemplateCache } from './template-cache.js';
-import { PdfEngineError, type FillRequest, type FillResult, type TemplateAnalysis } from './types.js';
+import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from './types.js';
 
 const MB = 1024 * 1024;
 const envInt = (name: string, def: number) => {
@@ -56,19 +56,24 @@ function engineError(err: unknown): PdfEngineError {
  * bytes are hashed to find the prepared template.
  */
 export async function fillPdf(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<FillResult> {
+  return joinParts(await fillParts(template, analysis, request, cacheKey));
+}
+
+/** fillPdf with the output kept as base + update (a render worker sends the base only once). */
+export async function fillParts(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<RenderParts> {
   try {
-    return await renderPrepared(await prepared(cacheKeyOf(template, cacheKey), template, analysis), request);
+    return await renderPreparedParts(await prepared(cacheKeyOf(template, cacheKey), template, analysis), request);
   } catch (err) {
     throw engineError(err);
   }
 }
 
-/** A render from the cache alone: undefined when no template is prepared under `cacheKey`. */
-export async function fillCached(cacheKey: string, request: FillRequest): Promise<FillResult | undefined> {
+/** A render from the cache alone, as base + update: undefined when no template is prepared under `cacheKey`. */
+export async function fillCachedParts(cacheKey: string, request: FillRequest): Promise<RenderParts | undefined> {
   const hit = templateCache.get(cacheKeyOf(new Uint8Array(0), cacheKey));
   if (!hit) return undefined;
   try {
-    return await renderPrepared(hit, request);
+    return await renderPreparedParts(hit, request);
   } catch (err) {
     throw engineError(err);
   }

@@ -1,5 +1,5 @@
-// Writes a render as an incremental update (PDF 32000-1, 7.5.6): the base file's bytes unchanged,
-// then only the objects the render added or changed, a cross-reference section listing just those,
+// Writes a render as an incremental update (PDF 32000-1, 7.5.6), to follow the unchanged base file:
+// only the objects the render added or changed, a cross-reference section listing just those,
 // and a trailer whose /Prev points at the base's cross-reference section. Readers take each object
 // from the newest section that lists it, so the last revision is the filled form.
 import { deflateSync } from 'node:zlib';
@@ -109,14 +109,15 @@ const FILTER = PDFName.of('Filter');
 const DECODE_PARMS = PDFName.of('DecodeParms');
 
 /**
- * base + the objects `refs` (looked up in ctx) + xref + trailer. `baseMax` tells new objects (number
- * above it) from changed base objects; only new streams are ever recompressed.
+ * The update that follows the base: the objects `refs` (looked up in ctx) + xref + trailer, with
+ * offsets counted from the start of the base (the file is base + update). `baseMax` tells new
+ * objects (number above it) from changed base objects; only new streams are ever recompressed.
  */
 export function writeIncrement(ctx: PDFContext, base: BaseFile, refs: PDFRef[], baseMax: number): Uint8Array {
   const w = new ObjectWriter();
+  w.length = base.bytes.length; // the base itself is not copied: callers keep it and write it first
   // A base ending without EOL would glue our first object to %%EOF.
   const last = base.bytes[base.bytes.length - 1];
-  w.bytes(base.bytes);
   if (last !== 0x0a && last !== 0x0d) w.str('\n');
 
   const entries: { num: number; gen: number; offset: number }[] = [];
@@ -157,6 +158,6 @@ export function writeIncrement(ctx: PDFContext, base: BaseFile, refs: PDFRef[], 
   }
   w.str(`>>\nstartxref\n${xrefOffset}\n%%EOF\n`);
   w.flush();
-  const out = Buffer.concat(w.parts, w.length);
+  const out = Buffer.concat(w.parts);
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }

@@ -9,6 +9,7 @@
 // objects it created or changed (change-tracker.ts), writes base + those objects as an incremental
 // update (incremental-writer.ts), and restores the document for the next render. No parse, no full
 // save. Renders of one prepared template run one at a time (a promise chain), since they mutate it.
+import { createHash } from 'node:crypto';
 import { PDFDict, PDFInvalidObject, PDFStream, StandardFonts, type PDFContext, type PDFDocument, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
 import { textStyle } from './appearance-da.js';
 import { ChangeTracker } from './change-tracker.js';
@@ -21,12 +22,14 @@ import { findStartXref, writeIncrement, type BaseFile } from './incremental-writ
 import { DEFAULT_LIMITS } from './limits.js';
 import { loadPdf } from './load.js';
 import { collectPages } from './pages.js';
-import { PdfEngineError, type FillRequest, type FillResult, type TemplateAnalysis } from './types.js';
+import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from './types.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
 
 export interface PreparedTemplate {
   /** the normalized base file every render starts from */
   readonly base: BaseFile;
+  /** a hash of the base bytes (RenderParts.baseId) */
+  readonly baseId: string;
   /** rough memory held by this preparation (base bytes + parsed objects), for cache budgets */
   readonly approxBytes: number;
   /** length of the template it was prepared from (a cheap sanity check for cache keys) */
@@ -122,6 +125,7 @@ async function prepare(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<P
   }
   return {
     base: { bytes: base, startXref },
+    baseId: createHash('sha256').update(base).digest('base64url'),
     approxBytes: base.length * MEMORY_FACTOR,
     sourceLength: bytes.length,
     state: {
@@ -150,7 +154,7 @@ interface Embeddables {
   images: { embed(): Promise<void> }[];
 }
 
-async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<FillResult> {
+async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<RenderParts> {
   const { doc, ctx, acroForm, index, tracker, fonts, formObjects } = p.state;
   const lists = doc as unknown as Embeddables;
   const counts = { fonts: lists.fonts.length, images: lists.images.length };
@@ -164,8 +168,8 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Fi
     // reaches them, so their new values would only be dead weight in the update.
     const changed = request.flatten ? tracker.changed().filter((ref) => !formObjects.has(ref)) : tracker.changed();
     // Nothing changed (no values, no flattening): the base is the answer.
-    const bytes = changed.length ? writeIncrement(ctx, p.base, changed, tracker.baseMax) : p.base.bytes.slice();
-    return { bytes, warnings: fc.warnings };
+    const update = changed.length ? writeIncrement(ctx, p.base, changed, tracker.baseMax) : new Uint8Array(0);
+    return { base: p.base.bytes, baseId: p.baseId, update, warnings: fc.warnings };
   } finally {
     lists.fonts.length = counts.fonts;
     lists.images.length = counts.images;
@@ -173,11 +177,24 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Fi
   }
 }
 
-/** One render on a prepared template: base bytes + an incremental update. Throws PdfEngineError. */
-export function renderPrepared(prepared: PreparedTemplate, request: FillRequest): Promise<FillResult> {
+/** One render on a prepared template, as base + update (kept apart). Throws PdfEngineError. */
+export function renderPreparedParts(prepared: PreparedTemplate, request: FillRequest): Promise<RenderParts> {
   const run = prepared.state.queue.then(() => renderOnce(prepared, request)).catch((err: unknown) => {
     throw engineError(err);
   });
   prepared.state.queue = run.catch(() => undefined);
   return run;
+}
+
+/** One render on a prepared template: base bytes + an incremental update, in one buffer. Throws PdfEngineError. */
+export async function renderPrepared(prepared: PreparedTemplate, request: FillRequest): Promise<FillResult> {
+  return joinParts(await renderPreparedParts(prepared, request));
+}
+
+/** The output PDF of a render in one buffer. */
+export function joinParts({ base, update, warnings }: RenderParts): FillResult {
+  const bytes = new Uint8Array(base.length + update.length);
+  bytes.set(base, 0);
+  bytes.set(update, base.length);
+  return { bytes, warnings };
 }

@@ -105,6 +105,26 @@ export interface FillResult {
   bytes: Uint8Array;
   /** non-fatal problems, e.g. a widget that could not be drawn */
   warnings: string[];
+  /**
+   * The same file as consecutive chunks (base + update), when the engine has it in that form: write
+   * these in order rather than reading `bytes`, which then joins them into a new buffer.
+   */
+  chunks?: readonly Uint8Array[];
+}
+
+/**
+ * A render as it is produced: the prepared template's base file followed by an incremental update.
+ * Written one after the other they are the output PDF; kept apart, the base (the bulk of the file,
+ * the same for every render of a template version) need not be copied per render.
+ */
+export interface RenderParts {
+  /** the base file, shared by every render of the template version: never modify it */
+  base: Uint8Array;
+  /** names the base's exact bytes (a hash of them): a process that holds it need not receive it again */
+  baseId: string;
+  /** the incremental update (empty when the render changed nothing) */
+  update: Uint8Array;
+  warnings: string[];
 }
 
 /** Thrown by the engine for input it cannot work with. The HTTP layer maps `code`. */

@@ -6,7 +6,8 @@ import type { Readable } from 'node:stream';
  * file), `delete` of a missing key succeeds, `get` of a missing key throws BlobNotFoundError.
  */
 export interface BlobStore {
-  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** `bytes` may be chunks written one after the other (e.g. a render's base + update), never joined in memory by the caller. */
+  put(key: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void>;
   get(key: string): Promise<Uint8Array>;
   /** Stream a blob, e.g. for downloads. */
   stream(key: string): Promise<{ body: Readable; size: number }>;

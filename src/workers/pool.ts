@@ -7,13 +7,14 @@
 // from /proc every MEMORY_POLL_MS and kills it past `maxMemoryMb` (it works even while the worker is
 // stuck in a synchronous parse), `--max-old-space-size` bounds the heap, and if the kernel's OOM killer
 // acts anyway it picks the big worker, not the server. The cost is a copy of the bytes through the IPC
-// pipe (~5 ms per MB each way, off the event loop for all but (de)serialisation) and ~0.3 s to start
-// a worker (tsx), paid once per worker, not per job.
+// pipe (~5 ms per MB each way, off the event loop for all but (de)serialisation; a render's template
+// and base file cross once per worker, then only the data and the incremental update do) and ~0.2 s
+// to start a worker (plain node on a bundle, see worker-script.ts), paid once per worker, not per job.
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { PdfEngineError } from '../pdf/types.js';
 import { rssMb } from './memory.js';
+import { workerScript } from './worker-script.js';
 import { ENV_MEMORY_MB, ENV_TEMPLATE_CACHE_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
 
 /** The pool is at capacity (all workers busy and the queue full). The HTTP layer answers 503. */
@@ -66,13 +67,13 @@ interface Job {
 }
 
 /**
- * A job whose args[bytesArg] (template bytes) a worker can keep prepared under `key`: sent without
- * the bytes (null) to a worker known to hold the key; a worker that no longer has it answers "miss"
- * and the job is sent again, with the bytes, to the same worker.
+ * A job whose inputs args[cachedArgs] (template bytes, analysis) a worker can keep prepared under
+ * `key`: sent without them (null) to a worker known to hold the key; a worker that no longer has it
+ * answers "miss" and the job is sent again, with them, to the same worker.
  */
 export interface RunOptions {
   key: string;
-  bytesArg: number;
+  cachedArgs: number[];
 }
 
 /** Keys the pool remembers per worker (the worker's own cache holds at most 32 by default). */
@@ -88,11 +89,12 @@ interface Worker {
   keys: Set<string>;
 }
 
-const ENTRY = fileURLToPath(new URL('./render-worker-entry.mjs', import.meta.url));
 /** How often busy workers' RSS is read. At ~2 GB/s of allocation a worker overshoots by ≤ ~50 MB. */
 const MEMORY_POLL_MS = 25;
-/** A worker that has not said "ready" by then is broken (tsx compiles a cold cache in ~1-2 s). */
+/** A worker that has not said "ready" by then is broken (through the tsx fallback, a cold cache compiles in ~1-2 s). */
 const START_TIMEOUT_MS = 30_000;
+/** Young-generation semi-space of a worker's heap, MiB (see spawn). */
+const SEMI_SPACE_MB = 2;
 /** Unix nice value of workers (0 normal, 19 lowest). */
 const WORKER_NICE = 5;
 /** Consecutive start failures after which waiting jobs are failed instead of retried forever. */
@@ -106,10 +108,16 @@ export class WorkerPool {
   private startFailures = 0;
   private closed = false;
   private readonly poll: NodeJS.Timeout;
+  /** the script workers run (see worker-script.ts); jobs wait in the queue until it is known */
+  private script?: string;
 
   constructor(private readonly opts: PoolOptions) {
     if (!(opts.size >= 1)) throw new RangeError('pool size must be at least 1');
     this.poll = setInterval(() => this.checkMemory(), MEMORY_POLL_MS).unref();
+    void workerScript().then((script) => {
+      this.script = script;
+      this.pump();
+    });
   }
 
   /** Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. */
@@ -165,15 +173,17 @@ export class WorkerPool {
       this.dispatch((key !== undefined && idle.find((w) => w.keys.has(key))) || idle[0], job);
     }
     const starting = this.workers.filter((w) => !w.ready).length;
-    if (this.queue.length > starting && this.workers.length < this.opts.size && this.startFailures < MAX_START_FAILURES) {
+    if (this.script && this.queue.length > starting && this.workers.length < this.opts.size && this.startFailures < MAX_START_FAILURES) {
       this.spawn();
     }
   }
 
   private spawn(): void {
-    const child = fork(ENTRY, [], {
+    const child = fork(this.script!, [], {
       // Our own flags only: the parent's (tsx loader, --inspect) must not leak into workers.
-      execArgv: [`--max-old-space-size=${this.opts.maxMemoryMb}`],
+      // A 2 MB young generation (V8's default grows to 16 MB per semi-space): measured ~30 MB less RSS per
+      // busy worker at the same renders/s; a render's short-lived garbage is small.
+      execArgv: [`--max-old-space-size=${this.opts.maxMemoryMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
@@ -241,7 +251,7 @@ export class WorkerPool {
 
   private send(w: Worker, job: Job, withoutBytes: boolean): void {
     job.withoutBytes = withoutBytes;
-    const args = withoutBytes && job.cache ? job.args.map((a, i) => (i === job.cache!.bytesArg ? null : a)) : job.args;
+    const args = withoutBytes && job.cache ? job.args.map((a, i) => (job.cache!.cachedArgs.includes(i) ? null : a)) : job.args;
     const msg: JobMessage = { id: job.id, kind: job.kind, args };
     w.child.send(msg, (err) => {
       if (err && w.job === job) this.stop(w, 'crash');
@@ -301,7 +311,7 @@ export class WorkerPool {
     if (i >= 0) this.workers.splice(i, 1);
     if (this.closed) return;
     // Keep the pool warm: a worker that had started is replaced at once.
-    if (replace && this.startFailures < MAX_START_FAILURES && this.workers.length < this.opts.size) this.spawn();
+    if (replace && this.script && this.startFailures < MAX_START_FAILURES && this.workers.length < this.opts.size) this.spawn();
     this.pump();
   }
 

@@ -25,6 +25,19 @@ export type WorkerMessage =
       memory?: boolean;
     };
 
+/**
+ * A worker's answer to a 'fill' job (args: template | null, analysis | null, request, cacheKey,
+ * heldBaseId): the incremental update, and the base file only when its id is not `heldBaseId` (the
+ * base the pool already holds for that key). The base is most of a render's bytes; sending it once
+ * per template instead of once per render saves the pipe copy (~5 ms/MB).
+ */
+export interface FillReply {
+  baseId: string;
+  base?: Uint8Array;
+  update: Uint8Array;
+  warnings: string[];
+}
+
 /** Exit code a worker uses when its own memory sampler finds it over budget. */
 export const EXIT_OVER_MEMORY = 71;
 

@@ -2,21 +2,26 @@
 // Engine errors cross back with their code and message; anything else is logged here, on this
 // process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
 import { analyse } from '../pdf/analyse.js';
-import { fillCached, fillPdf } from '../pdf/fill.js';
+import { fillCachedParts, fillParts } from '../pdf/fill.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
-import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobMessage, type WorkerMessage } from './protocol.js';
+import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type FillReply, type JobMessage, type WorkerMessage } from './protocol.js';
 
 type Handler = (...args: any[]) => Promise<unknown>;
 
 /** A fill sent without bytes whose template this worker does not hold (any more). */
 class CacheMiss extends Error {}
 
-/** template null = "you hold it under cacheKey" (the pool only does that when it sent it before). */
-async function fill(template: Uint8Array | null, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string) {
-  if (template) return fillPdf(template, analysis, request, cacheKey);
-  const result = cacheKey === undefined ? undefined : await fillCached(cacheKey, request);
-  if (!result) throw new CacheMiss();
-  return result;
+/**
+ * template and analysis null = "you hold it under cacheKey" (the pool only does that when it sent it
+ * before); heldBaseId = the base file the pool already has, which then stays out of the answer.
+ */
+async function fill(template: Uint8Array | null, analysis: TemplateAnalysis | null, request: FillRequest, cacheKey?: string, heldBaseId?: string): Promise<FillReply> {
+  const parts = template && analysis
+    ? await fillParts(template, analysis, request, cacheKey)
+    : cacheKey === undefined ? undefined : await fillCachedParts(cacheKey, request);
+  if (!parts) throw new CacheMiss();
+  const { baseId, base, update, warnings } = parts;
+  return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings };
 }
 
 const handlers: Record<string, Handler> = {

@@ -90,6 +90,16 @@ for (const c of STORES) {
       expect(Buffer.compare(Buffer.from(await store.get('templates/acc_a/tpl_1/v1.pdf')), Buffer.from(data))).toBe(0);
     });
 
+    it('writes chunks one after the other as one blob', async () => {
+      const a = new Uint8Array(randomBytes(150_000));
+      const b = new Uint8Array(randomBytes(3_000));
+      await store.put('chunks/acc_a/rnd_1.pdf', [a, b]);
+      expect(Buffer.compare(Buffer.from(await store.get('chunks/acc_a/rnd_1.pdf')), Buffer.concat([a, b]))).toBe(0);
+      const { body, size } = await store.stream('chunks/acc_a/rnd_1.pdf');
+      body.destroy();
+      expect(size).toBe(a.length + b.length);
+    });
+
     it('replaces the content when a key is put again', async () => {
       await store.put('over/k.pdf', bytes('first version'));
       await store.put('over/k.pdf', bytes('second'));

@@ -1,10 +1,12 @@
 // Render workers keep templates prepared under the caller's cache key, and the pool sends the
-// template bytes only to a worker that does not hold that key (or says it no longer does).
+// template bytes only to a worker that does not hold that key (or says it no longer does); workers
+// send a template's base file once, then only each render's incremental update.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { poolEngine, type PoolEngine } from '../../src/adapters/engine/pool-engine.js';
 import { analyse } from '../../src/pdf/analyse.js';
+import { fillPdf } from '../../src/pdf/fill.js';
 import type { FillRequest, TemplateAnalysis } from '../../src/pdf/types.js';
 import { WorkerPool } from '../../src/workers/pool.js';
 import { ENV_TEMPLATE_CACHE_MB } from '../../src/workers/protocol.js';
@@ -43,6 +45,22 @@ describe.skipIf(!dir)('pool template cache', () => {
     expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
     // Another key is another template version: its bytes are sent (and these cannot be rendered).
     await expect(engine.fill(GARBAGE, analysis, request(analysis), 'lux@v2')).rejects.toMatchObject({ code: 'RENDER_FAILED' });
+  });
+
+  it('receives the base file once per cache key, then only the incremental update', async () => {
+    const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', LUX)));
+    const analysis = await analyse(bytes);
+    engine = onePool();
+    const first = await engine.fill(bytes, analysis, request(analysis), 'lux@v1');
+    const second = await engine.fill(bytes, analysis, { ...request(analysis), flatten: false }, 'lux@v1');
+    expect(first.chunks).toHaveLength(2);
+    expect(second.chunks).toHaveLength(2);
+    // The same buffer: the second answer carried no base; the pool's copy from the first one is reused.
+    expect(second.chunks![0]).toBe(first.chunks![0]);
+    expect(second.chunks![1].length).toBeLessThan(first.chunks![0].length);
+    // Joined, the chunks are the file the in-process engine writes.
+    const direct = await fillPdf(bytes, analysis, { ...request(analysis), flatten: false });
+    expect(Buffer.from(second.bytes).equals(Buffer.from(direct.bytes))).toBe(true);
   });
 
   it('resends the bytes when the worker no longer holds the template', async () => {

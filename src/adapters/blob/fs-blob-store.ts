@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile, readdir } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { BlobNotFoundError, type BlobStore } from '../../ports/blob-store.js';
@@ -16,11 +16,24 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.root, key);
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<void> {
+  async put(key: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
     const file = this.resolve(key);
-    await mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, bytes);
+    // The folder usually exists (one per account): create it only when the open says it is missing.
+    const handle = await open(tmp, 'w').catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      await mkdir(path.dirname(file), { recursive: true });
+      return open(tmp, 'w');
+    });
+    try {
+      // writev: the chunks go to the file as they are, no joined copy (libuv retries short writes)
+      const chunks = bytes instanceof Uint8Array ? [bytes] : [...bytes];
+      const { bytesWritten } = await handle.writev(chunks);
+      const total = chunks.reduce((n, c) => n + c.byteLength, 0);
+      if (bytesWritten !== total) throw new Error(`short write to ${tmp}: ${bytesWritten} of ${total} bytes`);
+    } finally {
+      await handle.close();
+    }
     await rename(tmp, file);
   }
 

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations.js';
+import { withStatementCache } from './sqlite-statements.js';
 
 export type Db = Kysely<Database>;
 export type DbKind = Config['database']['kind'];
@@ -29,7 +30,7 @@ export async function openDatabase(config: Config['database']): Promise<DbHandle
     // most the last commits lost, and a commit drops from an fsync to a write.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   } else {
     // BIGINT (file sizes) comes back as a string by default; ours stay far below 2^53.
     pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));

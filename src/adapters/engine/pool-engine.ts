@@ -2,8 +2,10 @@
 // loop, each within a time and memory budget, and a hostile file costs one worker, never the server.
 import os from 'node:os';
 import type { RenderEngine } from '../../ports/render-engine.js';
-import type { FillResult, TemplateAnalysis } from '../../pdf/types.js';
+import { Lru } from '../../lib/lru.js';
+import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pdf/types.js';
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
+import type { FillReply } from '../../workers/protocol.js';
 
 export { EngineBusyError } from '../../workers/pool.js';
 export type { PoolStats } from '../../workers/pool.js';
@@ -40,17 +42,50 @@ export function createPoolEngine(options: PoolEngineOptions = {}): PoolEngine {
   return poolEngine(pool, options.limits ?? {});
 }
 
+/** Base files held here, by cache key (a few hundred KB each for typical forms). */
+const BASES_MAX = 64;
+const BASES_BYTES = 64 * 1024 * 1024;
+
 /** @internal The adapter over an existing pool (tests build the pool with test jobs enabled). */
 export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFields?: number }): PoolEngine {
+  // Each template version's base file (the bulk of every render of it), received once from a worker:
+  // afterwards workers send only the incremental update (see FillReply).
+  const bases = new Lru<string, { id: string; bytes: Uint8Array }>(BASES_MAX, BASES_BYTES, (b) => b.bytes.byteLength);
+  const fill = async (template: Uint8Array, analysis: TemplateAnalysis, request: Parameters<PoolEngine['fill']>[2], cacheKey?: string) => {
+    const held = cacheKey === undefined ? undefined : bases.get(cacheKey);
+    const reply = await pool.run<FillReply>(
+      'fill',
+      [template, analysis, request, cacheKey, held?.id],
+      cacheKey === undefined ? undefined : { key: cacheKey, cachedArgs: [0, 1] },
+    );
+    let base = reply.base;
+    if (base) {
+      if (cacheKey !== undefined) bases.set(cacheKey, { id: reply.baseId, bytes: base });
+    } else if (held?.id === reply.baseId) base = held.bytes; // the reference taken before sending: eviction cannot lose it
+    else throw new PdfEngineError('RENDER_FAILED', 'the render worker answered without the base file');
+    return partsResult(base, reply.update, reply.warnings);
+  };
   return {
     // Both go through the IPC pipe as structured clones: only the view's own bytes are copied, so a
     // Buffer slice of Node's shared pool is safe to pass (nothing is transferred or detached).
     analyse: (bytes) => pool.run<TemplateAnalysis>('analyse', [bytes, limits]),
     // With a cache key, a worker that already prepared this template version gets the job without
     // the template bytes (see WorkerPool RunOptions).
-    fill: (template, analysis, request, cacheKey) =>
-      pool.run<FillResult>('fill', [template, analysis, request, cacheKey], cacheKey === undefined ? undefined : { key: cacheKey, bytesArg: 0 }),
+    fill,
     close: () => pool.close(),
     stats: () => pool.stats(),
+  };
+}
+
+/** A FillResult over base + update: `chunks` as they are; `bytes` joins them only if someone reads it. */
+function partsResult(base: Uint8Array, update: Uint8Array, warnings: string[]): FillResult {
+  let joined: Uint8Array | undefined;
+  return {
+    chunks: update.length ? [base, update] : [base],
+    warnings,
+    get bytes() {
+      joined ??= Buffer.concat([base, update]);
+      return joined;
+    },
   };
 }

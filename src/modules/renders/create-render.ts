@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { PdfEngineError } from '../../pdf/types.js';
+import { EngineBusyError } from '../../workers/pool.js';
 import type { PlanName } from '../accounts/plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { countRendersThisMonth } from '../accounts/usage.js';
@@ -72,13 +73,18 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   });
 
   // 3. generate; a failure releases the reservation (failed renders do not count) and is kept as a record
-  let bytes: Uint8Array;
+  let file: readonly Uint8Array[];
   try {
     const templateBytes = await loadTemplateBytes(deps, template.blob_key);
     const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text }, template.blob_key);
-    bytes = result.bytes;
+    file = result.chunks ?? [result.bytes]; // a pool engine's base + update, written without joining them
     warnings.push(...result.warnings);
   } catch (err) {
+    if (err instanceof EngineBusyError) {
+      // Nothing was attempted: drop the reservation and let the client retry (503 + Retry-After).
+      await deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
+      throw err;
+    }
     const message = err instanceof PdfEngineError ? err.message : 'The template could not be generated';
     if (!(err instanceof PdfEngineError)) deps.log.error({ err, renderId: id }, 'render failed');
     await deps.db
@@ -92,11 +98,18 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
 
   // 4. file first, then the record that points at it
   const blobKey = `renders/${account.id}/${id}.pdf`;
-  await deps.blobs.put(blobKey, bytes);
+  try {
+    await deps.blobs.put(blobKey, file);
+  } catch (err) {
+    // storage trouble is ours, not the template's: release the quota, answer INTERNAL_ERROR
+    await deps.db.updateTable('renders').set({ status: 'failed', error_code: 'INTERNAL_ERROR', error_message: 'The file could not be stored' }).where('id', '=', id).execute();
+    throw err;
+  }
+  const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
   const durationMs = Date.now() - started.getTime();
   await deps.db
     .updateTable('renders')
-    .set({ status: 'completed', blob_key: blobKey, file_size: bytes.byteLength, duration_ms: durationMs, warnings: JSON.stringify(warnings) })
+    .set({ status: 'completed', blob_key: blobKey, file_size: fileSize, duration_ms: durationMs, warnings: JSON.stringify(warnings) })
     .where('id', '=', id)
     .execute();
 
@@ -106,7 +119,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     status: 'completed' as const,
     downloadUrl: (await downloadUrlFor(deps, { id, blob_key: blobKey, template_name: template.name }))!,
     expiresIn: deps.config.limits.downloadUrlSeconds,
-    fileSize: bytes.byteLength,
+    fileSize,
     durationMs,
     warnings,
   };
