@@ -8,7 +8,7 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './ports/metrics.js';
 
-/** Everything a use case may touch, built once in the composition root (src/app.ts callers). */
+/** Everything a use case may touch, built once in the composition root (src/bootstrap.ts). */
 export interface Deps {
   config: Config;
   db: Db;

@@ -8,8 +8,13 @@ import { startSweeper } from '../modules/renders/retention.js';
 export async function serve(config: Config): Promise<number> {
   const runtime = await createRuntime(config);
   const app = await buildApp(runtime);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await runtime.close(); // e.g. the port is taken: release the database and workers, then report
+    throw err;
+  }
   const stopSweeper = startSweeper(runtime);
-  await app.listen({ port: config.port, host: config.host });
 
   if ((await listAccounts(runtime)).length === 0) {
     runtime.log.info(
@@ -32,7 +37,12 @@ export async function serve(config: Config): Promise<number> {
       clearTimeout(force);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  const onSignal = (signal: string) =>
+    shutdown(signal).catch((err) => {
+      runtime.log.error({ err }, 'shutdown failed');
+      process.exitCode = 1;
+    });
+  process.once('SIGTERM', () => void onSignal('SIGTERM'));
+  process.once('SIGINT', () => void onSignal('SIGINT'));
   return -1;
 }

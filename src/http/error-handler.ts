@@ -67,8 +67,8 @@ function fromAjv(errors: AjvError[], context: string | undefined): AppError {
   });
 }
 
-/** Map any thrown value to an AppError (exported for reuse by non-HTTP callers such as idempotency). */
-export function toAppError(err: unknown): AppError | undefined {
+/** Map any thrown value to an AppError; undefined for errors we did not expect. */
+function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   if (err instanceof DataValidationError) {
     return new AppError('VALIDATION_ERROR', err.message, { ...err.details });

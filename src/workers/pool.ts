@@ -334,5 +334,5 @@ function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEng
       : `render exceeded the time budget of ${opts.timeoutMs} ms`);
   }
   if (reason === 'memory') return new PdfEngineError(code, `${what} exceeded the memory budget of ${opts.maxMemoryMb} MB`);
-  return new PdfEngineError('RENDER_FAILED', `the render worker stopped unexpectedly while ${kind === 'analyse' ? 'analysing the PDF' : 'rendering'}`);
+  return new PdfEngineError(code, `the render worker stopped unexpectedly while ${kind === 'analyse' ? 'analysing the PDF' : 'rendering'}`);
 }

@@ -26,15 +26,20 @@ export class FsBlobStore implements BlobStore {
       return open(tmp, 'w');
     });
     try {
-      // writev: the chunks go to the file as they are, no joined copy (libuv retries short writes)
-      const chunks = bytes instanceof Uint8Array ? [bytes] : [...bytes];
-      const { bytesWritten } = await handle.writev(chunks);
-      const total = chunks.reduce((n, c) => n + c.byteLength, 0);
-      if (bytesWritten !== total) throw new Error(`short write to ${tmp}: ${bytesWritten} of ${total} bytes`);
-    } finally {
-      await handle.close();
+      try {
+        // writev: the chunks go to the file as they are, no joined copy (libuv retries short writes)
+        const chunks = bytes instanceof Uint8Array ? [bytes] : [...bytes];
+        const { bytesWritten } = await handle.writev(chunks);
+        const total = chunks.reduce((n, c) => n + c.byteLength, 0);
+        if (bytesWritten !== total) throw new Error(`short write to ${tmp}: ${bytesWritten} of ${total} bytes`);
+      } finally {
+        await handle.close();
+      }
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true }); // list() skips .tmp files, so no sweeper would find it
+      throw err;
     }
-    await rename(tmp, file);
   }
 
   async get(key: string): Promise<Uint8Array> {

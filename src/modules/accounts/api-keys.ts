@@ -84,13 +84,29 @@ export async function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: 
 /** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
 export async function authenticateKey(deps: Pick<Deps, 'db'>, secret: string) {
   if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
-  return deps.db
+  const found = await deps.db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select(['api_keys.id as keyId', 'accounts.id as accountId', 'accounts.plan as plan', 'accounts.name as accountName'])
     .where('api_keys.hash', '=', hashKey(secret))
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
+  if (found) void touchKey(deps, found.keyId);
+  return found;
+}
+
+const TOUCH_EVERY_MS = 60_000;
+
+/** Record `lastUsedAt`, at most once a minute per key so that it costs no write on most requests. */
+async function touchKey(deps: Pick<Deps, 'db'>, keyId: string): Promise<void> {
+  const now = new Date();
+  await deps.db
+    .updateTable('api_keys')
+    .set({ last_used_at: now.toISOString() })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now.getTime() - TOUCH_EVERY_MS).toISOString())]))
+    .execute()
+    .catch(() => undefined); // bookkeeping only: never fail a request over it
 }
 
 function toView(row: { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null }): ApiKeyView {

@@ -73,9 +73,16 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   });
 
   // 3. generate; a failure releases the reservation (failed renders do not count) and is kept as a record
+  let templateBytes: Uint8Array;
+  try {
+    templateBytes = await loadTemplateBytes(deps, template.blob_key);
+  } catch (err) {
+    // storage trouble is ours, not the template's: nothing was attempted, so drop the reservation
+    await deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
+    throw err;
+  }
   let file: readonly Uint8Array[];
   try {
-    const templateBytes = await loadTemplateBytes(deps, template.blob_key);
     const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text }, template.blob_key);
     file = result.chunks ?? [result.bytes]; // a pool engine's base + update, written without joining them
     warnings.push(...result.warnings);
@@ -91,6 +98,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
       .updateTable('renders')
       .set({ status: 'failed', error_code: 'RENDER_FAILED', error_message: message, duration_ms: Date.now() - started.getTime(), warnings: JSON.stringify(warnings) })
       .where('id', '=', id)
+      .where('status', '=', 'pending')
       .execute();
     deps.metrics.render('failed', (Date.now() - started.getTime()) / 1000);
     throw new AppError('RENDER_FAILED', `Render ${id} failed: ${message}`, { renderId: id });
@@ -102,16 +110,21 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     await deps.blobs.put(blobKey, file);
   } catch (err) {
     // storage trouble is ours, not the template's: release the quota, answer INTERNAL_ERROR
-    await deps.db.updateTable('renders').set({ status: 'failed', error_code: 'INTERNAL_ERROR', error_message: 'The file could not be stored' }).where('id', '=', id).execute();
+    await deps.db.updateTable('renders').set({ status: 'failed', error_code: 'INTERNAL_ERROR', error_message: 'The file could not be stored' }).where('id', '=', id).where('status', '=', 'pending').execute();
     throw err;
   }
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
   const durationMs = Date.now() - started.getTime();
-  await deps.db
+  const done = await deps.db
     .updateTable('renders')
     .set({ status: 'completed', blob_key: blobKey, file_size: fileSize, duration_ms: durationMs, warnings: JSON.stringify(warnings) })
     .where('id', '=', id)
-    .execute();
+    .where('status', '=', 'pending') // the sweeper may have given up on it and released its quota
+    .executeTakeFirst();
+  if (Number(done.numUpdatedRows) === 0) {
+    await deps.blobs.delete(blobKey);
+    throw new AppError('RENDER_FAILED', `Render ${id} took too long and was abandoned; retry`, { renderId: id });
+  }
 
   deps.metrics.render('completed', durationMs / 1000);
   return {

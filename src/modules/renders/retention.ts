@@ -34,9 +34,13 @@ export async function acquireLease(deps: Pick<Deps, 'db' | 'clock'>, name: strin
   return Number(res.numUpdatedRows) === 1;
 }
 
-/** A render still pending after this long belongs to a process that died (the pool enforces the budget). */
+/**
+ * A render still pending after this long belongs to a process that died. The pool's budget starts when a
+ * worker takes the job, and a job may first wait behind a full queue (8 per worker, each at most the
+ * budget), so allow ten budgets plus a minute.
+ */
 export function staleAfterMs(deps: Pick<Deps, 'config'>): number {
-  return deps.config.limits.renderTimeoutMs + 60_000;
+  return 10 * deps.config.limits.renderTimeoutMs + 60_000;
 }
 
 export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise<SweepResult | null> {

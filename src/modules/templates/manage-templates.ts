@@ -99,7 +99,7 @@ export async function replaceTemplateFile(deps: Deps, account: { id: string; pla
     if (now.is_frozen) throw frozen(id);
     throw new AppError('CONFLICT', `Template "${id}" was changed by another request at the same time; retry`);
   }
-  await deps.blobs.delete(current.blob_key).catch(() => undefined);
+  // The old file is left to the orphan sweeper: a render that read the old row may still be loading it.
   return getTemplate(deps, account.id, id);
 }
 

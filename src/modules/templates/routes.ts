@@ -29,10 +29,6 @@ const SchemaField = Type.Object({
   pdfMeta: Type.Object({ originalName: Type.String(), page: Type.Integer(), readOnly: Type.Optional(Type.Boolean()) }),
 });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
-const UploadBody = {
-  description: 'multipart/form-data with parts: file (the PDF, required), name, description',
-  content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, name: { type: 'string' }, description: { type: 'string' } }, required: ['file'] } } },
-};
 
 export const templateRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
   await app.register(multipart, { throwFileSizeLimit: true });
