@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { BlobNotFoundError, type BlobStore } from '../../ports/blob-store.js';
+import { attachmentDisposition } from '../../lib/content-disposition.js';
 
 /** The subset of the SDK client we call (design rule 2). */
 export type S3Like = Pick<S3Client, 'send' | 'destroy'>;
@@ -154,14 +155,4 @@ function isNotFound(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
   if (e?.name === 'NoSuchBucket') return false;
   return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.$metadata?.httpStatusCode === 404;
-}
-
-/**
- * RFC 6266 attachment with an ASCII fallback and the UTF-8 name (RFC 8187). Mirrors contentDisposition()
- * in modules/downloads, kept here so the adapter does not depend on a module.
- */
-export function attachmentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const utf8 = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${utf8}`;
 }

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { lockAccount } from './quotas.js';
+import { countActiveKeys } from './usage.js';
 
 // Keys: "fc_live_" + 32 random base62 characters (~190 bits). Only a SHA-256 is stored: the keys are
 // high-entropy, so a slow password hash buys nothing and would cost every request.
@@ -55,13 +56,8 @@ export async function createApiKey(deps: Pick<Deps, 'db' | 'dbKind' | 'clock' | 
   const limit = deps.plans[account.plan as keyof Deps['plans']].apiKeys;
   return deps.db.transaction().execute(async (trx) => {
     await lockAccount(trx, deps.dbKind, account.id);
-    const { n } = await trx
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', account.id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    if (Number(n) >= limit) {
+    const n = await countActiveKeys(trx, account.id);
+    if (n >= limit) {
       throw new AppError('API_KEY_LIMIT_REACHED', `API key limit reached: ${n}/${limit} active keys on the ${account.plan} plan`);
     }
     return issueApiKey({ db: trx, clock: deps.clock }, account.id, name);

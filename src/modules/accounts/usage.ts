@@ -28,25 +28,31 @@ export async function countTemplates(db: Deps['db'], accountId: string): Promise
   return Number(n);
 }
 
+/** API keys held: revoked keys free their slot. */
+export async function countActiveKeys(db: Deps['db'], accountId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 export async function getUsage(deps: Pick<Deps, 'db' | 'clock' | 'plans'>, account: { id: string; plan: PlanName }): Promise<Usage> {
   const plan = deps.plans[account.plan];
   const month = monthOf(deps.clock.now());
   const [renders, templates, keys] = await Promise.all([
     countRendersThisMonth(deps.db, account.id, month),
     countTemplates(deps.db, account.id),
-    deps.db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', account.id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirstOrThrow(),
+    countActiveKeys(deps.db, account.id),
   ]);
   return {
     plan: plan.name,
     month,
     renders: { used: renders, limit: plan.rendersPerMonth },
     templates: { used: templates, limit: plan.templates },
-    apiKeys: { used: Number(keys.n), limit: plan.apiKeys },
+    apiKeys: { used: keys, limit: plan.apiKeys },
     features: { webhooksEnabled: plan.webhooks, watermark: plan.watermark, retentionDays: plan.retentionDays },
   };
 }

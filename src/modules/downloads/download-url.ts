@@ -16,9 +16,3 @@ export function downloadFileName(templateName: string, renderId: string): string
   const base = templateName.replace(/\.pdf$/i, '').replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 100) || 'render';
   return `${base}-${renderId}.pdf`;
 }
-
-/** Content-Disposition with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987). */
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}

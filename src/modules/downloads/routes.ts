@@ -4,7 +4,8 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { BlobNotFoundError } from '../../ports/blob-store.js';
 import { checkSignature } from './signing.js';
-import { contentDisposition, downloadFileName } from './download-url.js';
+import { downloadFileName } from './download-url.js';
+import { attachmentDisposition } from '../../lib/content-disposition.js';
 
 /** GET /v1/files/:id?expires&signature — no Authorization header; the signature authorises. */
 export const downloadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
@@ -38,7 +39,7 @@ export const downloadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (
     }
     reply.header('Content-Type', 'application/pdf');
     reply.header('Content-Length', String(file.size));
-    reply.header('Content-Disposition', contentDisposition(downloadFileName(render.template_name, render.id)));
+    reply.header('Content-Disposition', attachmentDisposition(downloadFileName(render.template_name, render.id)));
     reply.header('Cache-Control', 'private, no-store');
     return reply.send(file.body);
   });
