@@ -72,13 +72,23 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
       .execute();
   });
 
-  // 3. generate; a failure releases the reservation (failed renders do not count) and is kept as a record
+  // While pending, the record holds one render of the quota. Nothing attempted: drop it. A failure:
+  // keep it as `failed`, which stops it counting. Both only from `pending` (the sweeper may have acted).
+  const dropReservation = () => deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
+  const markFailed = (code: string, message: string) =>
+    deps.db
+      .updateTable('renders')
+      .set({ status: 'failed', error_code: code, error_message: message, duration_ms: Date.now() - started.getTime(), warnings: JSON.stringify(warnings) })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .execute();
+
+  // 3. generate
   let templateBytes: Uint8Array;
   try {
     templateBytes = await loadTemplateBytes(deps, template.blob_key);
   } catch (err) {
-    // storage trouble is ours, not the template's: nothing was attempted, so drop the reservation
-    await deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
+    await dropReservation(); // storage trouble is ours, not the template's
     throw err;
   }
   let file: readonly Uint8Array[];
@@ -88,18 +98,12 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     warnings.push(...result.warnings);
   } catch (err) {
     if (err instanceof EngineBusyError) {
-      // Nothing was attempted: drop the reservation and let the client retry (503 + Retry-After).
-      await deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
+      await dropReservation(); // the client retries on 503 + Retry-After
       throw err;
     }
     const message = err instanceof PdfEngineError ? err.message : 'The template could not be generated';
     if (!(err instanceof PdfEngineError)) deps.log.error({ err, renderId: id }, 'render failed');
-    await deps.db
-      .updateTable('renders')
-      .set({ status: 'failed', error_code: 'RENDER_FAILED', error_message: message, duration_ms: Date.now() - started.getTime(), warnings: JSON.stringify(warnings) })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .execute();
+    await markFailed('RENDER_FAILED', message);
     deps.metrics.render('failed', (Date.now() - started.getTime()) / 1000);
     throw new AppError('RENDER_FAILED', `Render ${id} failed: ${message}`, { renderId: id });
   }
@@ -109,8 +113,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   try {
     await deps.blobs.put(blobKey, file);
   } catch (err) {
-    // storage trouble is ours, not the template's: release the quota, answer INTERNAL_ERROR
-    await deps.db.updateTable('renders').set({ status: 'failed', error_code: 'INTERNAL_ERROR', error_message: 'The file could not be stored' }).where('id', '=', id).where('status', '=', 'pending').execute();
+    await markFailed('INTERNAL_ERROR', 'The file could not be stored'); // ours: answered INTERNAL_ERROR
     throw err;
   }
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
