@@ -9,16 +9,15 @@ import type { RawField } from './field-tree.js';
 import { FF, fieldFlags, type FillContext } from './fill-context.js';
 import { N, getDict, getNumber, inherited, textOf } from './fill-objects.js';
 import { flatten } from './flatten.js';
-import { PageWriter } from './page-content.js';
+import { PageWriter, type BalanceCache } from './page-content.js';
 import type { PageNode } from './pages.js';
 import { fillSignatureImage, fillSignatureText } from './signature-image.js';
 import type { AnalysedField, FillRequest, FillValue } from './types.js';
 import { watermark } from './watermark.js';
+import { isPrinted, isVisible } from './widget-flags.js';
 
 type FieldType = 'Tx' | 'Btn' | 'Ch' | 'Sig';
 
-/** Annotation flags Hidden | NoView: such widgets are never drawn. */
-const HIDDEN = 2 | 32;
 
 function fieldType(field: RawField): FieldType | undefined {
   const ft = inherited(field.dict, 'FT');
@@ -120,12 +119,14 @@ export interface FieldIndex {
   fields: RawField[];
   byName: Map<string, RawField>;
   infoByName: Map<string, AnalysedField>;
+  /** q/Q balance of the pages' content streams, read once per template */
+  balances: BalanceCache;
 }
 
 export function indexFields(catalog: PDFDict, pages: PageNode[], fields: RawField[], analysisFields: AnalysedField[]): FieldIndex {
   const byName = new Map<string, RawField>();
   for (const f of fields) if (!byName.has(f.fullName)) byName.set(f.fullName, f);
-  return { catalog, pages, fields, byName, infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])) };
+  return { catalog, pages, fields, byName, infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])), balances: new WeakMap() };
 }
 
 /** Writes every value of the request, then flattens and watermarks as asked. */
@@ -139,11 +140,14 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
     const info = index.infoByName.get(name);
     if (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly) continue;
     await fillField(fc, field, info, value);
-    if (field.widgets.every((w) => (getNumber(w, 'F') ?? 0) & HIDDEN)) {
-      fc.warnings.push(`field "${name}" is hidden in the template; its value is stored but not shown`);
+    const label = info?.name ?? name;
+    if (field.widgets.every((w) => !isVisible(w))) {
+      fc.warnings.push(`field "${label}" is hidden in the template; its value is stored but not shown`);
+    } else if (request.flatten && value.kind !== 'clear' && field.widgets.every((w) => !isPrinted(w))) {
+      fc.warnings.push(`field "${label}" is not printed (the template marks it screen-only); flattened, its value is not shown`);
     }
   }
-  const writer = new PageWriter(fc.ctx);
+  const writer = new PageWriter(fc.ctx, index.balances);
   if (request.flatten) flatten(fc, index.pages, writer, index.catalog);
   if (request.watermark) await watermark(fc, index.pages, writer, request.watermark);
   writer.commit();

@@ -1,15 +1,14 @@
-// Flattening: every visible widget's current appearance is drawn into its page as a Form XObject,
-// then the widgets leave /Annots and the catalog loses /AcroForm, so no interactive field remains
-// while every value stays visible.
+// Flattening: every widget a viewer would print has its current appearance drawn into its page as
+// a Form XObject, then all widgets leave /Annots and the catalog loses /AcroForm, so no interactive
+// field remains while every printed value stays visible. Widgets without the Print flag, or Hidden
+// or NoView (a "Print / Save / Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { num } from './appearance-stream.js';
-import { N, getDict, getNumbers, getNumber } from './fill-objects.js';
+import { N, getDict, getNumbers } from './fill-objects.js';
 import type { FillContext } from './fill-context.js';
+import { isPrinted } from './widget-flags.js';
 import type { PageNode } from './pages.js';
 import type { PageWriter } from './page-content.js';
-
-/** Annotation flags that keep an annotation off the page (Hidden, NoView). */
-const INVISIBLE = 2 | 32;
 
 type Matrix = [number, number, number, number, number, number];
 
@@ -51,7 +50,7 @@ function appearanceOf(widget: PDFDict): { stream: PDFStream; ref?: PDFRef } | un
 }
 
 function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict): void {
-  if ((getNumber(widget, 'F') ?? 0) & INVISIBLE) return;
+  if (!isPrinted(widget)) return;
   const ap = appearanceOf(widget);
   const rect = getNumbers(widget, 'Rect');
   if (!ap || !rect || rect.length !== 4) return;

@@ -1,8 +1,13 @@
 // Appends content to pages (flattened widgets, watermarks). Each touched page gets its original
-// content wrapped in q ... Q once, so a stray CTM or colour left by the page cannot shift ours,
-// and our resources get names no page can already use.
-import { PDFArray, PDFDict, PDFName, PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+// content enclosed in balanced q ... Q once (content-balance.ts), so a stray CTM, colour or
+// unbalanced save/restore left by the page cannot shift ours or make a viewer drop the page, and
+// our resources get names no page can already use.
+import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import { BALANCED, composeBalances, contentBalance, enclosing, type Balance } from './content-balance.js';
 import { N, getDict, resolve, MAX_FIELD_DEPTH } from './fill-objects.js';
+
+/** Balances of content streams already read (streams of a template never change): per template. */
+export type BalanceCache = WeakMap<PDFStream, Balance>;
 
 type ResourceKind = 'XObject' | 'ExtGState' | 'Font';
 
@@ -10,7 +15,26 @@ export class PageWriter {
   private readonly pending = new Map<PDFDict, string[]>();
   private counter = 0;
 
-  constructor(private readonly ctx: PDFContext) {}
+  constructor(
+    private readonly ctx: PDFContext,
+    private readonly balances: BalanceCache = new WeakMap(),
+  ) {}
+
+  /** A content stream's balance; one that cannot be decoded counts as balanced (viewers skip it too). */
+  private balanceOf(obj: PDFObject): Balance {
+    const stream = obj instanceof PDFRef ? this.ctx.lookup(obj) : obj;
+    if (!(stream instanceof PDFStream)) return BALANCED;
+    let b = this.balances.get(stream);
+    if (!b) {
+      try {
+        b = contentBalance(stream instanceof PDFRawStream ? decodePDFRawStream(stream).decode() : stream.getContents());
+      } catch {
+        b = BALANCED;
+      }
+      this.balances.set(stream, b);
+    }
+    return b;
+  }
 
   /** The page's own /Resources, copied down from an ancestor when it only inherits them. */
   private resources(page: PDFDict): PDFDict {
@@ -48,17 +72,20 @@ export class PageWriter {
     list.push(content);
   }
 
-  /** Writes everything appended: [q, original content..., Q + ours]. */
+  /** Writes everything appended: [q..., original content..., Q... + ours], or ours alone. */
   commit(): void {
     for (const [page, parts] of this.pending) {
       const existing = resolve(page, 'Contents');
       const streams: PDFObject[] = [];
       if (existing instanceof PDFArray) for (let i = 0; i < existing.size(); i++) streams.push(existing.get(i));
       else if (existing) streams.push(page.get(N('Contents'))!);
-      const open = this.ctx.register(this.ctx.stream('q\n'));
       // Left unfiltered: the incremental writer deflates streams above its threshold (node's zlib).
-      const close = this.ctx.register(this.ctx.stream(`\nQ\n${parts.join('\n')}\n`));
-      const all: PDFObject[] = streams.length ? [open, ...streams, close] : [close];
+      const ours = `${parts.join('\n')}\n`;
+      let all: PDFObject[];
+      if (streams.length) {
+        const { before, after } = enclosing(composeBalances(streams.map((s) => this.balanceOf(s))));
+        all = [this.ctx.register(this.ctx.stream(before)), ...streams, this.ctx.register(this.ctx.stream(`${after}${ours}`))];
+      } else all = [this.ctx.register(this.ctx.stream(ours))];
       page.set(N('Contents'), this.ctx.obj(all.map((s) => (s instanceof PDFRef ? s : this.ctx.register(s)))));
     }
     this.pending.clear();

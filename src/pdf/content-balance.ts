@@ -1,0 +1,97 @@
+// How a content stream moves the graphics state stack: the net q/Q depth it leaves and the lowest
+// depth it reaches (below 0 when it restores more than it saved). Content we append after a page's
+// own content must start from a balanced stack, whatever that content does: poppler drops a page
+// whose content begins with an unmatched Q, and an unclosed q would move our drawings.
+//
+// A small tokenizer, not a parser: it skips strings, hex strings, comments and inline image data,
+// and counts the q and Q operators. Division into several streams happens at token boundaries
+// (PDF 32000-1, 7.8.2), so the balance of a page is the composition of its streams' balances.
+
+export interface Balance {
+  /** depth after the stream, relative to its start */
+  net: number;
+  /** lowest depth reached, relative to the start (<= 0) */
+  min: number;
+}
+
+export const BALANCED: Balance = { net: 0, min: 0 };
+
+const WHITE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+const DELIM = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
+const q = 0x71;
+const Q = 0x51;
+
+function isRegular(b: number): boolean {
+  return !WHITE.has(b) && !DELIM.has(b);
+}
+
+/** End of a literal string starting at `i` (the '('), balanced parentheses and escapes honoured. */
+function skipString(s: Uint8Array, i: number): number {
+  let depth = 0;
+  for (; i < s.length; i++) {
+    const b = s[i];
+    if (b === 0x5c) i++; // backslash escapes the next byte
+    else if (b === 0x28) depth++;
+    else if (b === 0x29 && --depth === 0) return i + 1;
+  }
+  return s.length;
+}
+
+/** End of inline image data after the ID operator: the next EI delimited by white space. */
+function skipInlineImage(s: Uint8Array, i: number): number {
+  for (let j = i + 1; j + 1 < s.length; j++) {
+    if (s[j] === 0x45 && s[j + 1] === 0x49 && WHITE.has(s[j - 1]) && (j + 2 >= s.length || !isRegular(s[j + 2]))) return j + 2;
+  }
+  return s.length;
+}
+
+export function contentBalance(s: Uint8Array): Balance {
+  let depth = 0;
+  let min = 0;
+  let i = 0;
+  while (i < s.length) {
+    const b = s[i];
+    if (WHITE.has(b)) i++;
+    else if (b === 0x25) {
+      while (i < s.length && s[i] !== 0x0a && s[i] !== 0x0d) i++;
+    } else if (b === 0x28) i = skipString(s, i);
+    else if (b === 0x3c) {
+      if (s[i + 1] === 0x3c) i += 2;
+      else {
+        while (i < s.length && s[i] !== 0x3e) i++;
+        i++;
+      }
+    } else if (b === 0x2f) {
+      i++; // a name: its characters are no operator
+      while (i < s.length && isRegular(s[i])) i++;
+    } else if (DELIM.has(b)) i++;
+    else {
+      const start = i;
+      while (i < s.length && isRegular(s[i])) i++;
+      if (i - start === 1 && s[start] === q) depth++;
+      else if (i - start === 1 && s[start] === Q) min = Math.min(min, --depth);
+      else if (i - start === 2 && s[start] === 0x49 && s[start + 1] === 0x44) i = skipInlineImage(s, i);
+    }
+  }
+  return { net: depth, min };
+}
+
+/** The balance of streams drawn one after the other. */
+export function composeBalances(parts: Balance[]): Balance {
+  let net = 0;
+  let min = 0;
+  for (const p of parts) {
+    min = Math.min(min, net + p.min);
+    net += p.net;
+  }
+  return { net, min };
+}
+
+/**
+ * The operators that enclose a page's own content so that what follows starts at depth 0: enough
+ * q before it that its extra Qs never empty the stack, and as many Q after it as are left open.
+ */
+export function enclosing(b: Balance): { before: string; after: string } {
+  const saves = 1 - b.min;
+  return { before: 'q\n'.repeat(saves), after: '\nQ'.repeat(saves + b.net) + '\n' };
+}
