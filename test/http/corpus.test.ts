@@ -33,7 +33,7 @@ function dataFor(fields: SchemaField[]): { data: Record<string, unknown>; expect
       const text = (i % 2 ? 'Zoë Łódź Привет' : 'Dupont 42').slice(0, f.maxLength ?? 100);
       data[f.name] = text;
       expected.set(f.pdfMeta.originalName, text);
-    } else if (f.type === 'checkbox') data[f.name] = true;
+    } else if (f.type === 'checkbox') data[f.name] = f.options && f.options.length > 1 ? f.options[0] : true;
     else if (f.type === 'dropdown' && f.options?.length) {
       data[f.name] = f.options[0];
       expected.set(f.pdfMeta.originalName, f.options[0]);

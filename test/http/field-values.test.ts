@@ -106,5 +106,22 @@ describe.skipIf(!corpus)('field values over HTTP (SQLite + folder)', () => {
     expect(wrong.status).toBe(422);
   });
 
+  it.skipIf(!tools)('answers VALIDATION_ERROR for true on a Yes/No pair built as one checkbox, and fills the named state', async () => {
+    const id = await upload('uscourts-b107-financial-affairs.pdf');
+    const pair = (await schemaOf(id)).find((f) => f.type === 'checkbox' && (f.options?.length ?? 0) > 1)!;
+    expect(pair.options).toEqual(expect.arrayContaining(['yes', 'no']));
+    for (const strict of [false, true]) {
+      const res = await api(s, s.b).post('/v1/renders', { templateId: id, data: { [pair.name]: true }, options: { strict } });
+      expect(res.status).toBe(422);
+      expect(res.json.error.code).toBe('VALIDATION_ERROR');
+      expect(res.json.error.details).toMatchObject({ field: pair.name, received: 'true' });
+      for (const state of pair.options!) expect(res.json.error.details.expected).toContain(`"${state}"`);
+    }
+    const res = await api(s, s.b).post('/v1/renders', { templateId: id, data: { [pair.name]: 'no' }, options: { flatten: false } });
+    expect(res.status).toBe(201);
+    const dumped = await pdftkFields(await download(res.json.data.downloadUrl, 'pair.pdf'));
+    expect(dumped.find((f) => f.name === pair.pdfMeta.originalName)!.values.at(-1)).toBe('no');
+  });
+
   if (!tools) it.skip('checks values with pdftk and pdfimages (skipped: poppler-utils or pdftk not installed)', () => {});
 });

@@ -131,6 +131,26 @@ describe('validateData: types', () => {
   it('rejects "true" as a string for a checkbox', () => {
     expect(rejection(() => validateData(FIELDS, { agree: 'true' }, LAX)).details).toEqual({ field: 'agree', expected: 'boolean', received: 'string' });
   });
+  describe('a checkbox with several on-states (a Yes/No pair as one field)', () => {
+    const yesNo = [field('married', 'checkbox', { options: ['Yes', 'No'] }, { onStates: ['Yes', 'No'] })];
+    const expected = 'one of "Yes", "No" (the state to turn on), or false or null to clear it';
+    for (const [mode, opts] of [['lax', LAX], ['strict', STRICT]] as const) {
+      it(`answers VALIDATION_ERROR for true in ${mode} mode, listing the states`, () => {
+        const err = rejection(() => validateData(yesNo, { married: true }, opts));
+        expect(err.details).toEqual({ field: 'married', expected, received: 'true' });
+      });
+    }
+    it('turns on the named state', () => {
+      expect(validateData(yesNo, { married: 'No' }, STRICT).values['form1.married']).toEqual({ kind: 'choice', value: 'No' });
+    });
+    it('clears the field for false and null', () => {
+      expect(validateData(yesNo, { married: false }, STRICT).values['form1.married']).toEqual({ kind: 'check', checked: false });
+      expect(validateData(yesNo, { married: null }, STRICT).values['form1.married']).toEqual({ kind: 'clear' });
+    });
+    it('answers VALIDATION_ERROR for a state it does not have', () => {
+      expect(rejection(() => validateData(yesNo, { married: 'Maybe' }, LAX)).details).toEqual({ field: 'married', expected, received: '"Maybe"' });
+    });
+  });
   it('maps a radio option to a choice', () => {
     expect(validateData(FIELDS, { colour: 'Green' }, LAX).values['form1.colour']).toEqual({ kind: 'choice', value: 'Green' });
   });

@@ -196,14 +196,18 @@ function fillValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
     case 'text':
       return textValue(key, field, value, ctx);
     case 'checkbox': {
-      // A checkbox whose widgets carry different on-states (e.g. IRS filing status) also takes the
-      // state to turn on; the public schema lists those states as its options.
+      // A checkbox whose widgets carry different on-states (a Yes/No pair built as one field, the IRS
+      // filing status) takes the state to turn on; the public schema lists them as its options.
+      // `true` would have to guess one of them (and could mean "No"), so it is refused in both modes.
       const states = field.detail.onStates ?? [];
-      if (typeof value === 'string' && states.length > 1) {
-        if (!states.includes(value)) fail(key, `boolean or one of ${states.map((v) => JSON.stringify(v)).join(', ')}`, quote(value));
+      if (states.length > 1) {
+        const expected = `one of ${states.map(quote).join(', ')} (the state to turn on), or false or null to clear it`;
+        if (value === false) return { kind: 'check', checked: false };
+        if (typeof value !== 'string') fail(key, expected, value === true ? 'true' : jsonType(value));
+        if (!states.includes(value)) fail(key, expected, quote(value));
         return { kind: 'choice', value };
       }
-      if (typeof value !== 'boolean') fail(key, states.length > 1 ? `boolean or one of ${states.map((v) => JSON.stringify(v)).join(', ')}` : 'boolean', jsonType(value));
+      if (typeof value !== 'boolean') fail(key, 'boolean', jsonType(value));
       return { kind: 'check', checked: value };
     }
     case 'radio':
