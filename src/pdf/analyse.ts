@@ -5,6 +5,7 @@ import { describeField } from './field-info.js';
 import { collectFields } from './field-tree.js';
 import { resolveLimits, type AnalyseLimits } from './limits.js';
 import { loadPdf } from './load.js';
+import { findRemovals } from './output-removals.js';
 import { assignNames } from './names.js';
 import { collectPages } from './pages.js';
 import { getDict } from './pdf-objects.js';
@@ -43,6 +44,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
       pageCount: pages.length,
       encrypted,
       hasXfa: acroForm.has(PDFName.of('XFA')),
+      removedFromOutput: findRemovals(catalog, acroForm),
     };
   } catch (err) {
     if (err instanceof PdfEngineError) throw err;

@@ -23,6 +23,7 @@ import { DEFAULT_LIMITS } from './limits.js';
 import { loadPdf } from './load.js';
 import { collectPages } from './pages.js';
 import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from './types.js';
+import { dropUsageRights } from './output-removals.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
 
 export interface PreparedTemplate {
@@ -73,6 +74,7 @@ async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
   await redrawStale(fc, fields, needAppearances);
   dropXfaAndNeedAppearances(catalog, acroForm);
+  dropUsageRights(catalog);
   // The faces renders will draw with, embedded here once: text fields' /DA faces, ZapfDingbats for
   // generated check marks, Helvetica-Bold for watermarks.
   const writable = new Set(analysis.fields.filter((f) => f.detail.ft !== 'Btn').map((f) => f.pdfMeta.originalName));

@@ -1,5 +1,8 @@
 // The PDF engine's public types. The engine is pure: bytes and these plain objects in and out.
 // Nothing here knows about HTTP, accounts or storage, and no pdf-lib type leaks past src/pdf/.
+import type { Removal } from './output-removals.js';
+
+export type { Removal, RemovedFeature } from './output-removals.js';
 
 export type FieldType = 'text' | 'checkbox' | 'radio' | 'dropdown' | 'date' | 'number' | 'signature';
 
@@ -79,6 +82,8 @@ export interface TemplateAnalysis {
   pageCount: number;
   encrypted: boolean;
   hasXfa: boolean;
+  /** features of the template that outputs leave out, and why (absent in analyses stored before it existed) */
+  removedFromOutput?: Removal[];
 }
 
 /**

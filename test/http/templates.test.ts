@@ -44,6 +44,14 @@ for (const db of DATABASES) {
       expect(res.json.data.schema.fields.some((f: { required: boolean }) => f.required)).toBe(true);
     });
 
+    it('lists in the schema what outputs leave out of a reader-extended hybrid form', async () => {
+      const created = await upload(s.b, 'irs-fw9-2018.pdf');
+      const res = await api(s, s.b).get(`/v1/templates/${created.json.data.id}/schema`);
+      expect(res.json.data.schema.removedFromOutput.map((r: { feature: string }) => r.feature).sort()).toEqual(['usage-rights', 'xfa']);
+      const plain = await upload(s.b, 'pdfjs-required-fields.pdf');
+      expect((await api(s, s.b).get(`/v1/templates/${plain.json.data.id}/schema`)).json.data.schema.removedFromOutput).toEqual([]);
+    });
+
     it.each([
       ['negative-not-a-pdf.pdf'],
       ['negative-truncated-scan.pdf'],

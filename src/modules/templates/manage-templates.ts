@@ -34,7 +34,7 @@ export async function getTemplateSchema(deps: Pick<Deps, 'db'>, accountId: strin
     templateId: row.id,
     templateName: row.name,
     version: row.version,
-    schema: { fields: analysis.fields.map(publicField), pageCount: analysis.pageCount },
+    schema: { fields: analysis.fields.map(publicField), pageCount: analysis.pageCount, removedFromOutput: analysis.removedFromOutput ?? [] },
   };
 }
 

@@ -28,6 +28,10 @@ const SchemaField = Type.Object({
   options: Type.Optional(Type.Array(Type.String())),
   pdfMeta: Type.Object({ originalName: Type.String(), page: Type.Integer(), readOnly: Type.Optional(Type.Boolean()) }),
 });
+const Removal = Type.Object(
+  { feature: Type.String({ description: 'xfa or usage-rights' }), description: Type.String() },
+  { description: 'a feature of the template that rendered PDFs leave out, and why' },
+);
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 export const templateRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
@@ -66,7 +70,7 @@ export const templateRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (
       summary: 'The fields to send in render data',
       params: IdParams,
       response: {
-        200: Type.Object({ data: Type.Object({ templateId: Type.String(), templateName: Type.String(), version: Type.Integer(), schema: Type.Object({ fields: Type.Array(SchemaField), pageCount: Type.Integer() }) }) }),
+        200: Type.Object({ data: Type.Object({ templateId: Type.String(), templateName: Type.String(), version: Type.Integer(), schema: Type.Object({ fields: Type.Array(SchemaField), pageCount: Type.Integer(), removedFromOutput: Type.Array(Removal) }) }) }),
         404: errorResponse(),
       },
     },
