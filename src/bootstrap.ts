@@ -24,7 +24,7 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
   const log = overrides.log ?? createLogger(config.logLevel);
   const plans = overrides.plans ?? loadPlans(config.plansFile);
   mkdirSync(config.dataDir, { recursive: true });
-  const dbHandle = await openDatabase(config.database);
+  const dbHandle = await openDatabase(config.database, (err) => log.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
   const clock = overrides.clock ?? systemClock;
   // Adapters of optional services are loaded only when configured (the AWS SDK and ioredis weigh
   // ~10 MB of RSS in a process that does not use them).

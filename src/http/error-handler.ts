@@ -3,6 +3,10 @@ import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { DataValidationError } from '../modules/renders/validation-error.js';
 import { EngineBusyError } from '../workers/pool.js';
+import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
+
+/** How long a client should wait before retrying when the database is unreachable. */
+const DB_RETRY_AFTER_SECONDS = 5;
 
 // The one place where exceptions become HTTP answers. Unknown errors become INTERNAL_ERROR: the client
 // sees the request id, never err.message, a stack or a path; the log gets everything.
@@ -75,6 +79,9 @@ function toAppError(err: unknown): AppError | undefined {
   }
   if (err instanceof EngineBusyError) {
     return new AppError('SERVICE_UNAVAILABLE', 'All render workers are busy; retry shortly', undefined, { 'Retry-After': String(err.retryAfterSeconds) });
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', undefined, { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) });
   }
   if (err instanceof PdfEngineError) {
     if (err.code === 'INVALID_PDF' || err.code === 'PDF_LIMIT') return new AppError('INVALID_PDF', err.message);

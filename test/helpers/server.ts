@@ -11,7 +11,6 @@ import { createAccount } from '../../src/modules/accounts/accounts.js';
 import type { Deps } from '../../src/deps.js';
 import type { Clock } from '../../src/ports/clock.js';
 import { startS3 } from './s3.js';
-export { freshPostgresUrl };
 
 /**
  * Backends every HTTP suite runs against: SQLite + folder always; PostgreSQL + S3 (a real S3-protocol server
@@ -56,8 +55,11 @@ export class TestClock implements Clock {
   }
 }
 
-/** A fresh PostgreSQL schema per server, so suites can run in parallel on one database. */
-async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh PostgreSQL schema per server, so suites can run in parallel on one database; its
+ * connections carry the schema name as application_name.
+ */
+export async function freshPostgresUrl(): Promise<{ url: string; schema: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: base });
@@ -66,8 +68,10 @@ async function freshPostgresUrl(): Promise<{ url: string; drop: () => Promise<vo
   await client.end();
   const u = new URL(base);
   u.searchParams.set('options', `-c search_path=${schema}`);
+  u.searchParams.set('application_name', schema);
   return {
     url: u.toString(),
+    schema,
     drop: async () => {
       const c = new pg.Client({ connectionString: base });
       await c.connect();

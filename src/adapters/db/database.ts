@@ -17,8 +17,12 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
-/** Open the configured database and bring its schema up to date. */
-export async function openDatabase(config: Config['database']): Promise<DbHandle> {
+/**
+ * Open the configured database and bring its schema up to date. `onConnectionError` hears about
+ * connections the server dropped while idle (restart, failover, pg_terminate_backend, a proxy's idle
+ * timeout): the pool discards them and connects again on the next query, so they are not fatal.
+ */
+export async function openDatabase(config: Config['database'], onConnectionError: (err: Error) => void = () => {}): Promise<DbHandle> {
   let db: Db;
   if (config.kind === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(path.dirname(config.file), { recursive: true });
@@ -34,7 +38,11 @@ export async function openDatabase(config: Config['database']): Promise<DbHandle
   } else {
     // BIGINT (file sizes) comes back as a string by default; ours stay far below 2^53.
     pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
-    const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    // A query waits at most 5 s for a connection: with the database down, requests fail fast (503).
+    const pool = new pg.Pool({ connectionString: config.url, max: 10, connectionTimeoutMillis: 5000 });
+    pool.on('error', onConnectionError);
+    // A checked-out client whose socket dies between queries emits 'error' on itself, not the pool.
+    pool.on('connect', (client) => client.on('error', onConnectionError));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   await migrate(db, config.kind);
