@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
+import { registerNulGuard } from './http/nul-guard.js';
 import { authenticate, rateLimit } from './http/auth.js';
 import { ping } from './adapters/db/database.js';
 import { AppError } from './errors.js';
@@ -33,6 +34,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // Every answer: no browser may sniff a PDF or JSON into something else.
+    reply.header('X-Content-Type-Options', 'nosniff');
   });
   app.addHook('onResponse', async (request, reply) => {
     // the route pattern, not the URL, keeps label cardinality bounded
@@ -42,6 +45,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // JSON and multipart only: a text/plain body is a wrong Content-Type (400), not a string to validate.
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app as unknown as FastifyInstance);
+  registerNulGuard(app as unknown as FastifyInstance);
 
   await app.register(swagger, {
     openapi: {

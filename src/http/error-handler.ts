@@ -130,7 +130,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = toAppError(err);
     if (mapped) {
-      if (mapped.status >= 500) request.log.error({ err }, 'request failed');
+      // Backpressure (503: busy workers, database away) is the system working as designed: info
+      // without a stack. Other 5xx are faults worth an error with everything.
+      if (mapped.code === 'SERVICE_UNAVAILABLE') request.log.info({ code: mapped.code, reason: mapped.message }, 'request shed');
+      else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
       return sendError(reply, mapped);
     }
     request.log.error({ err }, 'unexpected error');

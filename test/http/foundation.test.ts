@@ -53,6 +53,12 @@ for (const db of DATABASES) {
       expect(other.headers.get('x-request-id')).toMatch(/^req_/);
     });
 
+    it('sends X-Content-Type-Options: nosniff on every answer, errors and downloads included', async () => {
+      for (const res of [await api(s).get('/health'), await api(s).get('/v1/nothing-here'), await api(s, s.a).get('/v1/templates'), await api(s).get('/v1/templates')]) {
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+    });
+
     it('answers unknown routes with a JSON NOT_FOUND envelope', async () => {
       const res = await api(s, s.a).get('/v1/nothing-here');
       expect(res.status).toBe(404);

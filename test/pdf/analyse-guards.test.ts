@@ -76,15 +76,17 @@ describe('analyse() guards', () => {
     expect(res.fields[0]).toMatchObject({ type: 'text', required: true, pdfMeta: { originalName: 'x.w' } });
   });
 
-  it('survives a cycle in the page tree', async () => {
+  it('answers INVALID_PDF for a cycle in the page tree', async () => {
     const bytes = await build((k) => {
       const pagesRef = k.doc.catalog.get(PDFName.of('Pages')) as PDFRef;
       const kids = k.ctx.lookup(pagesRef, PDFDict).lookup(PDFName.of('Kids')) as unknown as { push(o: unknown): void };
       kids.push(pagesRef);
       k.setFields([k.widget({ T: str('t'), FT: 'Tx' })]);
     });
-    const res = await analyse(bytes);
-    expect(res.pageCount).toBe(1);
+    const err = await analyse(bytes).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PdfEngineError);
+    expect((err as PdfEngineError).code).toBe('INVALID_PDF');
+    expect((err as PdfEngineError).message).toMatch(/cyclic/);
   });
 
   it('rejects a field tree deeper than maxDepth with PDF_LIMIT', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import { checkNoNul } from './template-input.js';
 
 export interface Upload {
   bytes: Buffer;
@@ -33,7 +34,7 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
         }
         const bytes = await part.toBuffer();
         if (part.file.truncated) throw tooLarge();
-        file = { bytes, fileName: part.filename || 'template.pdf' };
+        file = { bytes, fileName: checkNoNul(part.filename || 'template.pdf', 'file') };
       } else {
         fields[part.fieldname] = String(part.value ?? '');
       }
