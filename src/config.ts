@@ -37,6 +37,8 @@ export interface Limits {
   renderTimeoutMs: number;
   /** Render worker processes; 0 runs the engine on the event loop (default: one per core). */
   renderWorkers: number;
+  /** Failed authentications one client address may make per minute before it gets 429 (no key lookup). */
+  authFailuresPerMinute: number;
   /** Resident memory budget of one render worker process, MiB. */
   renderMemoryMb: number;
   /** Retention sweeper period, ms. */
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderWorkers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
     // An idle worker is ~135 MB RSS; corpus renders (CJK font embedding included) peak at ~190 MB.
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
+    authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
   };
 

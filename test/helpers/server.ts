@@ -86,7 +86,7 @@ export async function startServer(db: DbName = 'sqlite', opts: { env?: Record<st
   let dropSchema = async () => {};
   let stopS3 = async () => {};
   // one render worker per test server keeps parallel suites within the 2-core machine
-  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RENDER_WORKERS: '1', ...opts.env };
+  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RENDER_WORKERS: '1', AUTH_FAILURES_PER_MINUTE: '1000000', ...opts.env };
   if (db === 'postgres') {
     const pgUrl = opts.env?.DATABASE_URL ? undefined : await freshPostgresUrl();
     if (pgUrl) {

@@ -53,3 +53,27 @@ describe('security suite on every route (SQLite + folder)', () => {
     });
   }
 });
+
+describe('failed authentication is throttled per client address', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer('sqlite', { env: { AUTH_FAILURES_PER_MINUTE: '5' } });
+  });
+  afterAll(async () => s?.close());
+
+  it('answers 429 RATE_LIMITED with Retry-After after the allowed failures, before looking keys up', async () => {
+    const bad = { ...s.a, key: 'fc_live_0000000000000000000000000000bad0' };
+    for (let i = 0; i < 5; i++) expect((await api(s, bad).get('/v1/templates')).status).toBe(401);
+    const sixth = await api(s, bad).get('/v1/templates');
+    expect(sixth.status).toBe(429);
+    expect(sixth.json.error.code).toBe('RATE_LIMITED');
+    expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
+    // missing and malformed headers count too, and the address stays throttled for the window
+    expect((await api(s).get('/v1/templates')).status).toBe(429);
+    expect((await api(s, s.a).get('/v1/templates')).status).toBe(429);
+  });
+
+  it('keeps unauthenticated routes open to a throttled address', async () => {
+    expect((await api(s).get('/health')).status).toBe(200);
+  });
+});
