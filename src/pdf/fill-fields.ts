@@ -6,7 +6,7 @@ import { fillCheckbox, fillRadio } from './appearance-button.js';
 import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
 import type { RawField } from './field-tree.js';
-import { FF, fieldFlags, type FillContext } from './fill-context.js';
+import { FF, fieldFlags, fieldLabel, type FillContext } from './fill-context.js';
 import { N, getDict, getNumber, inherited, textOf } from './fill-objects.js';
 import { flatten } from './flatten.js';
 import { PageWriter } from './page-content.js';
@@ -31,7 +31,7 @@ async function fillField(fc: FillContext, field: RawField, info: AnalysedField |
   const ft = fieldType(field);
   const flags = fieldFlags(field);
   const clear = value.kind === 'clear';
-  const mismatch = () => fc.warnings.push(`field "${field.fullName}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`);
+  const mismatch = () => fc.warnings.push(`field "${fieldLabel(fc, field)}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`);
   switch (ft) {
     case 'Tx':
       if (clear || value.kind === 'text') return fillText(fc, field, clear ? null : value.text);
@@ -140,7 +140,7 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
     if (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly) continue;
     await fillField(fc, field, info, value);
     if (field.widgets.every((w) => (getNumber(w, 'F') ?? 0) & HIDDEN)) {
-      fc.warnings.push(`field "${name}" is hidden in the template; its value is stored but not shown`);
+      fc.warnings.push(`field "${info?.name ?? name}" is hidden in the template; its value is stored but not shown`);
     }
   }
   const writer = new PageWriter(fc.ctx);
