@@ -11,7 +11,8 @@
 //   until they fit whole; below 6 pt that is reported as "shrunk".
 // - Multiline: auto size tries 12 pt down to 6 pt in 0.5 pt steps (numbers/dates go on down to
 //   1 pt); a line is drawn only when it lies wholly inside the box, and dropped lines are reported.
-// - Comb: one character per cell; characters beyond MaxLen are dropped and reported.
+// - Comb: one character per cell, auto size as large as the cells allow (reported below 6 pt);
+//   characters beyond MaxLen are dropped and reported.
 import type { PDFFont } from '@cantoo/pdf-lib';
 import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
 import type { TextStyle } from './appearance-da.js';
@@ -173,7 +174,10 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     const shown = glyphs.slice(0, cells);
     if (glyphs.length > cells) fit = { cut: true, chars: { shown: cells, total: glyphs.length } };
     const widest = Math.max(0.001, ...shown.map((g) => width([g])));
-    const size = fixed || Math.max(MIN_AUTO_SIZE / 2, Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP, (cell * 0.9) / widest));
+    const tallest = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP);
+    const size = fixed || Math.max(MIN_AUTO_SIZE / 2, Math.min(tallest, (cell * 0.9) / widest));
+    // Narrow cells shrink every character (each stays whole): below the readable size, say so.
+    if (!fit.cut && !fixed && size < MIN_READABLE_SIZE && size < tallest - 0.01) fit = { cut: false, shrunkTo: size };
     const first = style.quadding === 1 ? Math.floor((cells - shown.length) / 2) : style.quadding === 2 ? cells - shown.length : 0;
     const y = centredY(size);
     shown.forEach((g, i) => {
