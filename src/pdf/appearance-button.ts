@@ -5,7 +5,7 @@
 import { PDFArray, PDFDict, PDFName, PDFStream } from '@cantoo/pdf-lib';
 import { formXObject, frameOps, num, widgetBox } from './appearance-stream.js';
 import type { RawField } from './field-tree.js';
-import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
+import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
 import { N, getDict, inherited, nameReadings, textOf } from './fill-objects.js';
 import { StandardFonts } from '@cantoo/pdf-lib';
 
@@ -71,7 +71,7 @@ export function fillCheckbox(fc: FillContext, field: RawField, checked: boolean,
   // Widgets with different on-states (IRS filing-status boxes) act as a radio group: "checked"
   // turns on the first state, i.e. the widgets that share it, as viewers do for that /V.
   const on = (hint !== undefined && states.find((s) => s && nameReadings(s).includes(hint))) || states.find(Boolean);
-  if (!on) fc.warnings.push(`field "${field.fullName}": the checkbox has no on-state to show`);
+  if (!on) fc.warnings.push(`field "${fieldLabel(fc, field)}": the checkbox has no on-state to show`);
   applyState(field, (_, i) => (states[i] === on ? on : undefined));
 }
 
@@ -106,7 +106,7 @@ export function fillRadio(fc: FillContext, field: RawField, value: string | null
     }
   }
   if (!target) {
-    fc.warnings.push(`field "${field.fullName}": no button has the option "${value}"; left unchanged`);
+    fc.warnings.push(`field "${fieldLabel(fc, field)}": no button has the option "${value}"; left unchanged`);
     return false;
   }
   const t = target;

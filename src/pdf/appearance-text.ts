@@ -1,15 +1,30 @@
 // Variable-text layout for text fields, combo boxes and text signatures: auto size (/DA size 0),
-// single line vertically centred, multiline wrapping, comb cells, /Q alignment. Text that cannot
-// fit is shrunk (auto size) or clipped to the widget (fixed size), never drawn outside it.
+// single line vertically centred, multiline wrapping, comb cells, /Q alignment.
+//
+// Fitting rules (constants in text-fit.ts); no glyph or line is ever drawn partly outside the box:
+// - Single line, auto size: at most 12 pt and what the height allows; a long text shrinks down to
+//   the readable minimum (6 pt, or the height-limited size when the box is lower than that); below
+//   that it is cut after its last whole word (between characters for one long word), with a warning.
+// - Single line, fixed /DA size (capped at the box height): text that overflows is cut the same way.
+// - Numbers and dates (number/date fields, number/date/special format actions, or a value made of
+//   digits and separators only, e.g. "1,234.50") are never cut: whatever the /DA size, they shrink
+//   until they fit whole; below 6 pt that is reported as "shrunk".
+// - Multiline: auto size tries 12 pt down to 6 pt in 0.5 pt steps (numbers/dates go on down to
+//   1 pt); a line is drawn only when it lies wholly inside the box, and dropped lines are reported.
+// - Comb: one character per cell, auto size as large as the cells allow (reported below 6 pt);
+//   characters beyond MaxLen are dropped and reported.
 import type { PDFFont } from '@cantoo/pdf-lib';
 import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
 import type { TextStyle } from './appearance-da.js';
 import { canWinAnsi, type FontSet, type TextRun } from './fonts.js';
+import { MIN_READABLE_SIZE, cutToWidth, fitLineSize, type TextFit } from './text-fit.js';
 
 /** Largest auto size; Acrobat grows text with tall fields, which looks wrong on printed forms. */
 const MAX_AUTO_SIZE = 12;
-/** Smallest auto size before we give up shrinking and clip. */
+/** Smallest comb auto size. */
 const MIN_AUTO_SIZE = 4;
+/** Smallest multiline size for numbers and dates (kept whole, however small). */
+const MIN_WHOLE_MULTILINE = 1;
 const LINE_GAP = 1.15;
 /** Helvetica's ascender/descender (per 1 pt): the box we centre vertically. */
 const ASCENT = 0.718;
@@ -19,13 +34,17 @@ export interface TextLayoutOptions {
   multiline?: boolean;
   /** comb field: number of cells (MaxLen) */
   comb?: number;
+  /** a number or date: shrink it as far as needed, never cut it (see text-fit.ts mustStayWhole) */
+  whole?: boolean;
 }
 
 export interface TextAppearance {
   content: string;
   fonts: FontNames;
-  /** the text did not fit and was clipped */
+  /** the text did not fit and was cut (characters or lines left out) */
   clipped: boolean;
+  /** how the text was fitted, for the field's warning */
+  fit: TextFit;
 }
 
 /** A character with the font that draws it. */
@@ -139,21 +158,26 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   const innerW = Math.max(w - 2 * padX, 1);
   const innerH = Math.max(h - 2 * padY, 1);
   const body: string[] = [];
-  let clipped = false;
+  let fit: TextFit = { cut: false };
   // A fixed /DA size taller than the box would cut every glyph: shrink it to the box height.
   const fitHeight = innerH / (ASCENT + DESCENT);
   const fixed = style.size ? Math.min(style.size, fitHeight) : 0;
   // Centre capitals and digits (what form values mostly are); keep descenders inside when the box allows.
   const centredY = (size: number) =>
     Math.max((h - size * ASCENT) / 2, Math.min(size * DESCENT, (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT));
+  /** Drawn below the readable size only to keep a number or date whole: reported. */
+  const shrunk = (size: number, start: number) => (opts.whole && size < MIN_READABLE_SIZE && size < start - 0.01 ? size : undefined);
 
   if (opts.comb && opts.comb > 0 && !opts.multiline) {
     const cells = opts.comb;
     const cell = w / cells;
     const shown = glyphs.slice(0, cells);
-    clipped = glyphs.length > cells;
+    if (glyphs.length > cells) fit = { cut: true, chars: { shown: cells, total: glyphs.length } };
     const widest = Math.max(0.001, ...shown.map((g) => width([g])));
-    const size = fixed || Math.max(MIN_AUTO_SIZE / 2, Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP, (cell * 0.9) / widest));
+    const tallest = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP);
+    const size = fixed || Math.max(MIN_AUTO_SIZE / 2, Math.min(tallest, (cell * 0.9) / widest));
+    // Narrow cells shrink every character (each stays whole): below the readable size, say so.
+    if (!fit.cut && !fixed && size < MIN_READABLE_SIZE && size < tallest - 0.01) fit = { cut: false, shrunkTo: size };
     const first = style.quadding === 1 ? Math.floor((cells - shown.length) / 2) : style.quadding === 2 ? cells - shown.length : 0;
     const y = centredY(size);
     shown.forEach((g, i) => {
@@ -161,41 +185,62 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
       body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps([g], size, names)}`);
     });
   } else if (opts.multiline) {
+    // Baseline of the first line: room for one line only centres it like a single-line field.
+    const firstY = (size: number) =>
+      innerH < 2 * size * LINE_GAP ? centredY(size) : h - padY - size * ASCENT - (size * LINE_GAP - size * (ASCENT + DESCENT)) / 2;
+    // Lines drawn whole: those whose descenders stay above the clip (the box inside its border).
+    const whole = (count: number, size: number) => {
+      const room = firstY(size) - size * DESCENT - box.border + 0.01;
+      return Math.max(1, Math.min(count, Math.floor(room / (size * LINE_GAP)) + 1));
+    };
+    const wrapped = (size: number) => {
+      const lines = wrap(glyphs, innerW / size);
+      let n = lines.length;
+      while (n > 0 && lines[n - 1].length === 0) n--; // trailing empty lines are not text
+      return lines.slice(0, n);
+    };
     let size = fixed;
     let lines: Glyph[][];
     if (size) {
-      lines = wrap(glyphs, innerW / size);
+      lines = wrapped(size);
+      // A number or date in a fixed size: smaller rather than cut.
+      while (opts.whole && size > MIN_WHOLE_MULTILINE && whole(lines.length, size) < lines.length) {
+        size = Math.max(MIN_WHOLE_MULTILINE, size - 0.25);
+        lines = wrapped(size);
+      }
     } else {
-      // Largest size (in 0.5 pt steps) at which the wrapped text fits the height.
-      size = MAX_AUTO_SIZE;
-      lines = wrap(glyphs, innerW / size);
-      while (size > MIN_AUTO_SIZE && lines.length * size * LINE_GAP > innerH) {
-        size -= 0.5;
-        lines = wrap(glyphs, innerW / size);
+      // Largest size (in 0.5 pt steps) at which every wrapped line fits whole.
+      const start = Math.min(MAX_AUTO_SIZE, fitHeight);
+      const floor = Math.min(start, opts.whole ? MIN_WHOLE_MULTILINE : MIN_READABLE_SIZE);
+      size = start;
+      lines = wrapped(size);
+      while (size > floor && whole(lines.length, size) < lines.length) {
+        size = Math.max(floor, size - 0.5);
+        lines = wrapped(size);
       }
     }
+    const shown = lines.length ? whole(lines.length, size) : 0;
+    if (shown < lines.length) fit = { cut: true, lines: { shown, total: lines.length } };
+    else fit = { cut: false, shrunkTo: shrunk(size, fixed || Math.min(MAX_AUTO_SIZE, fitHeight)) };
     const lineHeight = size * LINE_GAP;
-    // Room for one line only: centre it like a single-line field instead of hugging the top.
-    let y = innerH < 2 * lineHeight ? centredY(size) : h - padY - size * ASCENT - (lineHeight - size * (ASCENT + DESCENT)) / 2;
-    clipped = y - (lines.length - 1) * lineHeight < padY - size * DESCENT - 0.5;
-    for (const line of lines) {
-      if (y < -lineHeight) break; // below the box: clipped anyway
+    let y = firstY(size);
+    for (const line of lines.slice(0, shown)) {
       const x = alignX(style.quadding, width(line) * size, w, padX);
       if (line.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(line, size, names)}`);
       y -= lineHeight;
     }
   } else {
     const natural = width(glyphs);
-    let size = fixed;
-    if (!size) {
-      size = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP + 1);
-      if (natural * size > innerW) size = Math.max(innerW / natural, Math.min(MIN_AUTO_SIZE / 2, size));
-    }
-    clipped = natural * size > innerW + 0.01;
-    // Overflowing text starts at the left edge whatever /Q says, so its beginning stays readable.
-    const x = clipped ? padX : alignX(style.quadding, natural * size, w, padX);
+    const heightSize = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP + 1);
+    const { size, cut } = fitLineSize(natural, innerW, heightSize, fixed, !!opts.whole);
+    let shown = glyphs;
+    if (cut) {
+      shown = cutToWidth(glyphs, innerW / size, width, (g) => g.ch === ' ');
+      fit = { cut: true, chars: { shown: shown.length, total: glyphs.length } };
+    } else fit = { cut: false, shrunkTo: shrunk(size, fixed || heightSize) };
+    const x = alignX(style.quadding, width(shown) * size, w, padX);
     const y = centredY(size);
-    if (glyphs.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(glyphs, size, names)}`);
+    if (shown.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(shown, size, names)}`);
   }
 
   const frame = frameOps(box);
@@ -208,5 +253,5 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   ]
     .filter(Boolean)
     .join('\n');
-  return { content, fonts: names, clipped };
+  return { content, fonts: names, clipped: fit.cut, fit };
 }

@@ -4,22 +4,28 @@ import { textStyle } from './appearance-da.js';
 import { formXObject, setNormalAppearance, widgetBox } from './appearance-stream.js';
 import { layoutText, type TextLayoutOptions } from './appearance-text.js';
 import type { RawField } from './field-tree.js';
-import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
+import { FF, fieldFlags, fieldInfo, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
 import { N, inheritedNumber } from './fill-objects.js';
+import { fitWarning, mustStayWhole, type TextFit } from './text-fit.js';
 
-/** Draws `display` into every widget of the field with the field's own /DA, /Q and flags. */
+/**
+ * Draws `display` into every widget of the field with the field's own /DA, /Q and flags. Numbers
+ * and dates are shrunk rather than cut (text-fit.ts); a cut or a shrink is reported once per field.
+ */
 export async function drawTextWidgets(fc: FillContext, field: RawField, display: string, opts: TextLayoutOptions): Promise<void> {
   await fc.fonts.prepare(display);
-  let clipped = false;
+  const layout = { ...opts, whole: opts.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
+  const fits: TextFit[] = [];
   for (const widget of field.widgets) {
     const box = widgetBox(widget);
     if (!box) continue;
     const style = textStyle(widget, fc.acroForm, fc.fonts);
-    const laid = layoutText(display, box, style, fc.fonts, opts);
-    clipped ||= laid.clipped;
+    const laid = layoutText(display, box, style, fc.fonts, layout);
+    fits.push(laid.fit);
     setNormalAppearance(widget, formXObject(widget, box, laid.content, laid.fonts.resources(widget)));
   }
-  if (clipped) fc.warnings.push(`field "${field.fullName}": the text does not fit the field and is cut off`);
+  const warning = fitWarning(fieldLabel(fc, field), fits);
+  if (warning) fc.warnings.push(warning);
 }
 
 /** Sets (or, with null, clears) a text field's value and redraws it. */
@@ -32,5 +38,5 @@ export async function fillText(fc: FillContext, field: RawField, text: string | 
   const display = flags & FF.password ? '*'.repeat(Array.from(value).length) : value;
   const maxLen = inheritedNumber(dict, 'MaxLen');
   const comb = flags & FF.comb && !(flags & (FF.multiline | FF.password)) && maxLen ? maxLen : undefined;
-  await drawTextWidgets(fc, field, display, { multiline: !!(flags & FF.multiline), comb });
+  await drawTextWidgets(fc, field, display, { multiline: !!(flags & FF.multiline), comb, whole: flags & FF.password ? false : undefined });
 }

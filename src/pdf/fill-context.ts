@@ -3,6 +3,7 @@ import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-li
 import type { RawField } from './field-tree.js';
 import type { FontSet } from './fonts.js';
 import { N, inheritedNumber } from './fill-objects.js';
+import type { AnalysedField } from './types.js';
 
 export interface FillContext {
   doc: PDFDocument;
@@ -10,6 +11,18 @@ export interface FillContext {
   acroForm: PDFDict | undefined;
   fonts: FontSet;
   warnings: string[];
+  /** the analysis of the template's fields by PDF full name (a render has it; template preparation not) */
+  fieldInfo?: ReadonlyMap<string, AnalysedField>;
+}
+
+/** The field's analysis, when the render has it. */
+export function fieldInfo(fc: FillContext, field: RawField): AnalysedField | undefined {
+  return fc.fieldInfo?.get(field.fullName);
+}
+
+/** How warnings name a field: its schema `name` (the key callers know), else its PDF name. */
+export function fieldLabel(fc: FillContext, field: RawField): string {
+  return fieldInfo(fc, field)?.name ?? field.fullName;
 }
 
 /** Field flag bits (PDF 32000-1, tables 221, 226, 228, 230). */

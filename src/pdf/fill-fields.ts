@@ -6,8 +6,8 @@ import { fillCheckbox, fillRadio } from './appearance-button.js';
 import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
 import type { RawField } from './field-tree.js';
-import { FF, fieldFlags, type FillContext } from './fill-context.js';
-import { N, getDict, getNumber, inherited, textOf } from './fill-objects.js';
+import { FF, fieldFlags, fieldLabel, type FillContext } from './fill-context.js';
+import { N, getDict, inherited, textOf } from './fill-objects.js';
 import { flatten } from './flatten.js';
 import { PageWriter, type BalanceCache } from './page-content.js';
 import type { PageNode } from './pages.js';
@@ -30,7 +30,7 @@ async function fillField(fc: FillContext, field: RawField, info: AnalysedField |
   const ft = fieldType(field);
   const flags = fieldFlags(field);
   const clear = value.kind === 'clear';
-  const mismatch = () => fc.warnings.push(`field "${field.fullName}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`);
+  const mismatch = () => fc.warnings.push(`field "${fieldLabel(fc, field)}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`);
   switch (ft) {
     case 'Tx':
       if (clear || value.kind === 'text') return fillText(fc, field, clear ? null : value.text);

@@ -162,7 +162,7 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
   const counts = { fonts: lists.fonts.length, images: lists.images.length };
   tracker.begin();
   try {
-    const fc: FillContext = { doc, ctx, acroForm, fonts: new FontSet(doc, fonts), warnings: [] };
+    const fc: FillContext = { doc, ctx, acroForm, fonts: new FontSet(doc, fonts), warnings: [], fieldInfo: index.infoByName };
     await applyRequest(fc, index, request);
     // What doc.save() would flush: fonts (subsets of the fallback fonts) and images of this render.
     for (const e of [...lists.fonts.slice(counts.fonts), ...lists.images.slice(counts.images)]) await e.embed();

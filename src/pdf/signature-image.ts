@@ -5,7 +5,7 @@ import type { PDFImage } from '@cantoo/pdf-lib';
 import { formXObject, frameOps, num, setNormalAppearance, widgetBox } from './appearance-stream.js';
 import type { RawField } from './field-tree.js';
 import { drawTextWidgets } from './field-text.js';
-import type { FillContext } from './fill-context.js';
+import { fieldLabel, type FillContext } from './fill-context.js';
 import { N } from './fill-objects.js';
 
 /** Inset so the image does not touch the widget border. */
@@ -17,14 +17,14 @@ function signed(field: RawField): boolean {
 
 export async function fillSignatureImage(fc: FillContext, field: RawField, bytes: Uint8Array, format: 'png' | 'jpeg'): Promise<void> {
   if (signed(field)) {
-    fc.warnings.push(`field "${field.fullName}" is already digitally signed; not drawn over`);
+    fc.warnings.push(`field "${fieldLabel(fc, field)}" is already digitally signed; not drawn over`);
     return;
   }
   let image: PDFImage;
   try {
     image = format === 'png' ? await fc.doc.embedPng(bytes) : await fc.doc.embedJpg(bytes);
   } catch {
-    fc.warnings.push(`field "${field.fullName}": the ${format.toUpperCase()} image could not be read; not drawn`);
+    fc.warnings.push(`field "${fieldLabel(fc, field)}": the ${format.toUpperCase()} image could not be read; not drawn`);
     return;
   }
   for (const widget of field.widgets) {
@@ -45,7 +45,7 @@ export async function fillSignatureImage(fc: FillContext, field: RawField, bytes
 
 export async function fillSignatureText(fc: FillContext, field: RawField, text: string | null): Promise<void> {
   if (signed(field)) {
-    fc.warnings.push(`field "${field.fullName}" is already digitally signed; not drawn over`);
+    fc.warnings.push(`field "${fieldLabel(fc, field)}" is already digitally signed; not drawn over`);
     return;
   }
   await drawTextWidgets(fc, field, text ?? '', {});

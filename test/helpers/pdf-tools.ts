@@ -78,3 +78,25 @@ export async function pdftotext(path: string, opts: { raw?: boolean } = {}): Pro
   const { stdout } = await run('pdftotext', args, { maxBuffer: MAX_BUFFER });
   return stdout;
 }
+
+export interface TextLine {
+  text: string;
+  /** page coordinates with the origin at the top left, as poppler reports them */
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/** Lines of text with their boxes on `page` (`pdftotext -bbox-layout`), in reading order. */
+export async function pdftotextLines(path: string, page = 1): Promise<TextLine[]> {
+  const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', '-bbox-layout', '-f', String(page), '-l', String(page), path, '-'], { maxBuffer: MAX_BUFFER });
+  const lines: TextLine[] = [];
+  const attr = (tag: string, name: string) => Number(new RegExp(`${name}="([-\\d.]+)"`).exec(tag)![1]);
+  const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  for (const m of stdout.matchAll(/<line ([^>]*)>([\s\S]*?)<\/line>/g)) {
+    const words = [...m[2].matchAll(/<word [^>]*>([\s\S]*?)<\/word>/g)].map((w) => unescape(w[1]));
+    lines.push({ text: words.join(' '), xMin: attr(m[1], 'xMin'), yMin: attr(m[1], 'yMin'), xMax: attr(m[1], 'xMax'), yMax: attr(m[1], 'yMax') });
+  }
+  return lines;
+}
