@@ -28,7 +28,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
     },
     ajv: { customOptions: { verbose: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
-    forceCloseConnections: false,
+    // On close: idle keep-alive sockets are closed at once, in-flight requests finish (then their
+    // sockets close too), so SIGTERM drains quickly instead of waiting for clients to hang up.
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -36,6 +38,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id);
     // Every answer: no browser may sniff a PDF or JSON into something else.
     reply.header('X-Content-Type-Options', 'nosniff');
+  });
+  // Closing: answers still in flight go out with Connection: close, so their keep-alive sockets end
+  // with them and close() need not wait for clients to hang up.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
   });
   app.addHook('onResponse', async (request, reply) => {
     // the route pattern, not the URL, keeps label cardinality bounded
