@@ -1,10 +1,10 @@
 // Variable-text layout for text fields, combo boxes and text signatures: auto size (/DA size 0),
 // single line vertically centred, multiline wrapping, comb cells, /Q alignment. Text that cannot
 // fit is shrunk (auto size) or clipped to the widget (fixed size), never drawn outside it.
-import type { PDFFont } from '@cantoo/pdf-lib';
 import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
 import type { TextStyle } from './appearance-da.js';
-import { canWinAnsi, type FontSet, type TextRun } from './fonts.js';
+import type { FontSet } from './fonts.js';
+import { showUnits, unitsWidth, type LayoutUnit } from './text-shaping.js';
 
 /** Largest auto size; Acrobat grows text with tall fields, which looks wrong on printed forms. */
 const MAX_AUTO_SIZE = 12;
@@ -28,44 +28,30 @@ export interface TextAppearance {
   clipped: boolean;
 }
 
-/** A character with the font that draws it. */
-interface Glyph {
-  ch: string;
-  font: PDFFont;
-}
-
-function toGlyphs(runs: TextRun[]): Glyph[] {
-  const out: Glyph[] = [];
-  for (const r of runs) for (const ch of r.text) out.push({ ch, font: r.font });
-  return out;
-}
+/**
+ * A layout unit (text-shaping.ts): a character of a standard face, or a shaped cluster of a bundled
+ * Unicode font (a ligature, conjunct or base + marks), with its bidi level. Units are in logical
+ * order; showOps puts each line in visual order.
+ */
+type Glyph = LayoutUnit;
 
 /** Width at 1 pt, run by run (kerning inside a run is kept). */
 function width(glyphs: Glyph[]): number {
-  let w = 0;
-  let start = 0;
-  for (let i = 1; i <= glyphs.length; i++) {
-    if (i === glyphs.length || glyphs[i].font !== glyphs[start].font) {
-      w += glyphs[start].font.widthOfTextAtSize(glyphs.slice(start, i).map((g) => g.ch).join(''), 1);
-      start = i;
-    }
-  }
-  return w;
+  return unitsWidth(glyphs);
 }
 
 /** Text-showing operators for one line starting at the current text position. */
 function showOps(glyphs: Glyph[], size: number, names: FontNames): string {
-  const ops: string[] = [];
-  let start = 0;
-  for (let i = 1; i <= glyphs.length; i++) {
-    if (i === glyphs.length || glyphs[i].font !== glyphs[start].font) {
-      const font = glyphs[start].font;
-      const text = glyphs.slice(start, i).map((g) => g.ch).join('');
-      ops.push(`/${names.name(font)} ${num(size)} Tf ${font.encodeText(text).toString()} Tj`);
-      start = i;
-    }
-  }
-  return ops.join(' ');
+  return showUnits(glyphs, size, (font) => names.name(font));
+}
+
+/**
+ * /Q for a line: a right-to-left paragraph (its first strong character is Arabic, Hebrew, ...) in a
+ * field left-aligned by default is right-aligned, where its reading starts, as viewers do for RTL
+ * input. Explicit centring or right alignment is kept.
+ */
+function quaddingFor(quadding: number, line: Glyph[]): number {
+  return quadding === 0 && line.length > 0 && line[0].para === 1 ? 2 : quadding;
 }
 
 /** Greedy word wrap at 1 pt; words longer than a line are broken between characters. */
@@ -128,12 +114,9 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   const names = new FontNames();
   const { width: w, height: h } = box;
   const clean = opts.multiline ? text.replace(/\t/g, ' ') : text.replace(/[\r\n\t]+/g, ' ');
-  // Multiline text that is WinAnsi apart from its line breaks stays in the field's own face (the
-  // break glyphs only split paragraphs in wrap()); anything else goes through the fallback chain.
-  const glyphs =
-    opts.multiline && canWinAnsi(clean.replace(/[\r\n]+/g, ' '))
-      ? Array.from(clean, (ch) => ({ ch, font: style.font }))
-      : toGlyphs(fonts.runs(clean, style.font));
+  // Text that is WinAnsi apart from its line breaks stays in the field's own face (the break units
+  // only split paragraphs in wrap()); anything else is shaped with the fallback chain.
+  const glyphs = fonts.shape(clean, style.font);
   const padX = 2 + box.border;
   const padY = 1 + box.border;
   const innerW = Math.max(w - 2 * padX, 1);
@@ -180,7 +163,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     clipped = y - (lines.length - 1) * lineHeight < padY - size * DESCENT - 0.5;
     for (const line of lines) {
       if (y < -lineHeight) break; // below the box: clipped anyway
-      const x = alignX(style.quadding, width(line) * size, w, padX);
+      const x = alignX(quaddingFor(style.quadding, line), width(line) * size, w, padX);
       if (line.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(line, size, names)}`);
       y -= lineHeight;
     }
@@ -193,7 +176,8 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     }
     clipped = natural * size > innerW + 0.01;
     // Overflowing text starts at the left edge whatever /Q says, so its beginning stays readable.
-    const x = clipped ? padX : alignX(style.quadding, natural * size, w, padX);
+    // (For a right-to-left value the beginning is at the right edge.)
+    const x = alignX(clipped ? (glyphs[0]?.para === 1 ? 2 : 0) : quaddingFor(style.quadding, glyphs), natural * size, w, padX);
     const y = centredY(size);
     if (glyphs.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(glyphs, size, names)}`);
   }

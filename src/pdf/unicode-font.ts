@@ -1,0 +1,238 @@
+// Our own embedding of a bundled TrueType font as a Type0 / CIDFontType2 font with Identity-H:
+// content streams show GLYPH ids (as the shaper chose them: Arabic joining forms, Indic conjuncts,
+// Thai marks), not code points, which pdf-lib's embedder cannot do (its encodeText maps code points).
+//
+// CIDs are assigned per document in order of first use (CID n = glyph n of the subset, so the
+// CIDToGIDMap is /Identity). The glyph list of a document only grows, so the CIDs a render wrote are
+// still valid for the next render of the same prepared template, and the encoded (deflated) subset is
+// reused as long as a render needs no glyph it lacks; otherwise it is re-encoded with the new glyphs
+// appended. The ToUnicode CMap maps every CID to the characters its glyph stands for (a ligature or
+// conjunct glyph maps to all of its characters), so text extraction gives the original text back.
+//
+// Like pdf-lib's PDFFont, a UnicodeFont has its ref from the start and writes its objects in embed(),
+// called by doc.save() (it registers itself in the document's font list) or by renderPrepared.
+import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFString, type PDFDocument, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
+
+/** The parts of a fontkit font we use. */
+export interface KitGlyph {
+  id: number;
+  codePoints: number[];
+  advanceWidth: number;
+}
+
+export interface KitFont {
+  unitsPerEm: number;
+  ascent: number;
+  descent: number;
+  capHeight: number;
+  italicAngle: number;
+  bbox: { minX: number; minY: number; maxX: number; maxY: number };
+  postscriptName: string | null;
+  hasGlyphForCodePoint(cp: number): boolean;
+  glyphForCodePoint(cp: number): KitGlyph;
+  getGlyph(id: number): KitGlyph | null;
+  layout(
+    text: string,
+    features?: unknown,
+    script?: unknown,
+    language?: unknown,
+    direction?: 'ltr' | 'rtl',
+  ): { glyphs: KitGlyph[]; positions: { xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }[] | null };
+  createSubset(): { includeGlyph(g: number): number; encode(): Uint8Array };
+}
+
+/** A bundled font, parsed once per process. */
+export interface ParsedFont {
+  /** stable key (the package file) */
+  key: string;
+  bytes: Uint8Array;
+  font: KitFont;
+}
+
+/** Above this many glyphs a document's subset starts over instead of growing further. */
+const MAX_CACHED_GLYPHS = 4000;
+
+/** The glyphs one document (template) uses from one font, and the last encoded subset. */
+interface SubsetState {
+  /** CID -> glyph id; CID 0 is .notdef */
+  gids: number[];
+  cidOf: Map<number, number>;
+  /** CID -> the text its glyph stands for */
+  text: Map<number, string>;
+  encoded?: { count: number; fontFile: Uint8Array; widths: number[]; tag: string };
+}
+
+const states = new WeakMap<PDFDocument, Map<string, SubsetState>>();
+
+function stateFor(doc: PDFDocument, key: string): SubsetState {
+  let perDoc = states.get(doc);
+  if (!perDoc) states.set(doc, (perDoc = new Map()));
+  let state = perDoc.get(key);
+  if (!state || state.gids.length > MAX_CACHED_GLYPHS) {
+    state = { gids: [0], cidOf: new Map([[0, 0]]), text: new Map() };
+    perDoc.set(key, state);
+  }
+  return state;
+}
+
+interface FontList {
+  fonts: { embed(): Promise<void> }[];
+}
+
+export class UnicodeFont {
+  readonly ref: PDFRef;
+  private readonly state: SubsetState;
+  /** CIDs used by this render (whatever else the cached subset holds) */
+  private embedded = false;
+
+  constructor(
+    private readonly doc: PDFDocument,
+    readonly parsed: ParsedFont,
+  ) {
+    this.state = stateFor(doc, parsed.key);
+    this.ref = doc.context.nextRef();
+    (doc as unknown as FontList).fonts.push(this);
+  }
+
+  get unitsPerEm(): number {
+    return this.parsed.font.unitsPerEm;
+  }
+
+  /** The CID that shows glyph `gid`; `codePoints` is what it stands for (first use wins). */
+  cid(gid: number, codePoints: readonly number[]): number {
+    const s = this.state;
+    let cid = s.cidOf.get(gid);
+    if (cid === undefined) {
+      cid = s.gids.length;
+      if (cid > 0xffff) return 0;
+      s.gids.push(gid);
+      s.cidOf.set(gid, cid);
+    }
+    if (codePoints.length && !s.text.has(cid)) s.text.set(cid, String.fromCodePoint(...codePoints));
+    return cid;
+  }
+
+  private encode(): NonNullable<SubsetState['encoded']> {
+    const s = this.state;
+    if (s.encoded && s.encoded.count === s.gids.length) return s.encoded;
+    const font = this.parsed.font;
+    const subset = font.createSubset();
+    // Glyph 0 is already in; the rest in CID order, so subset glyph n == CID n.
+    for (let i = 1; i < s.gids.length; i++) subset.includeGlyph(s.gids[i]);
+    const bytes = subset.encode();
+    const scale = 1000 / font.unitsPerEm;
+    const widths = s.gids.map((gid) => Math.round((font.getGlyph(gid)?.advanceWidth ?? 0) * scale));
+    const tag = [...createHash('sha1').update(`${this.parsed.key}:${s.gids.join(',')}`).digest()]
+      .slice(0, 6)
+      .map((b) => String.fromCharCode(65 + (b % 26)))
+      .join('');
+    s.encoded = { count: s.gids.length, fontFile: deflateSync(bytes), widths, tag };
+    return s.encoded;
+  }
+
+  /** Writes the font objects (once per document save / render). */
+  async embed(): Promise<void> {
+    if (this.embedded) return;
+    this.embedded = true;
+    const ctx = this.doc.context;
+    const font = this.parsed.font;
+    const { fontFile, widths, tag } = this.encode();
+    const scale = 1000 / font.unitsPerEm;
+    const name = `${tag}+${(font.postscriptName ?? 'NotoSans').replace(/[^A-Za-z0-9-]/g, '')}`;
+    const n = (v: number) => PDFNumber.of(Math.round(v * scale));
+    const dict = (entries: Record<string, PDFObject>) => {
+      const d = PDFDict.withContext(ctx);
+      for (const [k, v] of Object.entries(entries)) d.set(PDFName.of(k), v);
+      return d;
+    };
+    const arr = (items: PDFObject[]) => {
+      const a = PDFArray.withContext(ctx);
+      for (const it of items) a.push(it);
+      return a;
+    };
+    const fontFileRef = ctx.register(PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), fontFile));
+    const descriptor = ctx.register(
+      dict({
+        Type: PDFName.of('FontDescriptor'),
+        FontName: PDFName.of(name),
+        Flags: PDFNumber.of(4),
+        FontBBox: arr([n(font.bbox.minX), n(font.bbox.minY), n(font.bbox.maxX), n(font.bbox.maxY)]),
+        ItalicAngle: PDFNumber.of(font.italicAngle || 0),
+        Ascent: n(font.ascent),
+        Descent: n(font.descent),
+        CapHeight: n(font.capHeight || font.ascent),
+        StemV: PDFNumber.of(80),
+        FontFile2: fontFileRef,
+      }),
+    );
+    const cidFont = ctx.register(
+      dict({
+        Type: PDFName.of('Font'),
+        Subtype: PDFName.of('CIDFontType2'),
+        BaseFont: PDFName.of(name),
+        CIDSystemInfo: dict({ Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: PDFNumber.of(0) }),
+        FontDescriptor: descriptor,
+        DW: PDFNumber.of(widths[0] ?? 0),
+        W: arr([PDFNumber.of(0), arr(widths.map((w) => PDFNumber.of(w)))]),
+        CIDToGIDMap: PDFName.of('Identity'),
+      }),
+    );
+    const toUnicode = ctx.register(
+      PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), deflateSync(Buffer.from(toUnicodeCMap(this.state.text), 'latin1'))),
+    );
+    ctx.assign(
+      this.ref,
+      dict({
+        Type: PDFName.of('Font'),
+        Subtype: PDFName.of('Type0'),
+        BaseFont: PDFName.of(`${name}-Identity-H`),
+        Encoding: PDFName.of('Identity-H'),
+        DescendantFonts: arr([cidFont]),
+        ToUnicode: toUnicode,
+      }),
+    );
+  }
+}
+
+const hex4 = (n: number) => n.toString(16).padStart(4, '0');
+
+function utf16Hex(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) out += hex4(text.charCodeAt(i));
+  return out;
+}
+
+/** A ToUnicode CMap with one bfchar entry per CID that stands for some text. */
+export function toUnicodeCMap(text: ReadonlyMap<number, string>): string {
+  const entries = [...text].sort((a, b) => a[0] - b[0]);
+  const blocks: string[] = [];
+  for (let i = 0; i < entries.length; i += 100) {
+    const chunk = entries.slice(i, i + 100);
+    blocks.push(`${chunk.length} beginbfchar\n${chunk.map(([cid, t]) => `<${hex4(cid)}> <${utf16Hex(t)}>`).join('\n')}\nendbfchar`);
+  }
+  return [
+    '/CIDInit /ProcSet findresource begin',
+    '12 dict begin',
+    'begincmap',
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
+    '/CMapName /Adobe-Identity-UCS def',
+    '/CMapType 2 def',
+    '1 begincodespacerange',
+    '<0000> <ffff>',
+    'endcodespacerange',
+    ...blocks,
+    'endcmap',
+    'CMapName currentdict /CMap defineresource pop',
+    'end',
+    'end',
+  ].join('\n');
+}
+
+/** Hex string of CIDs for a TJ array. */
+export function cidHex(cids: readonly number[]): string {
+  return `<${cids.map(hex4).join('')}>`;
+}
+
+export { PDFHexString };
