@@ -10,7 +10,7 @@ import { PDFDocument, PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
 import { mirrored, resolveLevels } from './bidi.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';
-import { UnicodeFont, type KitFont, type ParsedFont } from './unicode-font.js';
+import { UnicodeFont, withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
 
 /** The bundled fallback chain, in order of preference. Files are read and parsed once per process. */
 const FALLBACK_FILES = [
@@ -33,7 +33,7 @@ function fallbackFont(index: number): ParsedFont | null {
   if (entry === undefined) {
     try {
       const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
-      entry = { key: FALLBACK_FILES[index], bytes, font: fontkit.create(bytes) as unknown as KitFont };
+      entry = { key: FALLBACK_FILES[index], bytes, font: withTrueCodePoints(fontkit.create(bytes) as unknown as KitFont) };
     } catch {
       entry = null; // a missing optional font package only narrows coverage
     }

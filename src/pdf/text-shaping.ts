@@ -6,7 +6,7 @@
 import { PDFFont } from '@cantoo/pdf-lib';
 import { visualOrder } from './bidi.js';
 import { num } from './appearance-stream.js';
-import { cidHex, type UnicodeFont } from './unicode-font.js';
+import { cidHex, utf16Hex, type UnicodeFont } from './unicode-font.js';
 
 export type DrawFont = PDFFont | UnicodeFont;
 
@@ -32,6 +32,12 @@ export interface LayoutUnit {
   /** Unicode-font units: glyphs in logical order, and their total advance at 1 pt */
   glyphs?: PlacedGlyph[];
   w?: number;
+  /**
+   * Set when the glyphs show the characters in another order than they are written (a Devanagari
+   * short i matra is drawn before its consonant): the unit is marked with /ActualText so text
+   * extraction gives the logical order back.
+   */
+  actualText?: string;
 }
 
 /** Scripts and marks that need real shaping (reordering, joining, mark positioning). */
@@ -99,11 +105,15 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
   let consumed = 0; // characters of `word` covered by the glyphs so far
   let startChar = 0;
   let current: PlacedGlyph[] = [];
+  let shown: number[] = []; // the characters of `current`'s glyphs, in glyph order
   const flush = (end: number) => {
     if (!current.length) return;
     const ch = String.fromCodePoint(...cps.slice(startChar, end));
-    units.push({ ch, font, level, para, glyphs: current, w: current.reduce((w, g) => w + g.adv, 0) / 1000 });
+    const unit: LayoutUnit = { ch, font, level, para, glyphs: current, w: current.reduce((w, g) => w + g.adv, 0) / 1000 };
+    if (!rtl && String.fromCodePoint(...shown) !== ch) unit.actualText = ch;
+    units.push(unit);
     current = [];
+    shown = [];
     startChar = end;
   };
   for (let i = 0; i < glyphs.length; i++) {
@@ -112,6 +122,7 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
     const w0 = Math.round(g.advanceWidth * scale);
     current.push({ cid: font.cid(g.id, g.codePoints ?? []), adv: p.xAdvance * scale, w0, dx: p.xOffset * scale, dy: p.yOffset * scale });
     for (const cp of g.codePoints ?? []) {
+      shown.push(cp);
       bump(cp, 1);
       if (consumed < cps.length) bump(cps[consumed++], -1);
     }
@@ -184,6 +195,10 @@ function cidOps(units: LayoutUnit[], size: number): string {
   };
   for (const u of units) {
     const glyphs = u.glyphs ?? [];
+    if (u.actualText) {
+      flushArray();
+      ops.push(`/Span << /ActualText <FEFF${utf16Hex(u.actualText)}> >> BDC`);
+    }
     const visual = u.level & 1 ? glyphs.slice().reverse() : glyphs;
     for (const g of visual) {
       move(g.dx);
@@ -200,6 +215,10 @@ function cidOps(units: LayoutUnit[], size: number): string {
       }
       cids.push(g.cid);
       move(g.adv - g.dx - g.w0);
+    }
+    if (u.actualText) {
+      flushArray();
+      ops.push('EMC');
     }
   }
   flushArray();

@@ -2,18 +2,22 @@
 // content streams show GLYPH ids (as the shaper chose them: Arabic joining forms, Indic conjuncts,
 // Thai marks), not code points, which pdf-lib's embedder cannot do (its encodeText maps code points).
 //
-// CIDs are assigned per document in order of first use (CID n = glyph n of the subset, so the
-// CIDToGIDMap is /Identity). The glyph list of a document only grows, so the CIDs a render wrote are
-// still valid for the next render of the same prepared template, and the encoded (deflated) subset is
-// reused as long as a render needs no glyph it lacks; otherwise it is re-encoded with the new glyphs
-// appended. The ToUnicode CMap maps every CID to the characters its glyph stands for (a ligature or
-// conjunct glyph maps to all of its characters), so text extraction gives the original text back.
+// A CID is a (glyph, text) pair: the characters the shaper says the glyph stands for (a ligature or
+// conjunct glyph stands for all of its characters). One glyph can stand for different characters
+// (Arabic fonts share letter bodies between letters told apart by their dots), so each pair gets its
+// own CID and the ToUnicode CMap maps every CID to its own text: extraction gives the characters back.
+// A CIDToGIDMap stream maps CIDs to the subset's glyphs.
+//
+// CIDs and subset glyphs are assigned per document in order of first use and the lists only grow,
+// so the CIDs a render wrote are still valid for the next render of the same prepared template, and
+// the encoded (deflated) subset is reused as long as a render needs no glyph it lacks; otherwise it
+// is re-encoded with the new glyphs appended.
 //
 // Like pdf-lib's PDFFont, a UnicodeFont has its ref from the start and writes its objects in embed(),
 // called by doc.save() (it registers itself in the document's font list) or by renderPrepared.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFString, type PDFDocument, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFString, type PDFDocument, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
 
 /** The parts of a fontkit font we use. */
 export interface KitGlyph {
@@ -43,6 +47,22 @@ export interface KitFont {
   createSubset(): { includeGlyph(g: number): number; encode(): Uint8Array };
 }
 
+/**
+ * fontkit caches one Glyph object per glyph id, created with the characters of its first use, and
+ * hands the cached object out again after shaping, whatever characters the glyph stands for this
+ * time (Noto Sans Arabic draws fa and qaf with one body glyph). The characters are what ToUnicode
+ * maps, so getGlyph answers with a view of the cached glyph carrying the characters asked for.
+ */
+export function withTrueCodePoints(font: KitFont): KitFont {
+  const getGlyph = font.getGlyph.bind(font) as (id: number, chars?: number[]) => KitGlyph | null;
+  (font as { getGlyph: (id: number, chars?: number[]) => KitGlyph | null }).getGlyph = (id, chars = []) => {
+    const g = getGlyph(id, chars);
+    if (!g || !chars.length || (g.codePoints.length === chars.length && g.codePoints.every((c, i) => c === chars[i]))) return g;
+    return Object.create(g, { codePoints: { value: chars } }) as KitGlyph;
+  };
+  return font;
+}
+
 /** A bundled font, parsed once per process. */
 export interface ParsedFont {
   /** stable key (the package file) */
@@ -56,12 +76,16 @@ const MAX_CACHED_GLYPHS = 4000;
 
 /** The glyphs one document (template) uses from one font, and the last encoded subset. */
 interface SubsetState {
-  /** CID -> glyph id; CID 0 is .notdef */
+  /** CID -> index of its glyph in `gids`; CID 0 is .notdef */
+  cidGlyph: number[];
+  /** CID -> the text its glyph stands for ('' for none) */
+  cidText: string[];
+  /** `${gid}:${text}` -> CID */
+  cidOf: Map<string, number>;
+  /** subset glyph n -> glyph id of the font (n = 0: .notdef) */
   gids: number[];
-  cidOf: Map<number, number>;
-  /** CID -> the text its glyph stands for */
-  text: Map<number, string>;
-  encoded?: { count: number; fontFile: Uint8Array; widths: number[]; tag: string };
+  glyphOf: Map<number, number>;
+  fontFile?: { count: number; bytes: Uint8Array; tag: string };
 }
 
 const states = new WeakMap<PDFDocument, Map<string, SubsetState>>();
@@ -70,8 +94,8 @@ function stateFor(doc: PDFDocument, key: string): SubsetState {
   let perDoc = states.get(doc);
   if (!perDoc) states.set(doc, (perDoc = new Map()));
   let state = perDoc.get(key);
-  if (!state || state.gids.length > MAX_CACHED_GLYPHS) {
-    state = { gids: [0], cidOf: new Map([[0, 0]]), text: new Map() };
+  if (!state || state.cidGlyph.length > MAX_CACHED_GLYPHS) {
+    state = { cidGlyph: [0], cidText: [''], cidOf: new Map([['0:', 0]]), gids: [0], glyphOf: new Map([[0, 0]]) };
     perDoc.set(key, state);
   }
   return state;
@@ -84,7 +108,6 @@ interface FontList {
 export class UnicodeFont {
   readonly ref: PDFRef;
   private readonly state: SubsetState;
-  /** CIDs used by this render (whatever else the cached subset holds) */
   private embedded = false;
 
   constructor(
@@ -100,36 +123,42 @@ export class UnicodeFont {
     return this.parsed.font.unitsPerEm;
   }
 
-  /** The CID that shows glyph `gid`; `codePoints` is what it stands for (first use wins). */
+  /** The CID that shows glyph `gid` standing for `codePoints`. */
   cid(gid: number, codePoints: readonly number[]): number {
     const s = this.state;
-    let cid = s.cidOf.get(gid);
+    const text = codePoints.length ? String.fromCodePoint(...codePoints) : '';
+    const key = `${gid}:${text}`;
+    let cid = s.cidOf.get(key);
     if (cid === undefined) {
-      cid = s.gids.length;
-      if (cid > 0xffff) return 0;
-      s.gids.push(gid);
-      s.cidOf.set(gid, cid);
+      if (s.cidGlyph.length > 0xffff) return 0;
+      let glyph = s.glyphOf.get(gid);
+      if (glyph === undefined) {
+        glyph = s.gids.length;
+        s.gids.push(gid);
+        s.glyphOf.set(gid, glyph);
+      }
+      cid = s.cidGlyph.length;
+      s.cidGlyph.push(glyph);
+      s.cidText.push(text);
+      s.cidOf.set(key, cid);
     }
-    if (codePoints.length && !s.text.has(cid)) s.text.set(cid, String.fromCodePoint(...codePoints));
     return cid;
   }
 
-  private encode(): NonNullable<SubsetState['encoded']> {
+  /** The deflated subset, encoded again only when glyphs were added since the last time. */
+  private fontFile(): NonNullable<SubsetState['fontFile']> {
     const s = this.state;
-    if (s.encoded && s.encoded.count === s.gids.length) return s.encoded;
-    const font = this.parsed.font;
-    const subset = font.createSubset();
-    // Glyph 0 is already in; the rest in CID order, so subset glyph n == CID n.
+    if (s.fontFile && s.fontFile.count === s.gids.length) return s.fontFile;
+    const subset = this.parsed.font.createSubset();
+    // Glyph 0 is already in; the rest in order, so subset glyph n == gids[n] (composite glyphs'
+    // components are appended after them by encode()).
     for (let i = 1; i < s.gids.length; i++) subset.includeGlyph(s.gids[i]);
-    const bytes = subset.encode();
-    const scale = 1000 / font.unitsPerEm;
-    const widths = s.gids.map((gid) => Math.round((font.getGlyph(gid)?.advanceWidth ?? 0) * scale));
     const tag = [...createHash('sha1').update(`${this.parsed.key}:${s.gids.join(',')}`).digest()]
       .slice(0, 6)
       .map((b) => String.fromCharCode(65 + (b % 26)))
       .join('');
-    s.encoded = { count: s.gids.length, fontFile: deflateSync(bytes), widths, tag };
-    return s.encoded;
+    s.fontFile = { count: s.gids.length, bytes: deflateSync(subset.encode()), tag };
+    return s.fontFile;
   }
 
   /** Writes the font objects (once per document save / render). */
@@ -138,8 +167,16 @@ export class UnicodeFont {
     this.embedded = true;
     const ctx = this.doc.context;
     const font = this.parsed.font;
-    const { fontFile, widths, tag } = this.encode();
+    const { bytes: fontFile, tag } = this.fontFile();
+    const s = this.state;
     const scale = 1000 / font.unitsPerEm;
+    const glyphWidths = s.gids.map((gid) => Math.round((font.getGlyph(gid)?.advanceWidth ?? 0) * scale));
+    const widths = s.cidGlyph.map((g) => glyphWidths[g]);
+    const cidToGid = new Uint8Array(s.cidGlyph.length * 2);
+    s.cidGlyph.forEach((g, cid) => {
+      cidToGid[cid * 2] = g >> 8;
+      cidToGid[cid * 2 + 1] = g & 0xff;
+    });
     const name = `${tag}+${(font.postscriptName ?? 'NotoSans').replace(/[^A-Za-z0-9-]/g, '')}`;
     const n = (v: number) => PDFNumber.of(Math.round(v * scale));
     const dict = (entries: Record<string, PDFObject>) => {
@@ -176,11 +213,11 @@ export class UnicodeFont {
         FontDescriptor: descriptor,
         DW: PDFNumber.of(widths[0] ?? 0),
         W: arr([PDFNumber.of(0), arr(widths.map((w) => PDFNumber.of(w)))]),
-        CIDToGIDMap: PDFName.of('Identity'),
+        CIDToGIDMap: ctx.register(PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), deflateSync(cidToGid))),
       }),
     );
     const toUnicode = ctx.register(
-      PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), deflateSync(Buffer.from(toUnicodeCMap(this.state.text), 'latin1'))),
+      PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), deflateSync(Buffer.from(toUnicodeCMap(s.cidText), 'latin1'))),
     );
     ctx.assign(
       this.ref,
@@ -198,15 +235,15 @@ export class UnicodeFont {
 
 const hex4 = (n: number) => n.toString(16).padStart(4, '0');
 
-function utf16Hex(text: string): string {
+export function utf16Hex(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) out += hex4(text.charCodeAt(i));
   return out;
 }
 
 /** A ToUnicode CMap with one bfchar entry per CID that stands for some text. */
-export function toUnicodeCMap(text: ReadonlyMap<number, string>): string {
-  const entries = [...text].sort((a, b) => a[0] - b[0]);
+export function toUnicodeCMap(cidText: readonly string[]): string {
+  const entries = cidText.map((t, cid) => [cid, t] as const).filter(([, t]) => t !== '');
   const blocks: string[] = [];
   for (let i = 0; i < entries.length; i += 100) {
     const chunk = entries.slice(i, i + 100);
@@ -234,5 +271,3 @@ export function toUnicodeCMap(text: ReadonlyMap<number, string>): string {
 export function cidHex(cids: readonly number[]): string {
   return `<${cids.map(hex4).join('')}>`;
 }
-
-export { PDFHexString };
