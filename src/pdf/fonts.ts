@@ -25,6 +25,12 @@ const FALLBACK_FILES = [
   '@expo-google-fonts/noto-sans-symbols/400Regular/NotoSansSymbols_400Regular.ttf',
 ];
 
+/**
+ * Fonts from this index on are symbol fonts: they draw the symbols no text font has, but the text
+ * around a symbol goes on in the text font (their digits and Latin letters are not meant for text).
+ */
+const FIRST_SYMBOL_FONT = FALLBACK_FILES.length - 2;
+
 const require = createRequire(import.meta.url);
 const parsedFonts: (ParsedFont | null | undefined)[] = [];
 
@@ -125,7 +131,7 @@ export class FontSet {
     return chars.map((c) => {
       if (/\s/.test(c)) return Math.max(current, 0);
       const idx = current >= 0 && has(current, c) ? current : this.coverage(c.codePointAt(0)!);
-      if (idx >= 0) current = idx;
+      if (idx >= 0 && idx < FIRST_SYMBOL_FONT) current = idx;
       return idx;
     });
   }
