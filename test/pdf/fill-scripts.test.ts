@@ -9,17 +9,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { PDFDict, PDFDocument, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analyse.js';
 import { fillPdf } from '../../src/pdf/fill.js';
 import type { FillResult, FillValue } from '../../src/pdf/types.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { hasTool, pdftotext } from '../helpers/pdf-tools.js';
+import { hasTool, pdftotext, qpdfCheck } from '../helpers/pdf-tools.js';
 
 const dir = corpusDir();
 const FORM = 'osha-300-injury-illness-forms.pdf';
 const formPath = dir ? path.join(dir, 'pdfs', FORM) : '';
-const available = !!dir && fs.existsSync(formPath) && hasTool('pdftotext');
+const available = !!dir && fs.existsSync(formPath) && hasTool('pdftotext') && hasTool('qpdf');
 
 interface Case {
   script: string;
@@ -54,7 +56,7 @@ const counts = (s: string) => {
 
 describe.skipIf(!available)(`scripts drawn into ${FORM} and read back by pdftotext (needs the corpus and poppler)`, () => {
   let tmp: string;
-  const results = new Map<boolean, { result: FillResult; text: string }>();
+  const results = new Map<boolean, { result: FillResult; text: string; file: string }>();
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fill-scripts-'));
@@ -67,13 +69,37 @@ describe.skipIf(!available)(`scripts drawn into ${FORM} and read back by pdftote
       const result = await fillPdf(bytes, analysis, { values, flatten });
       const out = path.join(tmp, `${flatten ? 'flat' : 'open'}.pdf`);
       fs.writeFileSync(out, result.bytes);
-      results.set(flatten, { result, text: await pdftotext(out) });
+      results.set(flatten, { result, text: await pdftotext(out), file: out });
     }
   });
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+  /** x of the first text position in the field's appearance, and the widget's width. */
+  async function textStart(field: string): Promise<{ x: number; width: number }> {
+    const doc = await PDFDocument.load(results.get(false)!.result.bytes);
+    const widget = doc.getForm().getTextField(field).acroField.getWidgets()[0];
+    const ap = widget.dict.lookup(PDFName.of('AP'), PDFDict);
+    const stream = ap.lookup(PDFName.of('N'), PDFRawStream);
+    const raw = stream.getContents();
+    const content = Buffer.from(stream.dict.has(PDFName.of('Filter')) ? inflateSync(raw) : raw).toString('latin1');
+    const m = /1 0 0 1 ([\d.]+) [\d.]+ Tm/.exec(content);
+    return { x: Number(m?.[1]), width: widget.getRectangle().width };
+  }
+
+  it('right-aligns a right-to-left value in a field aligned left by default, and keeps Latin-script values at the left', async () => {
+    const rtl = await textStart('301 Facility Name'); // Arabic
+    const ltr = await textStart('301 Completed by'); // Greek
+    expect(rtl.x).toBeGreaterThan(rtl.width / 2);
+    expect(ltr.x).toBeLessThan(10);
+  });
+
   for (const flatten of [true, false]) {
     const mode = flatten ? 'flattened' : 'not flattened';
+
+    it(`writes a PDF qpdf finds no error in (${mode})`, async () => {
+      const check = await qpdfCheck(results.get(flatten)!.file);
+      expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
+    });
 
     it(`reports no dropped characters (${mode})`, () => {
       const { result } = results.get(flatten)!;
