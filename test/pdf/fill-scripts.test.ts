@@ -79,7 +79,7 @@ describe.skipIf(!available)(`scripts drawn into ${FORM} and read back by pdftote
     const doc = await PDFDocument.load(results.get(false)!.result.bytes);
     const widget = doc.getForm().getTextField(field).acroField.getWidgets()[0];
     const ap = widget.dict.lookup(PDFName.of('AP'), PDFDict);
-    const stream = ap.lookup(PDFName.of('N'), PDFRawStream);
+    const stream = ap.lookup(PDFName.of('N')) as PDFRawStream;
     const raw = stream.getContents();
     const content = Buffer.from(stream.dict.has(PDFName.of('Filter')) ? inflateSync(raw) : raw).toString('latin1');
     const m = /1 0 0 1 ([\d.]+) [\d.]+ Tm/.exec(content);
