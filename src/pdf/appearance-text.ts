@@ -3,6 +3,7 @@
 // fit is shrunk (auto size) or clipped to the widget (fixed size), never drawn outside it.
 import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
 import type { TextStyle } from './appearance-da.js';
+import { visualOrder } from './bidi.js';
 import type { FontSet } from './fonts.js';
 import { showUnits, unitsWidth, type LayoutUnit } from './text-shaping.js';
 
@@ -133,7 +134,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   if (opts.comb && opts.comb > 0 && !opts.multiline) {
     const cells = opts.comb;
     const cell = w / cells;
-    const shown = glyphs.slice(0, cells);
+    const shown = visualOrder(glyphs.slice(0, cells)); // right-to-left text fills the cells from the right
     clipped = glyphs.length > cells;
     const widest = Math.max(0.001, ...shown.map((g) => width([g])));
     const size = fixed || Math.max(MIN_AUTO_SIZE / 2, Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP, (cell * 0.9) / widest));
