@@ -8,10 +8,10 @@
 // own CID and the ToUnicode CMap maps every CID to its own text: extraction gives the characters back.
 // A CIDToGIDMap stream maps CIDs to the subset's glyphs.
 //
-// CIDs and subset glyphs are assigned per document in order of first use and the lists only grow,
-// so the CIDs a render wrote are still valid for the next render of the same prepared template, and
-// the encoded (deflated) subset is reused as long as a render needs no glyph it lacks; otherwise it
-// is re-encoded with the new glyphs appended.
+// CIDs and subset glyphs are assigned per document in order of first use and the lists only grow
+// (up to the bounds below), so the CIDs a render wrote are still valid for the next render of the
+// same prepared template, and the encoded (deflated) subset is reused as long as a render needs no
+// glyph it lacks; otherwise it is re-encoded with the new glyphs appended.
 //
 // Like pdf-lib's PDFFont, a UnicodeFont has its ref from the start and writes its objects in embed(),
 // called by doc.save() (it registers itself in the document's font list) or by renderPrepared.
@@ -71,8 +71,14 @@ export interface ParsedFont {
   font: KitFont;
 }
 
-/** Above this many glyphs a document's subset starts over instead of growing further. */
-const MAX_CACHED_GLYPHS = 4000;
+/**
+ * Every render of a template embeds the whole cached subset, glyphs of earlier renders included: the
+ * price of not subsetting again. Past these bounds (checked when a render starts) the subset starts
+ * over, so an output carries at most ~64 KiB of font it does not use (a few hundred CJK glyphs;
+ * whole alphabets of Arabic, Hebrew, Thai or Devanagari fit well within).
+ */
+const MAX_CACHED_GLYPHS = 1000;
+const MAX_CACHED_BYTES = 64 * 1024;
 
 /** The glyphs one document (template) uses from one font, and the last encoded subset. */
 interface SubsetState {
@@ -94,7 +100,7 @@ function stateFor(doc: PDFDocument, key: string): SubsetState {
   let perDoc = states.get(doc);
   if (!perDoc) states.set(doc, (perDoc = new Map()));
   let state = perDoc.get(key);
-  if (!state || state.cidGlyph.length > MAX_CACHED_GLYPHS) {
+  if (!state || state.cidGlyph.length > MAX_CACHED_GLYPHS || (state.fontFile?.bytes.length ?? 0) > MAX_CACHED_BYTES) {
     state = { cidGlyph: [0], cidText: [''], cidOf: new Map([['0:', 0]]), gids: [0], glyphOf: new Map([[0, 0]]) };
     perDoc.set(key, state);
   }
