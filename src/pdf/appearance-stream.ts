@@ -1,5 +1,5 @@
 // Widget geometry and the Form XObjects we write as appearance streams. Content is built as ASCII
-// operator text; user text only ever enters it as hex strings produced by PDFFont.encodeText.
+// operator text; user text only ever enters it as hex strings (PDFFont.encodeText, or glyph ids).
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFStream, type PDFContext, type PDFFont, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
 import { N, getArray, getDict, getNumber, getNumbers, getName } from './fill-objects.js';
 
@@ -97,8 +97,8 @@ function matrixFor(box: WidgetBox): number[] {
 
 /** Collects the fonts a content stream uses and names them /F0, /F1, ... in its resources. */
 export class FontNames {
-  private readonly map = new Map<PDFFont, string>();
-  name(font: PDFFont): string {
+  private readonly map = new Map<{ readonly ref: PDFRef }, string>();
+  name(font: PDFFont | { readonly ref: PDFRef }): string {
     let n = this.map.get(font);
     if (!n) this.map.set(font, (n = `F${this.map.size}`));
     return n;

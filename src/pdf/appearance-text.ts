@@ -13,10 +13,11 @@
 //   1 pt); a line is drawn only when it lies wholly inside the box, and dropped lines are reported.
 // - Comb: one character per cell, auto size as large as the cells allow (reported below 6 pt);
 //   characters beyond MaxLen are dropped and reported.
-import type { PDFFont } from '@cantoo/pdf-lib';
 import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
 import type { TextStyle } from './appearance-da.js';
-import { canWinAnsi, type FontSet, type TextRun } from './fonts.js';
+import { visualOrder } from './bidi.js';
+import type { FontSet } from './fonts.js';
+import { showUnits, unitsWidth, type LayoutUnit } from './text-shaping.js';
 import { MIN_READABLE_SIZE, cutToWidth, fitLineSize, type TextFit } from './text-fit.js';
 
 /** Largest auto size; Acrobat grows text with tall fields, which looks wrong on printed forms. */
@@ -47,44 +48,30 @@ export interface TextAppearance {
   fit: TextFit;
 }
 
-/** A character with the font that draws it. */
-interface Glyph {
-  ch: string;
-  font: PDFFont;
-}
-
-function toGlyphs(runs: TextRun[]): Glyph[] {
-  const out: Glyph[] = [];
-  for (const r of runs) for (const ch of r.text) out.push({ ch, font: r.font });
-  return out;
-}
+/**
+ * A layout unit (text-shaping.ts): a character of a standard face, or a shaped cluster of a bundled
+ * Unicode font (a ligature, conjunct or base + marks), with its bidi level. Units are in logical
+ * order; showOps puts each line in visual order.
+ */
+type Glyph = LayoutUnit;
 
 /** Width at 1 pt, run by run (kerning inside a run is kept). */
 function width(glyphs: Glyph[]): number {
-  let w = 0;
-  let start = 0;
-  for (let i = 1; i <= glyphs.length; i++) {
-    if (i === glyphs.length || glyphs[i].font !== glyphs[start].font) {
-      w += glyphs[start].font.widthOfTextAtSize(glyphs.slice(start, i).map((g) => g.ch).join(''), 1);
-      start = i;
-    }
-  }
-  return w;
+  return unitsWidth(glyphs);
 }
 
 /** Text-showing operators for one line starting at the current text position. */
 function showOps(glyphs: Glyph[], size: number, names: FontNames): string {
-  const ops: string[] = [];
-  let start = 0;
-  for (let i = 1; i <= glyphs.length; i++) {
-    if (i === glyphs.length || glyphs[i].font !== glyphs[start].font) {
-      const font = glyphs[start].font;
-      const text = glyphs.slice(start, i).map((g) => g.ch).join('');
-      ops.push(`/${names.name(font)} ${num(size)} Tf ${font.encodeText(text).toString()} Tj`);
-      start = i;
-    }
-  }
-  return ops.join(' ');
+  return showUnits(glyphs, size, (font) => names.name(font));
+}
+
+/**
+ * /Q for a line: a right-to-left paragraph (its first strong character is Arabic, Hebrew, ...) in a
+ * field left-aligned by default is right-aligned, where its reading starts, as viewers do for RTL
+ * input. Explicit centring or right alignment is kept.
+ */
+function quaddingFor(quadding: number, line: Glyph[]): number {
+  return quadding === 0 && line.length > 0 && line[0].para === 1 ? 2 : quadding;
 }
 
 /** Greedy word wrap at 1 pt; words longer than a line are broken between characters. */
@@ -147,12 +134,9 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   const names = new FontNames();
   const { width: w, height: h } = box;
   const clean = opts.multiline ? text.replace(/\t/g, ' ') : text.replace(/[\r\n\t]+/g, ' ');
-  // Multiline text that is WinAnsi apart from its line breaks stays in the field's own face (the
-  // break glyphs only split paragraphs in wrap()); anything else goes through the fallback chain.
-  const glyphs =
-    opts.multiline && canWinAnsi(clean.replace(/[\r\n]+/g, ' '))
-      ? Array.from(clean, (ch) => ({ ch, font: style.font }))
-      : toGlyphs(fonts.runs(clean, style.font));
+  // Text that is WinAnsi apart from its line breaks stays in the field's own face (the break units
+  // only split paragraphs in wrap()); anything else is shaped with the fallback chain.
+  const glyphs = fonts.shape(clean, style.font);
   const padX = 2 + box.border;
   const padY = 1 + box.border;
   const innerW = Math.max(w - 2 * padX, 1);
@@ -171,7 +155,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   if (opts.comb && opts.comb > 0 && !opts.multiline) {
     const cells = opts.comb;
     const cell = w / cells;
-    const shown = glyphs.slice(0, cells);
+    const shown = visualOrder(glyphs.slice(0, cells)); // right-to-left text fills the cells from the right
     if (glyphs.length > cells) fit = { cut: true, chars: { shown: cells, total: glyphs.length } };
     const widest = Math.max(0.001, ...shown.map((g) => width([g])));
     const tallest = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP);
@@ -225,7 +209,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     const lineHeight = size * LINE_GAP;
     let y = firstY(size);
     for (const line of lines.slice(0, shown)) {
-      const x = alignX(style.quadding, width(line) * size, w, padX);
+      const x = alignX(quaddingFor(style.quadding, line), width(line) * size, w, padX);
       if (line.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(line, size, names)}`);
       y -= lineHeight;
     }
@@ -238,7 +222,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
       shown = cutToWidth(glyphs, innerW / size, width, (g) => g.ch === ' ');
       fit = { cut: true, chars: { shown: shown.length, total: glyphs.length } };
     } else fit = { cut: false, shrunkTo: shrunk(size, fixed || heightSize) };
-    const x = alignX(style.quadding, width(shown) * size, w, padX);
+    const x = alignX(quaddingFor(style.quadding, shown), width(shown) * size, w, padX);
     const y = centredY(size);
     if (shown.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(shown, size, names)}`);
   }

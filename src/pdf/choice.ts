@@ -8,6 +8,7 @@ import type { RawField } from './field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
 import { N, inherited, textOf } from './fill-objects.js';
+import { showUnits } from './text-shaping.js';
 
 /** Acrobat's selection highlight. */
 const HIGHLIGHT = '0.6 0.75 0.87 rg';
@@ -85,9 +86,9 @@ async function drawListBox(fc: FillContext, field: RawField, options: ChoiceOpti
     for (let i = top; i < Math.min(options.length, top + visible); i++) {
       const yTop = box.height - box.border - (i - top) * lineH;
       if (selected.has(i)) ops.push(`${HIGHLIGHT} ${num(box.border)} ${num(yTop - lineH)} ${num(box.width - 2 * box.border)} ${num(lineH)} re f`);
-      const runs = fc.fonts.runs(options[i].label, style.font);
-      const shows = runs.map((r) => `/${names.name(r.font)} ${num(size)} Tf ${r.font.encodeText(r.text).toString()} Tj`);
-      ops.push(`BT ${style.color} 1 0 0 1 ${num(2 + box.border)} ${num(yTop - size * 0.9)} Tm ${shows.join(' ')} ET`);
+      const units = fc.fonts.shape(options[i].label.replace(/[\r\n\t]+/g, ' '), style.font);
+      const shows = showUnits(units, size, (font) => names.name(font));
+      ops.push(`BT ${style.color} 1 0 0 1 ${num(2 + box.border)} ${num(yTop - size * 0.9)} Tm ${shows} ET`);
     }
     ops.push('Q EMC');
     setNormalAppearance(widget, formXObject(widget, box, ops.filter(Boolean).join('\n'), names.resources(widget)));

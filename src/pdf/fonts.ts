@@ -1,64 +1,45 @@
 // Fonts for appearance streams. Field /DA fonts are mapped to a standard-14 face (WinAnsi only);
 // text those faces cannot encode is drawn with a subset of a bundled Unicode font, chosen per run
-// of characters through a fallback chain (Noto Sans: Latin/Greek/Cyrillic; Noto Sans SC: CJK + kana).
+// of characters through a fallback chain (Noto Sans: Latin/Greek/Cyrillic, then Arabic, Hebrew,
+// Devanagari, Thai, SC: CJK + kana, KR: Hangul, Symbols 2: check boxes and dingbats, Symbols).
+// Those are embedded by unicode-font.ts (CID fonts showing glyph ids) and shaped by text-shaping.ts.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fontkit from '@cantoo/fontkit';
 import { PDFDocument, PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
+import { mirrored, resolveLevels } from './bidi.js';
+import { shapeRun, type LayoutUnit } from './text-shaping.js';
+import { UnicodeFont, withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
 
 /** The bundled fallback chain, in order of preference. Files are read and parsed once per process. */
 const FALLBACK_FILES = [
   '@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-hebrew/400Regular/NotoSansHebrew_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-devanagari/400Regular/NotoSansDevanagari_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-thai/400Regular/NotoSansThai_400Regular.ttf',
   '@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-kr/400Regular/NotoSansKR_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-symbols-2/400Regular/NotoSansSymbols2_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-symbols/400Regular/NotoSansSymbols_400Regular.ttf',
 ];
 
-interface Glyph {
-  advanceWidth: number;
-}
-
-interface KitFont {
-  hasGlyphForCodePoint(cp: number): boolean;
-  glyphForCodePoint(cp: number): Glyph;
-  layout(text: string, features?: unknown): { glyphs: Glyph[]; positions: unknown[] };
-}
-
-interface ParsedFont {
-  bytes: Uint8Array;
-  font: KitFont;
-}
-
-/** Scripts and marks that need real shaping (reordering, joining, mark positioning). */
-const NEEDS_SHAPING = /[\p{M}\u0590-\u08ff\u0900-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u200c\u200d]/u;
-
 /**
- * fontkit's full OpenType layout costs ~1 ms per call on the CJK font and pdf-lib calls it for every
- * measurement and encoding. Form values in Latin, Greek, Cyrillic and CJK need no shaping (viewers
- * do not kern form fields either), so those map code points straight to glyphs.
+ * Fonts from this index on are symbol fonts: they draw the symbols no text font has, but the text
+ * around a symbol goes on in the text font (their digits and Latin letters are not meant for text).
  */
-function withFastLayout(font: KitFont): KitFont {
-  const full = font.layout.bind(font);
-  font.layout = (text: string, features?: unknown) => {
-    if (NEEDS_SHAPING.test(text)) return full(text, features);
-    const glyphs: Glyph[] = [];
-    for (const ch of text) glyphs.push(font.glyphForCodePoint(ch.codePointAt(0)!));
-    return { glyphs, positions: glyphs.map((g) => ({ xAdvance: g.advanceWidth, yAdvance: 0, xOffset: 0, yOffset: 0 })) };
-  };
-  return font;
-}
+const FIRST_SYMBOL_FONT = FALLBACK_FILES.length - 2;
 
 const require = createRequire(import.meta.url);
 const parsedFonts: (ParsedFont | null | undefined)[] = [];
-const parsedByBytes = new WeakMap<Uint8Array, unknown>();
 
 function fallbackFont(index: number): ParsedFont | null {
   let entry = parsedFonts[index];
   if (entry === undefined) {
     try {
       const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
-      const font = withFastLayout(fontkit.create(bytes) as unknown as KitFont);
-      parsedByBytes.set(bytes, font);
-      entry = { bytes, font };
+      entry = { key: FALLBACK_FILES[index], bytes, font: withTrueCodePoints(fontkit.create(bytes) as unknown as KitFont) };
     } catch {
       entry = null; // a missing optional font package only narrows coverage
     }
@@ -66,17 +47,6 @@ function fallbackFont(index: number): ParsedFont | null {
   }
   return entry;
 }
-
-/**
- * fontkit as pdf-lib sees it: `create` returns the process-wide parsed font for our cached bytes,
- * so embedding a subset does not re-parse a 10 MB CJK font on every render.
- */
-const cachingFontkit = {
-  ...fontkit,
-  create(bytes: Uint8Array, postscriptName?: string) {
-    return parsedByBytes.get(bytes) ?? (postscriptName ? fontkit.create(bytes as Buffer, postscriptName) : fontkit.create(bytes as Buffer));
-  },
-} as unknown as typeof fontkit;
 
 export function canWinAnsi(text: string): boolean {
   for (const ch of text) {
@@ -103,26 +73,19 @@ export function standardFaceFor(fontName: string): StandardFonts {
   return bold ? StandardFonts.HelveticaBold : italic ? StandardFonts.HelveticaOblique : StandardFonts.Helvetica;
 }
 
-export interface TextRun {
-  font: PDFFont;
-  text: string;
-}
-
 /**
  * The fonts of one render: each face is embedded at most once per document. `shared` holds faces a
  * prepared template already embedded in its base file; they are reused, never embedded again.
  */
 export class FontSet {
   private readonly standard = new Map<StandardFonts, PDFFont>();
-  private readonly fallbacks = new Map<number, PDFFont>();
+  private readonly fallbacks = new Map<number, UnicodeFont>();
   readonly missing = new Set<string>();
 
   constructor(
     private readonly doc: PDFDocument,
     private readonly shared: ReadonlyMap<StandardFonts, PDFFont> = new Map(),
-  ) {
-    doc.registerFontkit(cachingFontkit);
-  }
+  ) {}
 
   standardFont(face: StandardFonts): PDFFont {
     let font = this.shared.get(face) ?? this.standard.get(face);
@@ -135,12 +98,13 @@ export class FontSet {
     return this.standard;
   }
 
-  private async fallback(index: number): Promise<PDFFont | null> {
+  /** The Unicode font of this render for fallback `index` (its subset is cached per document). */
+  private fallback(index: number): UnicodeFont | null {
     const cached = this.fallbacks.get(index);
     if (cached) return cached;
     const parsed = fallbackFont(index);
     if (!parsed) return null;
-    const font = await this.doc.embedFont(parsed.bytes, { subset: true });
+    const font = new UnicodeFont(this.doc, parsed);
     this.fallbacks.set(index, font);
     return font;
   }
@@ -154,16 +118,11 @@ export class FontSet {
     return -1;
   }
 
-  /** Embeds (once) every fallback font `runs` will need for this text. Call before `runs`. */
-  async prepare(text: string): Promise<void> {
-    // Line breaks are layout (wrapped or turned into spaces), never drawn: they need no font.
-    if (canWinAnsi(text.replace(/[\r\n]+/g, ' '))) return;
-    for (const idx of this.plan(text)) if (idx >= 0) await this.fallback(idx);
-  }
+  /** Kept for callers: fonts are now created while shaping, nothing needs awaiting. */
+  async prepare(_text: string): Promise<void> {}
 
   /** For each character, the fallback index that draws it (-1: none has it). */
-  private plan(text: string): number[] {
-    const chars = Array.from(text);
+  private plan(chars: string[]): number[] {
     const has = (i: number, c: string) => !!fallbackFont(i)?.font.hasGlyphForCodePoint(c.codePointAt(0)!);
     // One font for the whole value when one covers it: mixed faces inside a word look broken.
     const whole = FALLBACK_FILES.findIndex((_, i) => chars.every((c) => /\s/.test(c) || has(i, c)));
@@ -172,38 +131,56 @@ export class FontSet {
     return chars.map((c) => {
       if (/\s/.test(c)) return Math.max(current, 0);
       const idx = current >= 0 && has(current, c) ? current : this.coverage(c.codePointAt(0)!);
-      if (idx >= 0) current = idx;
+      if (idx >= 0 && idx < FIRST_SYMBOL_FONT) current = idx;
       return idx;
     });
   }
 
   /**
-   * Splits text into runs drawable with `base` (when it is all WinAnsi) or the fallback chain.
-   * Characters no font has are dropped and reported in `missing`. `prepare` must have run.
+   * Layout units for `text` in logical order: characters of `base` when the text is all WinAnsi
+   * (line breaks apart), else shaped clusters of the fallback chain with their bidi levels. Line
+   * breaks become units of their own ("\n", "\r") that are never drawn. Characters no font has are
+   * dropped and reported in `missing`.
    */
-  runs(text: string, base: PDFFont): TextRun[] {
-    if (canWinAnsi(text)) return text ? [{ font: base, text }] : [];
-    const plan = this.plan(text);
-    const runs: TextRun[] = [];
-    let i = 0;
-    let prev: PDFFont | undefined;
-    for (const ch of text) {
-      const font = plan[i] >= 0 ? this.fallbacks.get(plan[i]) : undefined;
-      i++;
+  shape(text: string, base: PDFFont): LayoutUnit[] {
+    if (canWinAnsi(text.replace(/[\r\n]+/g, ' '))) return Array.from(text, (ch) => ({ ch, font: base, level: 0, para: 0 }));
+    const chars = Array.from(text);
+    const plan = this.plan(chars);
+    const bidi = resolveLevels(text);
+    const units: LayoutUnit[] = [];
+    let run = '';
+    let runFont: UnicodeFont | null = null;
+    let runLevel = 0;
+    let runPara = 0;
+    const flush = () => {
+      if (runFont && run) units.push(...shapeRun(runFont, run, runLevel, runPara));
+      run = '';
+    };
+    let offset = 0; // UTF-16 index of the character
+    chars.forEach((ch, i) => {
+      const at = offset;
+      offset += ch.length;
+      if (ch === '\n' || ch === '\r') {
+        flush();
+        units.push({ ch, font: base, level: 0, para: 0 });
+        return;
+      }
+      const font = plan[i] >= 0 ? this.fallback(plan[i]) : null;
       if (!font) {
         this.missing.add(ch);
-        continue;
+        return;
       }
-      if (font === prev) runs[runs.length - 1].text += ch;
-      else runs.push({ font, text: ch });
-      prev = font;
-    }
-    return runs;
+      const level = bidi ? bidi.levels[at] : 0;
+      const para = bidi ? bidi.paragraphLevel(at) : 0;
+      if (font !== runFont || level !== runLevel || para !== runPara) {
+        flush();
+        runFont = font;
+        runLevel = level;
+        runPara = para;
+      }
+      run += level & 1 ? mirrored(ch) : ch;
+    });
+    flush();
+    return units;
   }
-}
-
-export function runsWidth(runs: TextRun[], size: number): number {
-  let w = 0;
-  for (const r of runs) w += r.font.widthOfTextAtSize(r.text, size);
-  return w;
 }

@@ -6,6 +6,7 @@ import type { FillContext } from './fill-context.js';
 import { getNumbers, inherited } from './fill-objects.js';
 import type { PageNode } from './pages.js';
 import type { PageWriter } from './page-content.js';
+import { showUnits, unitsWidth } from './text-shaping.js';
 
 const OPACITY = 0.25;
 /** Share of the page diagonal the text spans. */
@@ -31,8 +32,8 @@ export async function watermark(fc: FillContext, pages: PageNode[], writer: Page
   const line = text.replace(/\s+/g, ' ').trim();
   if (!line) return;
   await fc.fonts.prepare(line);
-  const runs = fc.fonts.runs(line, fc.fonts.standardFont(StandardFonts.HelveticaBold));
-  const width1 = runs.reduce((w, r) => w + r.font.widthOfTextAtSize(r.text, 1), 0);
+  const units = fc.fonts.shape(line, fc.fonts.standardFont(StandardFonts.HelveticaBold));
+  const width1 = unitsWidth(units);
   if (width1 <= 0) return;
   const gs = fc.ctx.register(fc.ctx.obj({ Type: 'ExtGState', ca: OPACITY, CA: OPACITY }));
   for (const { dict: page } of pages) {
@@ -46,14 +47,11 @@ export async function watermark(fc: FillContext, pages: PageNode[], writer: Page
     const angle = Math.atan2(vh, vw) + (rotate * Math.PI) / 180;
     const [c, s] = [Math.cos(angle), Math.sin(angle)];
     const gsName = writer.addResource(page, 'ExtGState', gs);
-    const shows = runs.map((r) => {
-      const fontName = writer.addResource(page, 'Font', r.font.ref);
-      return `/${fontName} ${num(size)} Tf ${r.font.encodeText(r.text).toString()} Tj`;
-    });
+    const shows = showUnits(units, size, (font) => writer.addResource(page, 'Font', font.ref));
     writer.append(
       page,
       `q /${gsName} gs 0.45 g ${num(c)} ${num(s)} ${num(-s)} ${num(c)} ${num(x0 + w / 2)} ${num(y0 + h / 2)} cm ` +
-        `BT 1 0 0 1 ${num((-width1 * size) / 2)} ${num(-size * 0.35)} Tm ${shows.join(' ')} ET Q`,
+        `BT 1 0 0 1 ${num((-width1 * size) / 2)} ${num(-size * 0.35)} Tm ${shows} ET Q`,
     );
   }
 }

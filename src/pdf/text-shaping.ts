@@ -1,0 +1,229 @@
+// Shaped text for appearance streams. Text is cut into layout UNITS in logical order: a character
+// of a standard-14 face (WinAnsi, drawn as today with Tj), or a shaping cluster of a bundled Unicode
+// font: the glyphs fontkit's OpenType layout engine produced for some characters (Arabic joining
+// forms, Indic conjuncts and reordered matras, Thai marks positioned on their base), with their
+// advances and offsets. Line breaking works on units; bidi reordering (bidi.ts) moves whole units.
+import { PDFFont } from '@cantoo/pdf-lib';
+import { visualOrder } from './bidi.js';
+import { num } from './appearance-stream.js';
+import { cidHex, utf16Hex, type UnicodeFont } from './unicode-font.js';
+
+export type DrawFont = PDFFont | UnicodeFont;
+
+/** One glyph of a cluster; all values in thousandths of the font size (text space units / 1000). */
+export interface PlacedGlyph {
+  cid: number;
+  /** advance the shaper wants */
+  adv: number;
+  /** the glyph's own width (the /W entry the viewer advances by) */
+  w0: number;
+  dx: number;
+  dy: number;
+}
+
+export interface LayoutUnit {
+  /** the characters (logical order); " " and "\n" are what line breaking looks for */
+  ch: string;
+  font: DrawFont;
+  /** bidi embedding level (odd: right-to-left) */
+  level: number;
+  /** base level of the unit's paragraph */
+  para: number;
+  /** Unicode-font units: glyphs in logical order, and their total advance at 1 pt */
+  glyphs?: PlacedGlyph[];
+  w?: number;
+  /**
+   * Set when the glyphs show the characters in another order than they are written (a Devanagari
+   * short i matra is drawn before its consonant): the unit is marked with /ActualText so text
+   * extraction gives the logical order back.
+   */
+  actualText?: string;
+}
+
+/** Scripts and marks that need real shaping (reordering, joining, mark positioning). */
+const NEEDS_SHAPING = /[\p{M}\u0590-\u08ff\u0900-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u200c\u200d\ufb1d-\ufdff\ufe70-\ufefc]/u;
+/** A cluster never ends before these (they attach to what precedes them) ... */
+const ATTACHES = /^[\p{M}\u200c\u200d]/u;
+/** ... nor after a virama / joiner (the next consonant forms a conjunct with it). */
+const JOINS_NEXT = /[\u094d\u09cd\u0a4d\u0acd\u0b4d\u0bcd\u0c4d\u0ccd\u0d4d\u0dca\u0e3a\u1039\u103a\u17d2\u200d]$/u;
+
+function simpleUnit(font: UnicodeFont, ch: string, level: number, para: number): LayoutUnit {
+  const kit = font.parsed.font;
+  const g = kit.glyphForCodePoint(ch.codePointAt(0)!);
+  const scale = 1000 / kit.unitsPerEm;
+  const w0 = Math.round(g.advanceWidth * scale);
+  const cid = font.cid(g.id, [ch.codePointAt(0)!]);
+  return { ch, font, level, para, glyphs: [{ cid, adv: w0, w0, dx: 0, dy: 0 }], w: w0 / 1000 };
+}
+
+/**
+ * Units for `text` (one run: one font, one bidi level, no line break) in logical order. Text that
+ * needs no shaping maps code points straight to glyphs (fontkit's full layout costs ~1 ms per call
+ * on the CJK font, and viewers do not kern form fields either).
+ */
+export function shapeRun(font: UnicodeFont, text: string, level: number, para: number): LayoutUnit[] {
+  const rtl = (level & 1) === 1;
+  if (!rtl && !NEEDS_SHAPING.test(text)) return Array.from(text, (ch) => simpleUnit(font, ch, level, para));
+  const out: LayoutUnit[] = [];
+  // Words are shaped one by one (spaces are simple units), so a line can break between them.
+  for (const part of text.split(/( +)/)) {
+    if (!part) continue;
+    if (part[0] === ' ') for (const ch of part) out.push(simpleUnit(font, ch, level, para));
+    else out.push(...shapeWord(font, part, level, para));
+  }
+  return out;
+}
+
+function shapeWord(font: UnicodeFont, word: string, level: number, para: number): LayoutUnit[] {
+  const kit = font.parsed.font;
+  const rtl = (level & 1) === 1;
+  const run = kit.layout(word, undefined, undefined, undefined, rtl ? 'rtl' : 'ltr');
+  const glyphs = run.glyphs.slice();
+  const positions = (run.positions ?? glyphs.map((g) => ({ xAdvance: g.advanceWidth, yAdvance: 0, xOffset: 0, yOffset: 0 }))).slice();
+  if (rtl) {
+    // fontkit returns right-to-left runs in visual order; clusters are found in logical order.
+    glyphs.reverse();
+    positions.reverse();
+  }
+  const scale = 1000 / kit.unitsPerEm;
+  const cps = Array.from(word, (c) => c.codePointAt(0)!);
+  const units: LayoutUnit[] = [];
+  // A cluster ends where the glyphs so far stand for exactly the characters so far (as a multiset:
+  // reordering inside a cluster is allowed) and the next character starts a new one.
+  const balance = new Map<number, number>();
+  let unbalanced = 0;
+  const bump = (cp: number, d: number) => {
+    const v = (balance.get(cp) ?? 0) + d;
+    if (v === 0) {
+      balance.delete(cp);
+      unbalanced--;
+    } else {
+      if (!balance.has(cp)) unbalanced++;
+      balance.set(cp, v);
+    }
+  };
+  let consumed = 0; // characters of `word` covered by the glyphs so far
+  let startChar = 0;
+  let current: PlacedGlyph[] = [];
+  let shown: number[] = []; // the characters of `current`'s glyphs, in glyph order
+  const flush = (end: number) => {
+    if (!current.length) return;
+    const ch = String.fromCodePoint(...cps.slice(startChar, end));
+    const unit: LayoutUnit = { ch, font, level, para, glyphs: current, w: current.reduce((w, g) => w + g.adv, 0) / 1000 };
+    if (!rtl && String.fromCodePoint(...shown) !== ch) unit.actualText = ch;
+    units.push(unit);
+    current = [];
+    shown = [];
+    startChar = end;
+  };
+  for (let i = 0; i < glyphs.length; i++) {
+    const g = glyphs[i];
+    const p = positions[i];
+    const w0 = Math.round(g.advanceWidth * scale);
+    current.push({ cid: font.cid(g.id, g.codePoints ?? []), adv: p.xAdvance * scale, w0, dx: p.xOffset * scale, dy: p.yOffset * scale });
+    for (const cp of g.codePoints ?? []) {
+      shown.push(cp);
+      bump(cp, 1);
+      if (consumed < cps.length) bump(cps[consumed++], -1);
+    }
+    const next = glyphs[i + 1];
+    if (!next || unbalanced !== 0 || !next.codePoints?.length || consumed >= cps.length) continue;
+    const before = String.fromCodePoint(...cps.slice(startChar, consumed));
+    if (ATTACHES.test(String.fromCodePoint(cps[consumed])) || JOINS_NEXT.test(before)) continue;
+    flush(consumed);
+  }
+  flush(cps.length);
+  return units;
+}
+
+/** Width at 1 pt of units (standard faces run by run, as pdf-lib measures them). */
+export function unitsWidth(units: LayoutUnit[]): number {
+  let w = 0;
+  let start = 0;
+  for (let i = 1; i <= units.length; i++) {
+    if (i === units.length || units[i].font !== units[start].font) {
+      const font = units[start].font;
+      if (font instanceof PDFFont) w += font.widthOfTextAtSize(units.slice(start, i).map((g) => g.ch).join(''), 1);
+      else for (let k = start; k < i; k++) w += units[k].w ?? 0;
+      start = i;
+    }
+  }
+  return w;
+}
+
+/**
+ * Text-showing operators for one line (units in logical order) from the current text position:
+ * standard faces with Tj as before; Unicode fonts with TJ arrays of CIDs, moved by the shaper's
+ * offsets and advances (TJ adjustments) and raised or lowered with Ts for vertical mark offsets.
+ */
+export function showUnits(line: LayoutUnit[], size: number, nameOf: (font: DrawFont) => string): string {
+  const units = visualOrder(line);
+  const ops: string[] = [];
+  let start = 0;
+  for (let i = 1; i <= units.length; i++) {
+    if (i === units.length || units[i].font !== units[start].font) {
+      const font = units[start].font;
+      if (font instanceof PDFFont) {
+        const text = units.slice(start, i).map((g) => g.ch).join('');
+        ops.push(`/${nameOf(font)} ${num(size)} Tf ${font.encodeText(text).toString()} Tj`);
+      } else {
+        ops.push(`/${nameOf(font)} ${num(size)} Tf ${cidOps(units.slice(start, i), size)}`);
+      }
+      start = i;
+    }
+  }
+  return ops.join(' ');
+}
+
+function cidOps(units: LayoutUnit[], size: number): string {
+  const ops: string[] = [];
+  let items: string[] = [];
+  let cids: number[] = [];
+  let pending = 0;
+  let rise = 0;
+  const flushCids = () => {
+    if (cids.length) items.push(cidHex(cids));
+    cids = [];
+  };
+  const move = (d: number) => {
+    pending += d;
+  };
+  const flushArray = () => {
+    flushCids();
+    if (items.length) ops.push(`[${items.join(' ')}] TJ`);
+    items = [];
+  };
+  for (const u of units) {
+    const glyphs = u.glyphs ?? [];
+    if (u.actualText) {
+      flushArray();
+      ops.push(`/Span << /ActualText <FEFF${utf16Hex(u.actualText)}> >> BDC`);
+    }
+    const visual = u.level & 1 ? glyphs.slice().reverse() : glyphs;
+    for (const g of visual) {
+      move(g.dx);
+      if (Math.abs(pending) > 0.01) {
+        flushCids();
+        items.push(num(-pending));
+      }
+      pending = 0;
+      const r = (g.dy / 1000) * size;
+      if (Math.abs(r - rise) > 0.001) {
+        flushArray();
+        ops.push(`${num(r)} Ts`);
+        rise = r;
+      }
+      cids.push(g.cid);
+      move(g.adv - g.dx - g.w0);
+    }
+    if (u.actualText) {
+      flushArray();
+      ops.push('EMC');
+    }
+  }
+  flushArray();
+  if (rise !== 0) ops.push('0 Ts');
+  // A pending move after the last glyph matters only for what follows in the same line.
+  if (Math.abs(pending) > 0.01) ops.push(`[${num(-pending)}] TJ`);
+  return ops.join(' ');
+}
