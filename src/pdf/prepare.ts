@@ -16,6 +16,7 @@ import { ChangeTracker } from './change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
 import type { FillContext } from './fill-context.js';
 import { N, getDict } from './fill-objects.js';
+import { repairFieldList } from './field-list.js';
 import { collectFields, type RawField } from './field-tree.js';
 import { FontSet } from './fonts.js';
 import { findStartXref, writeIncrement, type BaseFile } from './incremental-writer.js';
@@ -66,8 +67,10 @@ function isXrefStream(obj: PDFInvalidObject): boolean {
 async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
   const { doc, context: ctx, catalog } = await loadPdf(bytes);
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
-  const acroForm = getDict(catalog, 'AcroForm');
-  const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
+  const fields = collectFields(ctx, getDict(catalog, 'AcroForm'), pages, DEFAULT_LIMITS);
+  // Widgets only pages reach (and kids listed in place of their field) become reachable from
+  // /AcroForm /Fields, so other readers of unflattened output see the fields we fill.
+  const acroForm = repairFieldList(ctx, catalog, getDict(catalog, 'AcroForm'), fields);
   const fonts = new FontSet(doc);
   const fc: FillContext = { doc, ctx, acroForm, fonts, warnings: [] };
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
