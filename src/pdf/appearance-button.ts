@@ -118,17 +118,16 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
     const box = widgetBox(widget);
     if (!ap || !normal || !box) continue;
     const offStream = normal.lookup(OFF);
-    const mark = markOf(widget, radio);
-    const broken = normal.keys().filter((k) => {
-      const s = k !== OFF && normal.lookup(k);
-      return s instanceof PDFStream && brokenOnAppearance(s, mark, offStream instanceof PDFStream ? offStream : undefined) !== undefined;
-    });
-    if (broken.length === 0) continue;
+    // Only the state a fill turns on: a second non-Off key (fw9 2018's empty /N) is an off look-alike.
+    const state = onState(widget);
+    const on = state && normal.lookup(state);
+    if (!state || !(on instanceof PDFStream)) continue;
+    if (brokenOnAppearance(on, markOf(widget, radio), offStream instanceof PDFStream ? offStream : undefined) === undefined) continue;
     // Fresh /AP and /N dictionaries: shared ones may serve widgets of other sizes.
     const newNormal = fc.ctx.obj({});
     for (const [k, v] of normal.entries()) newNormal.set(k, v);
     const under = reusableOff(normal, box);
-    for (const k of broken) newNormal.set(k, markStream(fc, widget, box, radio, under));
+    newNormal.set(state, markStream(fc, widget, box, radio, under));
     const newAp = fc.ctx.obj({});
     for (const [k, v] of ap.entries()) newAp.set(k, v);
     newAp.set(N('N'), newNormal);
