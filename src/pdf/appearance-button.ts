@@ -127,10 +127,21 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
     const newNormal = fc.ctx.obj({});
     for (const [k, v] of normal.entries()) newNormal.set(k, v);
     const under = reusableOff(normal, box);
-    newNormal.set(state, markStream(fc, widget, box, radio, under));
+    const mark = markStream(fc, widget, box, radio, under);
+    newNormal.set(state, mark);
     const newAp = fc.ctx.obj({});
     for (const [k, v] of ap.entries()) newAp.set(k, v);
     newAp.set(N('N'), newNormal);
+    // The pressed look (/D) of that state, when it is just as broken, shows the same mark.
+    const down = getDict(ap, 'D');
+    const downOn = down?.lookup(state);
+    const downOff = down?.lookup(OFF);
+    if (down && downOn instanceof PDFStream && brokenOnAppearance(downOn, markOf(widget, radio), downOff instanceof PDFStream ? downOff : undefined)) {
+      const newDown = fc.ctx.obj({});
+      for (const [k, v] of down.entries()) newDown.set(k, v);
+      newDown.set(state, mark);
+      newAp.set(N('D'), newDown);
+    }
     widget.set(N('AP'), newAp);
     repaired++;
   }
