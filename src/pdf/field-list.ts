@@ -3,18 +3,19 @@
 // only a page's /Annots reaches (the analyser finds them by walking /Parent upwards), and some
 // producers list kid widgets in /Fields instead of their parent field. Done once, at prepare time.
 // Names do not change: a field's name is its /Parent chain's /T entries, which we keep as they are.
-import { PDFArray, PDFDict, PDFRef, type PDFContext } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import type { RawField } from './field-tree.js';
 import { MAX_FIELD_DEPTH, N, getArray, getDict } from './fill-objects.js';
 
 /**
  * Makes every field of `fields` reachable from /AcroForm /Fields: /Fields lists root fields only
  * (a listed kid is replaced by the top of its /Parent chain), each orphan's root is added, and each
- * parent's /Kids lists the child it was reached from. Creates /AcroForm when the catalog has none.
- * Returns the (possibly new) AcroForm dictionary.
+ * parent's /Kids lists the child it was reached from.
  */
-export function repairFieldList(ctx: PDFContext, catalog: PDFDict, acroForm: PDFDict | undefined, fields: RawField[]): PDFDict | undefined {
-  const listed = acroForm ? getArray(acroForm, 'Fields') : undefined;
+export function repairFieldList(ctx: PDFContext, acroForm: PDFDict | undefined, fields: RawField[]): void {
+  // Without /AcroForm the analyser rejects the template: there is no form to repair.
+  if (!acroForm) return;
+  const listed = getArray(acroForm, 'Fields');
   const entries: PDFDict[] = [];
   for (let i = 0; i < (listed?.size() ?? 0); i++) {
     const d = listed!.lookup(i);
@@ -22,32 +23,31 @@ export function repairFieldList(ctx: PDFContext, catalog: PDFDict, acroForm: PDF
   }
   const orphans = fields.filter((f) => !f.inAcroFormFields);
   const kidsListed = entries.some((d) => getDict(d, 'Parent'));
-  if (orphans.length === 0 && !kidsListed) return acroForm;
+  if (orphans.length === 0 && !kidsListed) return;
 
   const refs = refsOf(ctx);
-  const roots: PDFDict[] = [];
+  const roots: PDFObject[] = [];
   const seen = new Set<PDFDict>();
-  const add = (d: PDFDict) => {
+  // `entry` is what /Fields held for d: kept when d cannot be replaced by a referenced root.
+  const add = (d: PDFDict, entry?: PDFObject) => {
     const root = rootOf(d, refs);
-    if (!seen.has(root) && refs.has(root)) {
-      seen.add(root);
-      roots.push(root);
-    }
+    if (seen.has(root)) return;
+    const ref = refs.get(root) ?? (root === d ? entry : undefined);
+    if (!ref) return;
+    seen.add(root);
+    roots.push(ref);
   };
-  for (const d of entries) add(d);
-  for (const f of orphans) for (const w of f.widgets) add(w);
-  if (roots.length === 0) return acroForm;
-
-  let form = acroForm;
-  if (!form) {
-    form = ctx.obj({});
-    catalog.set(N('AcroForm'), ctx.register(form));
+  for (let i = 0; i < (listed?.size() ?? 0); i++) {
+    const d = listed!.lookup(i);
+    if (d instanceof PDFDict) add(d, listed!.get(i));
   }
+  for (const f of orphans) for (const w of f.widgets) add(w);
+  if (roots.length === 0) return;
+
   const arr = PDFArray.withContext(ctx);
-  for (const r of roots) arr.push(refs.get(r)!);
+  for (const r of roots) arr.push(r);
   // Entries that were not dictionaries (nulls, dangling refs) are dropped with the rewrite.
-  form.set(N('Fields'), arr);
-  return form;
+  acroForm.set(N('Fields'), arr);
 }
 
 /** Indirect objects by dictionary (only dictionaries held by reference can be listed). */

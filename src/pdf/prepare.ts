@@ -1,8 +1,9 @@
 // Per-template preparation and fast renders on top of it.
 //
 // prepareTemplate() does once what does not depend on the data: load (and decrypt), drop /XFA and
-// /NeedAppearances, redraw stale appearances, embed the standard fonts the fields use, and save the
-// result once as a normalized BASE file (classic xref table, unencrypted). The base is parsed again
+// /NeedAppearances, list every field in /AcroForm /Fields, redraw stale appearances (and broken
+// checkbox marks), embed the standard fonts the fields use, and save the result once as a
+// normalized BASE file (classic xref table, unencrypted). The base is parsed again
 // and kept with its field index, so the objects in memory are exactly the objects of the base file.
 //
 // renderPrepared() writes the values into that cached document with the usual modules, tracks which
@@ -67,10 +68,11 @@ function isXrefStream(obj: PDFInvalidObject): boolean {
 async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
   const { doc, context: ctx, catalog } = await loadPdf(bytes);
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
-  const fields = collectFields(ctx, getDict(catalog, 'AcroForm'), pages, DEFAULT_LIMITS);
+  const acroForm = getDict(catalog, 'AcroForm');
+  const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
   // Widgets only pages reach (and kids listed in place of their field) become reachable from
   // /AcroForm /Fields, so other readers of unflattened output see the fields we fill.
-  const acroForm = repairFieldList(ctx, catalog, getDict(catalog, 'AcroForm'), fields);
+  repairFieldList(ctx, acroForm, fields);
   const fonts = new FontSet(doc);
   const fc: FillContext = { doc, ctx, acroForm, fonts, warnings: [] };
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analyse.js';
 import { fillPdf } from '../../src/pdf/fill.js';
@@ -90,4 +91,43 @@ describe.skipIf(!dir || !hasTool('pdftk'))('fields missing from /AcroForm /Field
       });
     });
   }
+});
+
+describe.skipIf(!hasTool('pdftk'))('forms built with a damaged /Fields (needs pdftk)', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'field-list-built-'));
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  /** A text field `person.name` (parent + kid widget) and a checkbox; /Fields edited by `damage`. */
+  async function build(damage: (doc: PDFDocument) => void): Promise<Uint8Array> {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([300, 200]);
+    page.drawText('Form', { x: 10, y: 180, size: 10 });
+    const form = doc.getForm();
+    form.createTextField('person.name').addToPage(page, { x: 10, y: 120, width: 150, height: 20 });
+    form.createCheckBox('agree').addToPage(page, { x: 10, y: 80, width: 15, height: 15 });
+    damage(doc);
+    return doc.save({ updateFieldAppearances: false });
+  }
+
+  async function listed(bytes: Uint8Array, file: string): Promise<Map<string, string | undefined>> {
+    const analysis = await analyse(bytes);
+    const out = path.join(tmp, file);
+    const values: Record<string, FillValue> = { 'person.name': { kind: 'text', text: 'Ada' }, agree: { kind: 'check', checked: true } };
+    fs.writeFileSync(out, (await fillPdf(bytes, analysis, { values, flatten: false })).bytes);
+    return new Map((await pdftkFields(out)).map((f) => [f.name, f.values.at(-1)]));
+  }
+
+  it('lists a field whose kid widget alone was in /Fields under its full name', async () => {
+    const bytes = await build((doc) => {
+      const acro = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict);
+      const person = doc.getForm().getTextField('person.name').acroField;
+      const kidRef = person.Kids()!.get(0);
+      acro.set(PDFName.of('Fields'), doc.context.obj([kidRef, doc.getForm().getCheckBox('agree').ref]));
+    });
+    const got = await listed(bytes, 'kid-listed.pdf');
+    expect(got.get('person.name')).toBe('Ada');
+  });
 });
