@@ -17,8 +17,8 @@ const renderers: Renderer[] = ['poppler', 'mupdf'];
 const missing = ['pdftoppm', 'mutool'].filter((t) => !hasTool(t));
 const dir = corpusDir();
 
-/** A one-checkbox form whose /Yes appearance is replaced by `content` (with no font resources). */
-async function brokenCheckbox(content: string): Promise<Uint8Array> {
+/** A one-checkbox form whose /Yes appearance is replaced by `content` (with no font resources), or with no /AP at all (null). */
+async function brokenCheckbox(content: string | null): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const page = doc.addPage([200, 200]);
   // Real forms have page content (a page without any is another module's edge case).
@@ -27,6 +27,10 @@ async function brokenCheckbox(content: string): Promise<Uint8Array> {
   box.addToPage(page, { x: RECT[0], y: RECT[1], width: RECT[2] - RECT[0], height: RECT[3] - RECT[1], borderWidth: 0 });
   const widget = box.acroField.getWidgets()[0];
   const ctx = doc.context;
+  if (content === null) {
+    widget.dict.delete(PDFName.of('AP'));
+    return doc.save({ updateFieldAppearances: false });
+  }
   const yes = ctx.register(ctx.stream(content, { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 40, 40], Resources: {} }));
   const normal = widget.dict.lookup(PDFName.of('AP'), PDFDict).lookup(PDFName.of('N'), PDFDict);
   normal.set(PDFName.of('Yes'), yes);
@@ -48,7 +52,8 @@ describe.skipIf(missing.length > 0)(`broken checkbox on-appearances (missing: ${
   });
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  const cases: [string, string][] = [
+  const cases: [string, string | null][] = [
+    ['no appearance at all', null],
     ['an empty on-appearance', ''],
     ['an on-appearance showing "4" with a ZapfDingbats font its resources lack', 'q BT 0 g /ZaDb 0 Tf 8 8 Td (4) Tj ET Q'],
   ];
