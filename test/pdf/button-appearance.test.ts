@@ -45,7 +45,7 @@ async function fillFlat(bytes: Uint8Array, values: Record<string, FillValue>, ou
   fs.writeFileSync(out, result.bytes);
 }
 
-describe.skipIf(missing.length > 0)(`broken checkbox on-appearances (missing: ${missing.join(', ') || 'none'})`, () => {
+describe.skipIf(missing.length > 0)(`broken checkbox and radio on-appearances (missing: ${missing.join(', ') || 'none'})`, () => {
   let tmp: string;
   beforeAll(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'button-ap-'));
@@ -71,6 +71,23 @@ describe.skipIf(missing.length > 0)(`broken checkbox on-appearances (missing: ${
     const out = path.join(tmp, 'unchecked.pdf');
     await fillFlat(await brokenCheckbox(''), { agree: { kind: 'check', checked: false } }, out);
     expect(inkIn(await renderGray(out, 1, 'poppler'), RECT, 4)).toBe(0);
+  });
+
+  it('shows a dot in poppler for a selected radio button whose on-appearance is empty', async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([200, 200]);
+    page.drawText('Pick one', { x: 110, y: 75, size: 10 });
+    const group = doc.getForm().createRadioGroup('pick');
+    group.addOptionToPage('a', page, { x: RECT[0], y: RECT[1], width: 40, height: 40, borderWidth: 0 });
+    group.addOptionToPage('b', page, { x: RECT[0], y: 10, width: 40, height: 40, borderWidth: 0 });
+    const widget = group.acroField.getWidgets()[0];
+    const normal = widget.dict.lookup(PDFName.of('AP'), PDFDict).lookup(PDFName.of('N'), PDFDict);
+    const state = normal.keys().find((k) => k.decodeText() !== 'Off')!;
+    normal.set(state, doc.context.register(doc.context.stream('', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 40, 40] })));
+    const bytes = await doc.save({ updateFieldAppearances: false });
+    const out = path.join(tmp, 'radio.pdf');
+    await fillFlat(bytes, { pick: { kind: 'choice', value: 'a' } }, out);
+    expect(inkIn(await renderGray(out, 1, 'poppler'), RECT, 4)).toBeGreaterThan(40);
   });
 
   describe.skipIf(!dir)('scribus-form.pdf (needs ../shared/corpus or CORPUS_DIR)', () => {
