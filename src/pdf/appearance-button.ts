@@ -2,12 +2,13 @@
 // filling means picking the right on-state name ("Yes", "1", "On", an /Opt index "0", or a
 // Shift-JIS byte string) from the widget's own /AP /N and writing that very name object to /V and
 // /AS. We never build a state name from caller text. Widgets without appearances get generated ones.
-import { PDFArray, PDFDict, PDFName, PDFStream } from '@cantoo/pdf-lib';
-import { formXObject, frameOps, num, widgetBox } from './appearance-stream.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, PDFStream } from '@cantoo/pdf-lib';
+import { brokenOnAppearance } from './appearance-check.js';
+import { formXObject, frameOps, num, widgetBox, type WidgetBox } from './appearance-stream.js';
 import type { RawField } from './field-tree.js';
 import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
 import { N, getDict, inherited, nameReadings, textOf } from './fill-objects.js';
-import { StandardFonts } from '@cantoo/pdf-lib';
+import { StandardFonts, type PDFFont } from '@cantoo/pdf-lib';
 
 const OFF = PDFName.of('Off');
 
@@ -20,34 +21,131 @@ export function onState(widget: PDFDict): PDFName | undefined {
   return candidates.find((k) => down?.has(k)) ?? candidates[0] ?? n.keys().find((k) => k.decodeText() !== 'Off');
 }
 
+/** The ZapfDingbats character the widget asks for (/MK /CA), else a check or, for radios, a dot. */
+function markOf(widget: PDFDict, radio: boolean): string {
+  const mk = getDict(widget, 'MK');
+  return (mk && textOf(mk.lookup(N('CA'))))?.slice(0, 1) || (radio ? 'l' : '4');
+}
+
+let dingbatByCode: Map<number, string> | undefined;
+
+/** The Unicode character pdf-lib's ZapfDingbats font encodes as the code of `char`. */
+function dingbat(font: PDFFont, char: string): string | undefined {
+  if (!dingbatByCode) {
+    const encoding = (font as unknown as { embedder?: { encoding?: EncodingLike } }).embedder?.encoding;
+    if (!encoding) return undefined;
+    dingbatByCode = new Map();
+    for (const cp of encoding.supportedCodePoints) dingbatByCode.set(encoding.encodeUnicodeCodePoint(cp).code, String.fromCodePoint(cp));
+  }
+  return dingbatByCode.get(char.charCodeAt(0));
+}
+
+interface EncodingLike {
+  supportedCodePoints: number[];
+  encodeUnicodeCodePoint(cp: number): { code: number };
+}
+
+/**
+ * A ZapfDingbats mark (/MK /CA, default check or dot) over `under` (the widget's own Off
+ * appearance, drawn as an XObject) or, without it, the background and border of /MK.
+ */
+function markStream(fc: FillContext, widget: PDFDict, box: WidgetBox, radio: boolean, under?: PDFRef): PDFRef {
+  const font = fc.fonts.standardFont(StandardFonts.ZapfDingbats);
+  // /MK /CA is a character code of ZapfDingbats' own encoding ('4' is the check, 'l' the dot);
+  // pdf-lib measures and encodes Unicode (U+2714, U+25CF), so the code is mapped back first.
+  let text = dingbat(font, markOf(widget, radio)) ?? (radio ? '\u25cf' : '\u2714');
+  let w = 0;
+  let hex: string;
+  try {
+    w = font.widthOfTextAtSize(text, 1);
+    hex = font.encodeText(text).toString();
+  } catch {
+    text = radio ? '\u25cf' : '\u2714';
+    w = font.widthOfTextAtSize(text, 1);
+    hex = font.encodeText(text).toString();
+  }
+  const size = Math.min(box.width, box.height) * 0.8;
+  const x = (box.width - w * size) / 2;
+  const y = (box.height - size * 0.7) / 2;
+  const base = under ? 'q /Off Do Q' : frameOps(box);
+  const on = `${base}\nq BT 0 g /ZaDb ${num(size)} Tf ${num(x)} ${num(y)} Td ${hex} Tj ET Q`;
+  const res = fc.ctx.obj(under ? { Font: { ZaDb: font.ref }, XObject: { Off: under } } : { Font: { ZaDb: font.ref } });
+  return formXObject(widget, box, on, res);
+}
+
 /** Draws a ZapfDingbats mark (/MK /CA, default check or dot) as the on appearance of a bare widget. */
 function ensureAppearance(fc: FillContext, widget: PDFDict, stateName: string, radio: boolean): PDFName | undefined {
   const existing = onState(widget);
   if (existing) return existing;
   const box = widgetBox(widget);
   if (!box) return undefined;
-  const mk = getDict(widget, 'MK');
-  const ca = (mk && textOf(mk.lookup(N('CA')))) || (radio ? 'l' : '4');
-  const font = fc.fonts.standardFont(StandardFonts.ZapfDingbats);
-  let text = ca.slice(0, 1);
-  let w = 0;
-  try {
-    w = font.widthOfTextAtSize(text, 1);
-  } catch {
-    text = radio ? 'l' : '4';
-    w = font.widthOfTextAtSize(text, 1);
-  }
-  const size = Math.min(box.width, box.height) * 0.8;
-  const x = (box.width - w * size) / 2;
-  const y = (box.height - size * 0.7) / 2;
-  const on = `${frameOps(box)}\nq BT 0 g /ZaDb ${num(size)} Tf ${num(x)} ${num(y)} Td ${font.encodeText(text).toString()} Tj ET Q`;
-  const res = fc.ctx.obj({ Font: { ZaDb: font.ref } });
   const name = PDFName.of(stateName);
   const normal = fc.ctx.obj({});
-  normal.set(name, formXObject(widget, box, on, res));
+  normal.set(name, markStream(fc, widget, box, radio));
   normal.set(OFF, formXObject(widget, box, frameOps(box)));
   widget.set(N('AP'), fc.ctx.obj({ N: normal }));
   return name;
+}
+
+/** The Off appearance as a Form XObject our mark can draw over unchanged (same box, no transform). */
+function reusableOff(normal: PDFDict, box: WidgetBox): PDFRef | undefined {
+  const ref = normal.get(OFF);
+  const off = normal.lookup(OFF);
+  if (!(ref instanceof PDFRef) || !(off instanceof PDFStream) || box.rotation !== 0) return undefined;
+  const bbox = off.dict.lookup(N('BBox'));
+  const matrix = off.dict.lookup(N('Matrix'));
+  const nums = (a: unknown) => (a instanceof PDFArray ? a.asArray().map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN)) : undefined);
+  const b = nums(bbox);
+  const m = nums(matrix);
+  const near = (p: number, q: number) => Math.abs(p - q) < 0.5;
+  if (!b || b.length !== 4 || !near(b[0], 0) || !near(b[1], 0) || !near(b[2], box.width) || !near(b[3], box.height)) return undefined;
+  if (m && !(m.length === 6 && [1, 0, 0, 1, 0, 0].every((v, i) => near(m[i], v)))) return undefined;
+  return ref;
+}
+
+/**
+ * Replaces on-appearances that show no proper mark (empty, a font missing from their resources,
+ * a check character in a non-Dingbats font, identical to Off) with a ZapfDingbats mark drawn over
+ * the widget's own Off appearance. The state names stay as they are (values map to them). Returns
+ * how many widgets were repaired. Data-independent: a prepared template runs it once.
+ */
+export function repairOnAppearances(fc: FillContext, field: RawField): number {
+  const radio = !!(fieldFlags(field) & FF.radio);
+  let repaired = 0;
+  for (const widget of field.widgets) {
+    const ap = getDict(widget, 'AP');
+    const normal = ap && getDict(ap, 'N');
+    const box = widgetBox(widget);
+    if (!ap || !normal || !box) continue;
+    const offStream = normal.lookup(OFF);
+    // Only the state a fill turns on: a second non-Off key (fw9 2018's empty /N) is an off look-alike.
+    const state = onState(widget);
+    const on = state && normal.lookup(state);
+    if (!state || !(on instanceof PDFStream)) continue;
+    if (brokenOnAppearance(on, markOf(widget, radio), offStream instanceof PDFStream ? offStream : undefined) === undefined) continue;
+    // Fresh /AP and /N dictionaries: shared ones may serve widgets of other sizes.
+    const newNormal = fc.ctx.obj({});
+    for (const [k, v] of normal.entries()) newNormal.set(k, v);
+    const under = reusableOff(normal, box);
+    const mark = markStream(fc, widget, box, radio, under);
+    newNormal.set(state, mark);
+    const newAp = fc.ctx.obj({});
+    for (const [k, v] of ap.entries()) newAp.set(k, v);
+    newAp.set(N('N'), newNormal);
+    // The pressed look (/D) of that state, when it is just as broken, shows the same mark.
+    const down = getDict(ap, 'D');
+    const downOn = down?.lookup(state);
+    const downOff = down?.lookup(OFF);
+    if (down && downOn instanceof PDFStream && brokenOnAppearance(downOn, markOf(widget, radio), downOff instanceof PDFStream ? downOff : undefined)) {
+      const newDown = fc.ctx.obj({});
+      for (const [k, v] of down.entries()) newDown.set(k, v);
+      newDown.set(state, mark);
+      newAp.set(N('D'), newDown);
+    }
+    widget.set(N('AP'), newAp);
+    repaired++;
+  }
+  return repaired;
 }
 
 /** Sets the field to `state` (a name some widgets carry) or Off; widgets without it go Off. */

@@ -1,8 +1,9 @@
 // Per-template preparation and fast renders on top of it.
 //
 // prepareTemplate() does once what does not depend on the data: load (and decrypt), drop /XFA and
-// /NeedAppearances, redraw stale appearances, embed the standard fonts the fields use, and save the
-// result once as a normalized BASE file (classic xref table, unencrypted). The base is parsed again
+// /NeedAppearances, list every field in /AcroForm /Fields, redraw stale appearances (and broken
+// checkbox marks), embed the standard fonts the fields use, and save the result once as a
+// normalized BASE file (classic xref table, unencrypted). The base is parsed again
 // and kept with its field index, so the objects in memory are exactly the objects of the base file.
 //
 // renderPrepared() writes the values into that cached document with the usual modules, tracks which
@@ -16,6 +17,7 @@ import { ChangeTracker } from './change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
 import type { FillContext } from './fill-context.js';
 import { N, getDict } from './fill-objects.js';
+import { repairFieldList } from './field-list.js';
 import { collectFields, type RawField } from './field-tree.js';
 import { FontSet } from './fonts.js';
 import { findStartXref, writeIncrement, type BaseFile } from './incremental-writer.js';
@@ -69,6 +71,9 @@ async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   const acroForm = getDict(catalog, 'AcroForm');
   const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
+  // Widgets only pages reach (and kids listed in place of their field) become reachable from
+  // /AcroForm /Fields, so other readers of unflattened output see the fields we fill.
+  repairFieldList(ctx, acroForm, fields);
   const fonts = new FontSet(doc);
   const fc: FillContext = { doc, ctx, acroForm, fonts, warnings: [] };
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
