@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TemplateAnalysis } from '../src/pdf/types.js';
-import { validateData } from '../src/modules/renders/validate-data.js';
+import { validateData } from '../src/modules/renders/values/validate-data.js';
 import { generateData } from './data.js';
 import type { FloorResult } from './floor.js';
 import { benchDownload, benchLoad, benchUpload, renderBody, renderOnce, sampleRss, startBenchServer, type LoadResult, type RssPeak } from './http.js';

@@ -8,6 +8,7 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerNulGuard } from './http/nul-guard.js';
 import { authenticate, rateLimit } from './http/auth.js';
+import { authenticateKey } from './modules/accounts/api-keys.js';
 import { ping } from './adapters/db/database.js';
 import { AppError } from './errors.js';
 import { accountRoutes } from './modules/accounts/routes.js';
@@ -96,7 +97,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await v1.register(async (api) => {
-        api.addHook('onRequest', authenticate(deps));
+        api.addHook('onRequest', authenticate(deps, (key) => authenticateKey(deps, key)));
         api.addHook('onRequest', rateLimit(deps));
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));

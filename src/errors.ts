@@ -63,3 +63,28 @@ export const notFound = {
   render: (id: string) => new AppError('RENDER_NOT_FOUND', `Render "${id}" was not found`),
   apiKey: (id: string) => new AppError('API_KEY_NOT_FOUND', `API key "${id}" was not found`),
 };
+
+/**
+ * Render data (or render options) the service cannot use, found by the value validation of
+ * modules/renders/values/. The error handler answers 422 VALIDATION_ERROR with `details` as given.
+ */
+export class DataValidationError extends Error {
+  readonly code = 'VALIDATION_ERROR' as const;
+
+  constructor(
+    /** `field`: the data key as sent (or "data", "options.locale", "options.timezone"); all strings. */
+    readonly details: ValidationDetails,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DataValidationError';
+  }
+}
+
+/** The render engine is at capacity (all workers busy and the queue full). The HTTP layer answers 503. */
+export class EngineBusyError extends Error {
+  constructor(readonly retryAfterSeconds = 1) {
+    super('the render engine is busy; try again shortly');
+    this.name = 'EngineBusyError';
+  }
+}

@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { analyse } from '../pdf/analyse.js';
 import { fillPdf } from '../pdf/fill.js';
 import { PdfEngineError } from '../pdf/types.js';
-import { validateData } from '../modules/renders/validate-data.js';
-import { DataValidationError } from '../modules/renders/validation-error.js';
+import { validateData } from '../modules/renders/values/validate-data.js';
+import { DataValidationError } from '../errors.js';
 import { fail } from './accounts.js';
 
 interface Flags {

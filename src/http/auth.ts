@@ -1,15 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
-import { authenticateKey } from '../modules/accounts/api-keys.js';
-import type { PlanName } from '../modules/accounts/plans.js';
 import { Lru } from '../lib/lru.js';
+
+type PlanName = keyof Deps['plans'];
 
 export interface AuthContext {
   accountId: string;
   plan: PlanName;
   keyId: string;
 }
+
+/** The account use case that checks a presented key (injected: http/ knows no domain module). */
+export type KeyLookup = (key: string) => Promise<{ accountId: string; plan: string; keyId: string } | undefined>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,7 +29,7 @@ const MAX_BLOCKED_ADDRESSES = 10_000;
  * `authFailuresPerMinute` the address gets 429 RATE_LIMITED for the rest of the window, answered
  * from memory before any key lookup, so a flood of bad keys costs no database work.
  */
-export function authenticate(deps: Pick<Deps, 'db' | 'rateLimiter' | 'clock' | 'config'>) {
+export function authenticate(deps: Pick<Deps, 'rateLimiter' | 'clock' | 'config'>, lookupKey: KeyLookup) {
   const blockedUntil = new Lru<string, number>(MAX_BLOCKED_ADDRESSES);
   const limit = deps.config.limits.authFailuresPerMinute;
   const throttled = (seconds: number) =>
@@ -50,7 +53,7 @@ export function authenticate(deps: Pick<Deps, 'db' | 'rateLimiter' | 'clock' | '
     if (!header) return fail(request.ip, new AppError('UNAUTHORIZED', 'Missing Authorization header; send "Authorization: Bearer <API key>"'));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return fail(request.ip, new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>"'));
-    const found = await authenticateKey(deps, match[1]);
+    const found = await lookupKey(match[1]);
     if (!found) return fail(request.ip, new AppError('UNAUTHORIZED', 'Invalid or revoked API key'));
     request.auth = { accountId: found.accountId, plan: found.plan as PlanName, keyId: found.keyId };
   };

@@ -1,8 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { AppError, DataValidationError, ERROR_STATUS, EngineBusyError, type ErrorCode } from '../errors.js';
 import { PdfEngineError } from '../pdf/types.js';
-import { DataValidationError } from '../modules/renders/validation-error.js';
-import { EngineBusyError } from '../workers/pool.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
 
 /** How long a client should wait before retrying when the database is unreachable. */

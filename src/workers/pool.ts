@@ -17,13 +17,7 @@ import { rssMb } from './memory.js';
 import { workerScript } from './worker-script.js';
 import { ENV_MEMORY_MB, ENV_TEMPLATE_CACHE_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
 
-/** The pool is at capacity (all workers busy and the queue full). The HTTP layer answers 503. */
-export class EngineBusyError extends Error {
-  constructor(readonly retryAfterSeconds = 1) {
-    super('the render engine is busy; try again shortly');
-    this.name = 'EngineBusyError';
-  }
-}
+import { EngineBusyError } from '../errors.js';
 
 export interface PoolOptions {
   /** Worker processes (started on demand, then kept). */

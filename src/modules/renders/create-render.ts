@@ -2,14 +2,14 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { PdfEngineError } from '../../pdf/types.js';
-import { EngineBusyError } from '../../workers/pool.js';
+import { EngineBusyError } from '../../errors.js';
 import type { PlanName } from '../accounts/plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { countRendersThisMonth } from '../accounts/usage.js';
 import { downloadUrlFor } from '../downloads/download-url.js';
 import { loadTemplate, parseAnalysis } from '../templates/template-view.js';
 import { loadTemplateBytes } from '../templates/template-files.js';
-import { validateData } from './validate-data.js';
+import { validateData } from './values/validate-data.js';
 import { resolveWatermark } from './watermark-rule.js';
 
 export interface RenderOptions {

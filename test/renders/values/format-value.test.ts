@@ -6,9 +6,9 @@ import {
   formatNumberValue,
   formatSpecial,
   formatTextValue,
-} from '../../src/pdf/format-value.js';
-import { isSupportedLocale, isValidTimeZone, localeDateShape, parseDateInput } from '../../src/pdf/date-parse.js';
-import type { FieldFormat } from '../../src/pdf/types.js';
+} from '../../../src/modules/renders/values/format-value.js';
+import { isSupportedLocale, isValidTimeZone, localeDateShape, parseDateInput } from '../../../src/modules/renders/values/date-parse.js';
+import type { FieldFormat } from '../../../src/pdf/types.js';
 
 const paris = { locale: 'fr-FR', timezone: 'Europe/Paris' };
 const us = { locale: 'en-US', timezone: 'America/New_York' };
