@@ -1,0 +1,92 @@
+// Pages drawn by poppler (pdftoppm) and MuPDF (mutool draw) as grey PGM images, reduced to one
+// number per page: how many pixels are dark. Parsing PGM (P5, 8 or 16 bit) is done here in plain
+// Node, so no image library is needed.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const MAX_BUFFER = 64 * 1024 * 1024;
+
+export interface Pgm {
+  width: number;
+  height: number;
+  maxval: number;
+  /** one sample per pixel, scaled to 0..255 */
+  pixels: Uint8Array;
+}
+
+/** Parses a binary PGM (P5) image; throws on anything else. */
+export function parsePgm(buf: Buffer): Pgm {
+  let pos = 0;
+  const token = (): string => {
+    // skip whitespace and # comments between header tokens
+    for (;;) {
+      while (pos < buf.length && /\s/.test(String.fromCharCode(buf[pos]))) pos++;
+      if (buf[pos] !== 0x23) break;
+      while (pos < buf.length && buf[pos] !== 0x0a) pos++;
+    }
+    const start = pos;
+    while (pos < buf.length && !/\s/.test(String.fromCharCode(buf[pos]))) pos++;
+    return buf.toString('latin1', start, pos);
+  };
+  const magic = token();
+  if (magic !== 'P5') throw new Error(`not a binary PGM (magic ${JSON.stringify(magic)})`);
+  const width = Number(token());
+  const height = Number(token());
+  const maxval = Number(token());
+  pos++; // the single whitespace byte before the raster
+  if (!(width > 0 && height > 0 && maxval > 0 && maxval < 65536)) throw new Error('bad PGM header');
+  const n = width * height;
+  const wide = maxval > 255;
+  if (buf.length - pos < n * (wide ? 2 : 1)) throw new Error('truncated PGM raster');
+  const pixels = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = wide ? buf.readUInt16BE(pos + 2 * i) : buf[pos + i];
+    pixels[i] = Math.round((v * 255) / maxval);
+  }
+  return { width, height, maxval, pixels };
+}
+
+/** A pixel counts as ink when it is darker than this (0 black .. 255 white). */
+export const DARK = 160;
+
+/** Number of pixels darker than `threshold`. */
+export function darkPixels(img: Pgm, threshold = DARK): number {
+  let n = 0;
+  for (const v of img.pixels) if (v < threshold) n++;
+  return n;
+}
+
+export type Renderer = 'poppler' | 'mupdf';
+
+/** Page numbers in file names like out-03.pgm (pdftoppm) or out3.pgm (mutool), in page order. */
+function pagesIn(dir: string, prefix: string): Map<number, string> {
+  const pages = new Map<number, string>();
+  for (const f of fs.readdirSync(dir)) {
+    const m = new RegExp(`^${prefix}-?(\\d+)\\.pgm$`).exec(f);
+    if (m) pages.set(Number(m[1]), path.join(dir, f));
+  }
+  return new Map([...pages].sort((a, b) => a[0] - b[0]));
+}
+
+/**
+ * Draws every page of `pdf` at `dpi` in grey with one renderer into `dir` and returns the dark-pixel
+ * count per page (index 0 is page 1). Pages a renderer could not produce are missing from the result.
+ */
+export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, dpi = 36): Promise<number[]> {
+  fs.mkdirSync(dir, { recursive: true });
+  const prefix = renderer === 'poppler' ? 'pp' : 'mu';
+  if (renderer === 'poppler') {
+    await run('pdftoppm', ['-r', String(dpi), '-gray', pdf, path.join(dir, prefix)], { maxBuffer: MAX_BUFFER });
+  } else {
+    // -q: MuPDF's warnings about odd input go to stderr and do not change the exit code
+    await run('mutool', ['draw', '-q', '-r', String(dpi), '-c', 'gray', '-o', path.join(dir, `${prefix}%d.pgm`), pdf], {
+      maxBuffer: MAX_BUFFER,
+    });
+  }
+  const out: number[] = [];
+  for (const [page, file] of pagesIn(dir, prefix)) out[page - 1] = darkPixels(parsePgm(fs.readFileSync(file)));
+  return out;
+}
