@@ -71,20 +71,36 @@ function pagesIn(dir: string, prefix: string): Map<number, string> {
   return new Map([...pages].sort((a, b) => a[0] - b[0]));
 }
 
+/** mutool run script: IN OUT -> a decrypted copy of IN whose pages have no annotations. */
+const STRIP_ANNOTS = `var doc = new PDFDocument(scriptArgs[0]);
+if (doc.needsPassword()) doc.authenticatePassword('');
+for (var i = 0, n = doc.countPages(); i < n; i++) doc.findPage(i).delete('Annots');
+doc.save(scriptArgs[1], 'decrypt');
+`;
+
 /**
  * Draws every page of `pdf` at `dpi` in grey with one renderer into `dir` and returns the dark-pixel
- * count per page (index 0 is page 1). Pages a renderer could not produce are missing from the result.
+ * count per page (index 0 is page 1). With `annotations: false` only the pages' own content is drawn
+ * (poppler: -hide-annotations; MuPDF has no such switch, so it draws a copy without /Annots).
  */
-export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, dpi = 36): Promise<number[]> {
+export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: boolean } = {}): Promise<number[]> {
+  const dpi = String(opts.dpi ?? 36);
+  const annotations = opts.annotations ?? true;
   fs.mkdirSync(dir, { recursive: true });
   const prefix = renderer === 'poppler' ? 'pp' : 'mu';
   if (renderer === 'poppler') {
-    await run('pdftoppm', ['-r', String(dpi), '-gray', pdf, path.join(dir, prefix)], { maxBuffer: MAX_BUFFER });
+    const args = ['-r', dpi, '-gray', ...(annotations ? [] : ['-hide-annotations']), pdf, path.join(dir, prefix)];
+    await run('pdftoppm', args, { maxBuffer: MAX_BUFFER });
   } else {
+    let input = pdf;
+    if (!annotations) {
+      const script = path.join(dir, 'strip-annots.js');
+      fs.writeFileSync(script, STRIP_ANNOTS);
+      input = path.join(dir, 'no-annots.pdf');
+      await run('mutool', ['run', script, pdf, input], { maxBuffer: MAX_BUFFER });
+    }
     // -q: MuPDF's warnings about odd input go to stderr and do not change the exit code
-    await run('mutool', ['draw', '-q', '-r', String(dpi), '-c', 'gray', '-o', path.join(dir, `${prefix}%d.pgm`), pdf], {
-      maxBuffer: MAX_BUFFER,
-    });
+    await run('mutool', ['draw', '-q', '-r', dpi, '-c', 'gray', '-o', path.join(dir, `${prefix}%d.pgm`), input], { maxBuffer: MAX_BUFFER });
   }
   const out: number[] = [];
   for (const [page, file] of pagesIn(dir, prefix)) out[page - 1] = darkPixels(parsePgm(fs.readFileSync(file)));

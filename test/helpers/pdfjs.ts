@@ -15,6 +15,8 @@ export interface PdfjsFieldObject {
   exportValues?: unknown;
   kidIds?: string[];
   page?: number;
+  /** choice fields: how many values are selected (`value` is only the first of them) */
+  numItems?: number;
 }
 
 export interface PdfjsReading {
@@ -62,4 +64,32 @@ export function asStrings(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
   if (v === undefined || v === null) return [];
   return [String(v)];
+}
+
+/** PDFDocEncoding where it differs from Latin-1 (bytes 0x18-0x1f and 0x80-0xa0), as pdf.js decodes it. */
+const PDFDOC: Record<number, number> = {
+  0x18: 0x2d8, 0x19: 0x2c7, 0x1a: 0x2c6, 0x1b: 0x2d9, 0x1c: 0x2dd, 0x1d: 0x2db, 0x1e: 0x2da, 0x1f: 0x2dc,
+  0x80: 0x2022, 0x81: 0x2020, 0x82: 0x2021, 0x83: 0x2026, 0x84: 0x2014, 0x85: 0x2013, 0x86: 0x192, 0x87: 0x2044,
+  0x88: 0x2039, 0x89: 0x203a, 0x8a: 0x2212, 0x8b: 0x2030, 0x8c: 0x201e, 0x8d: 0x201c, 0x8e: 0x201d, 0x8f: 0x2018,
+  0x90: 0x2019, 0x91: 0x201a, 0x92: 0x2122, 0x93: 0xfb01, 0x94: 0xfb02, 0x95: 0x141, 0x96: 0x152, 0x97: 0x160,
+  0x98: 0x178, 0x99: 0x17d, 0x9a: 0x131, 0x9b: 0x142, 0x9c: 0x153, 0x9d: 0x161, 0x9e: 0x17e, 0xa0: 0x20ac,
+};
+
+/** A PDF name as pdftk-java prints it: each byte of the name (UTF-8 here) as one Latin-1 character. */
+export function nameAsLatin1(name: string): string {
+  return Buffer.from(name, 'utf8').toString('latin1');
+}
+
+/**
+ * A PDF name as pdf.js reports it in a field value: its bytes decoded as a PDF text string
+ * (PDFDocEncoding). pdf.js keeps appearance-state keys as raw bytes, so for a name with bytes where
+ * the two differ it cannot match /V to a checkbox's on-state and reports "Off" (see checkboxValueVisible).
+ */
+export function nameAsPdfjs(name: string): string {
+  return Array.from(Buffer.from(name, 'utf8'), (b) => String.fromCharCode(PDFDOC[b] ?? b)).join('');
+}
+
+/** Whether pdf.js can report this checkbox on-state at all (see nameAsPdfjs). */
+export function checkboxValueVisible(onState: string): boolean {
+  return nameAsPdfjs(onState) === nameAsLatin1(onState);
 }
