@@ -79,11 +79,11 @@ doc.save(scriptArgs[1], 'decrypt');
 `;
 
 /**
- * Draws every page of `pdf` at `dpi` in grey with one renderer into `dir` and returns the dark-pixel
- * count per page (index 0 is page 1). With `annotations: false` only the pages' own content is drawn
- * (poppler: -hide-annotations; MuPDF has no such switch, so it draws a copy without /Annots).
+ * Draws every page of `pdf` at `dpi` in grey with one renderer into `dir` (index 0 is page 1). With
+ * `annotations: false` only the pages' own content is drawn (poppler: -hide-annotations; MuPDF has no
+ * such switch, so it draws a copy without /Annots). Pages a renderer could not produce are missing.
  */
-export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: boolean } = {}): Promise<number[]> {
+export async function renderPages(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: boolean } = {}): Promise<Pgm[]> {
   const dpi = String(opts.dpi ?? 36);
   const annotations = opts.annotations ?? true;
   fs.mkdirSync(dir, { recursive: true });
@@ -102,7 +102,32 @@ export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, o
     // -q: MuPDF's warnings about odd input go to stderr and do not change the exit code
     await run('mutool', ['draw', '-q', '-r', dpi, '-c', 'gray', '-o', path.join(dir, `${prefix}%d.pgm`), input], { maxBuffer: MAX_BUFFER });
   }
-  const out: number[] = [];
-  for (const [page, file] of pagesIn(dir, prefix)) out[page - 1] = darkPixels(parsePgm(fs.readFileSync(file)));
+  const out: Pgm[] = [];
+  for (const [page, file] of pagesIn(dir, prefix)) out[page - 1] = parsePgm(fs.readFileSync(file));
   return out;
+}
+
+/** renderPages reduced to the dark-pixel count of every page. */
+export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: boolean } = {}): Promise<number[]> {
+  return (await renderPages(renderer, pdf, dir, opts)).map((img) => darkPixels(img));
+}
+
+/**
+ * Total darkness (sum of 255 - grey) of the pixels inside a rectangle given in pixels
+ * [x0, y0, x1, y1] (any corner order), clipped to the image.
+ */
+export function darknessIn(img: Pgm, rect: [number, number, number, number]): { darkness: number; pixels: number } {
+  const x0 = Math.max(0, Math.floor(Math.min(rect[0], rect[2])));
+  const x1 = Math.min(img.width, Math.ceil(Math.max(rect[0], rect[2])));
+  const y0 = Math.max(0, Math.floor(Math.min(rect[1], rect[3])));
+  const y1 = Math.min(img.height, Math.ceil(Math.max(rect[1], rect[3])));
+  let darkness = 0;
+  let pixels = 0;
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      darkness += 255 - img.pixels[y * img.width + x];
+      pixels++;
+    }
+  }
+  return { darkness, pixels };
 }

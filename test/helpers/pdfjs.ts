@@ -14,7 +14,11 @@ export interface PdfjsFieldObject {
   value?: unknown;
   exportValues?: unknown;
   kidIds?: string[];
+  /** widget rectangle in PDF user space */
+  rect?: number[];
+  /** 0-based page index of a widget */
   page?: number;
+  hidden?: boolean;
   /** choice fields: how many values are selected (`value` is only the first of them) */
   numItems?: number;
 }
@@ -24,6 +28,11 @@ export interface PdfjsReading {
   fields: Record<string, PdfjsFieldObject[]> | null;
   /** getTextContent() of every page, item strings joined without separators (index 0 is page 1) */
   pageTexts: string[];
+  /**
+   * Per page, the transform from PDF user space to the page as drawn at 72 dpi (crop box origin,
+   * /Rotate applied), as pdf.js's viewport computes it: pixels at D dpi are these times D / 72.
+   */
+  pageTransforms: number[][];
 }
 
 /** Opens `bytes` with pdf.js and reads its fields and, when asked, the text of every page. */
@@ -40,15 +49,17 @@ export async function readWithPdfjs(bytes: Uint8Array, opts: { text?: boolean } 
   try {
     const fields = (await doc.getFieldObjects()) as Record<string, PdfjsFieldObject[]> | null;
     const pageTexts: string[] = [];
-    if (opts.text) {
-      for (let i = 1; i <= doc.numPages; i++) {
-        const page = await doc.getPage(i);
+    const pageTransforms: number[][] = [];
+    for (let i = 1; i <= doc.numPages; i++) {
+      const page = await doc.getPage(i);
+      pageTransforms.push(page.getViewport({ scale: 1 }).transform);
+      if (opts.text) {
         const content = await page.getTextContent();
         pageTexts.push(content.items.map((it) => ('str' in it ? it.str : '')).join(''));
-        page.cleanup();
       }
+      page.cleanup();
     }
-    return { fields, pageTexts };
+    return { fields, pageTexts, pageTransforms };
   } finally {
     await doc.destroy();
   }
@@ -57,6 +68,15 @@ export async function readWithPdfjs(bytes: Uint8Array, opts: { text?: boolean } 
 /** The value pdf.js reports for a field: the first entry that carries one (parents carry none). */
 export function pdfjsValue(entries: PdfjsFieldObject[]): unknown {
   return entries.find((e) => 'value' in e && !e.kidIds)?.value ?? entries.find((e) => 'value' in e)?.value;
+}
+
+/** A rectangle in PDF user space as pixels [x0, y0, x1, y1] of a page drawn at `dpi` (see pageTransforms). */
+export function toPixels(rect: number[], transform: number[], dpi: number): [number, number, number, number] {
+  const [a, b, c, d, e, f] = transform;
+  const k = dpi / 72;
+  const pt = (x: number, y: number) => [(a * x + c * y + e) * k, (b * x + d * y + f) * k];
+  const [p, q] = [pt(rect[0], rect[1]), pt(rect[2], rect[3])];
+  return [Math.min(p[0], q[0]), Math.min(p[1], q[1]), Math.max(p[0], q[0]), Math.max(p[1], q[1])];
 }
 
 /** pdf.js reports choice values as a string or an array of strings: always an array here. */

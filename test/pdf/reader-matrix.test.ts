@@ -5,7 +5,8 @@
 //   pdf.js getFieldObjects()          interactive: every value written; flattened: no field left
 //   pdftotext, pdf.js getTextContent  flattened: every text value on its field's page
 //   pdftoppm and mutool draw          flattened: every page keeps at least the ink of the template's page
-//                                     (its own content) and of the same page filled but not flattened
+//                                     (its own content) and of the same page filled but not flattened;
+//                                     every box we checked shows a mark (darker than when left unchecked)
 // Known engine faults make some forms fail here on purpose; the test is not bent around them.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,13 +18,14 @@ import { analyse } from '../../src/pdf/analyse.js';
 import { fillPdf } from '../../src/pdf/fill.js';
 import type { AnalysedField, FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
 import { corpusDir, loadManifest, type ManifestFile } from '../helpers/corpus.js';
-import { inkPerPage, type Renderer } from '../helpers/ink.js';
+import { darkPixels, darknessIn, inkPerPage, renderPages, type Pgm, type Renderer } from '../helpers/ink.js';
 import {
   asStrings,
   checkboxValueVisible,
   nameAsLatin1,
   nameAsPdfjs,
   pdfjsValue,
+  toPixels,
   readWithPdfjs,
   type PdfjsFieldObject,
   type PdfjsReading,
@@ -51,6 +53,16 @@ const has = {
  * values replace theirs, which rightly takes ink away.
  */
 const INK_TOLERANCE = 0.98;
+/**
+ * Against the template's own content alone the tolerance is wider: a widget's appearance may cover
+ * printed content on purpose (japan-jlpt's checkboxes have a white background and sit on the printed
+ * digits 1-5 they select, so checking them all hides 3% of the page's ink). A lost page loses far more.
+ */
+const CONTENT_TOLERANCE = 0.9;
+/** Resolution of the page drawings: low, for speed, but enough for a check mark in a small box. */
+const DPI = 72;
+/** A checked box's rectangle must be darker than the same box unchecked by this share of its area (a mark). */
+const MARK_MIN = 0.02;
 /** External tools run at once per form (CI has two cores). */
 const TOOL_CONCURRENCY = Math.max(2, Math.min(4, os.availableParallelism()));
 
@@ -196,6 +208,18 @@ interface InkRuns {
   /** the interactive output's pages, widgets drawn by the renderer */
   open: Outcome<number[]>;
   flat: Outcome<number[]>;
+  /** every checked box or selected radio button, flattened: darkness of its rectangle checked and unchecked */
+  marks: Outcome<Mark[]>;
+}
+
+interface Mark {
+  key: string;
+  page: number;
+  /** darkness (sum of 255 - grey) inside the widget rectangle, flattened with the value we wrote */
+  on: number;
+  /** the same, flattened with the box unchecked (radio cleared) */
+  off: number;
+  pixels: number;
 }
 
 async function pdftotextPages(file: string): Promise<string[]> {
@@ -212,12 +236,21 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
   const values = sampleValues(analysis);
   const open = await fillPdf(bytes, analysis, { values, flatten: false });
   const flat = await fillPdf(bytes, analysis, { values, flatten: true });
+  // The same with every box unchecked and every radio group cleared: the reference for the marks.
+  const offValues = Object.fromEntries(
+    Object.entries(values).map(([k, v]): [string, FillValue] =>
+      v.kind === 'check' ? [k, { kind: 'check', checked: false }] : v.kind === 'choice' && byKeyOf(analysis, k)?.type === 'radio' ? [k, { kind: 'clear' }] : [k, v],
+    ),
+  );
+  const flatOff = await fillPdf(bytes, analysis, { values: offValues, flatten: true });
   const base = path.join(tmp, name.replace(/\.pdf$/i, ''));
   fs.mkdirSync(base, { recursive: true });
   const openPath = path.join(base, 'open.pdf');
   const flatPath = path.join(base, 'flat.pdf');
+  const flatOffPath = path.join(base, 'flat-unchecked.pdf');
   fs.writeFileSync(openPath, open.bytes);
   fs.writeFileSync(flatPath, flat.bytes);
+  fs.writeFileSync(flatOffPath, flatOff.bytes);
 
   const r: FormRun = {
     name,
@@ -249,14 +282,64 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
   for (const [renderer, ok] of [['poppler', has.pdftoppm], ['mupdf', has.mutool]] as const) {
     if (!ok) continue;
     const slot: Partial<InkRuns> = {};
-    const ink = (file: string, sub: string, annotations = true) => settle(inkPerPage(renderer, file, path.join(base, `${renderer}-${sub}`), { annotations }));
+    const sub = (name: string) => path.join(base, `${renderer}-${name}`);
+    const ink = (file: string, name: string, annotations = true) => settle(inkPerPage(renderer, file, sub(name), { annotations, dpi: DPI }));
     jobs.push(async () => (slot.template = await ink(templatePath, 'template', false)));
     jobs.push(async () => (slot.open = await ink(openPath, 'open')));
-    jobs.push(async () => (slot.flat = await ink(flatPath, 'flat')));
+    jobs.push(async () => {
+      // both flattened drawings at once: the page ink, and the marks (boxes checked vs unchecked)
+      const [on, off] = await Promise.all([settle(renderPages(renderer, flatPath, sub('flat'), { dpi: DPI })), settle(renderPages(renderer, flatOffPath, sub('flat-unchecked'), { dpi: DPI }))]);
+      slot.flat = on.ok ? { ok: true, value: on.value.map((img) => darkPixels(img)) } : on;
+      slot.marks = !on.ok ? on : !off.ok ? off : settle2(() => marks(r, on.value, off.value));
+    });
     r.ink[renderer] = slot as InkRuns;
   }
   await limited(TOOL_CONCURRENCY, jobs);
   return r;
+}
+
+const byKeyOf = (analysis: TemplateAnalysis, key: string) => analysis.fields.find((f) => f.pdfMeta.originalName === key);
+
+function settle2<T>(f: () => T): Outcome<T> {
+  try {
+    return { ok: true, value: f() };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * The rectangle of every widget that should show a mark (all widgets of a checked box, the chosen
+ * button of a radio group), as pdf.js places it on the interactive output, measured in both
+ * flattened drawings. Fields pdf.js does not list are left to the value checks.
+ */
+function marks(r: FormRun, on: Pgm[], off: Pgm[]): Mark[] {
+  const reading = need(r.pdfjs.open, 'pdf.js on the interactive output');
+  const fields = reading.fields ?? {};
+  const out: Mark[] = [];
+  for (const [key, value] of Object.entries(r.values)) {
+    const info = r.byKey.get(key)!;
+    if (value.kind !== 'check' && !(value.kind === 'choice' && info.type === 'radio')) continue;
+    if (warned(r.flatWarnings, key, /hidden|no on-state|no button/)) continue;
+    const entries = fields[key] ?? [];
+    // The widgets that are on: those whose on-state is the field's value as pdf.js reports it (a
+    // checkbox field may have kids with different on-states, e.g. Book/Card/Both, and only one is
+    // on). Where pdf.js cannot report the value (non-ASCII names, see shows()), every widget whose
+    // on-state is one we accept.
+    const reported = String(pdfjsValue(entries));
+    const accepted = reported !== 'Off' ? [reported] : acceptedButtonValues('pdf.js', info, value, btnOpt(r, key));
+    for (const w of entries) {
+      if (w.kidIds || !w.rect || w.page === undefined || w.page < 0 || w.hidden) continue;
+      if (w.type !== 'radiobutton' && w.type !== 'checkbox') continue;
+      if (!accepted.includes(String(w.exportValues))) continue;
+      const px = toPixels(w.rect, reading.pageTransforms[w.page], DPI);
+      const a = on[w.page] ? darknessIn(on[w.page], px) : { darkness: 0, pixels: 0 };
+      const b = off[w.page] ? darknessIn(off[w.page], px) : { darkness: 0, pixels: 0 };
+      if (a.pixels === 0) continue; // off the drawn page (outside the crop box)
+      out.push({ key, page: w.page + 1, on: a.darkness, off: b.darkness, pixels: a.pixels });
+    }
+  }
+  return out;
 }
 
 /** The warning that names `key` and says `what`, if the engine gave one. */
@@ -384,8 +467,19 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
           expect(flat.length, 'pages drawn, flattened').toBe(template.length);
           const lost = template
             .map((t, i) => ({ page: i + 1, templateContent: t, interactive: open[i] ?? 0, flattened: flat[i] ?? 0 }))
-            .filter((p) => p.flattened < Math.floor(Math.max(p.templateContent, p.interactive) * INK_TOLERANCE));
+            .filter((p) => p.flattened < Math.floor(p.interactive * INK_TOLERANCE) || p.flattened < Math.floor(p.templateContent * CONTENT_TOLERANCE));
           expect(lost).toEqual([]);
+        });
+        it.skipIf(!ok)(`draws a mark in every checked box and chosen radio button when flattened, drawn by ${tool}`, () => {
+          const found = need(r.ink[renderer]!.marks, `${tool} on the flattened outputs`);
+          if (process.env.MARK_DEBUG) {
+            const ratios = found.map((m) => (m.on - m.off) / (m.pixels * 255));
+            console.log(`${name} ${renderer} marks=${found.length} min=${Math.min(...ratios).toFixed(3)}`);
+          }
+          const blank = found
+            .filter((m) => m.on - m.off < MARK_MIN * m.pixels * 255)
+            .map((m) => `p${m.page} ${m.key}: darker by ${((100 * (m.on - m.off)) / (m.pixels * 255)).toFixed(1)}% of its box`);
+          expect(blank).toEqual([]);
         });
       }
     });
