@@ -71,33 +71,57 @@ function pagesIn(dir: string, prefix: string): Map<number, string> {
   return new Map([...pages].sort((a, b) => a[0] - b[0]));
 }
 
-/** mutool run script: IN OUT -> a decrypted copy of IN whose pages have no annotations. */
+/**
+ * mutool run script: IN OUT MODE -> a decrypted copy of IN whose pages keep no annotations (MODE
+ * "none") or every annotation but signature widgets (MODE "no-signatures"; FT looked up the /Parent chain).
+ */
 const STRIP_ANNOTS = `var doc = new PDFDocument(scriptArgs[0]);
 if (doc.needsPassword()) doc.authenticatePassword('');
-for (var i = 0, n = doc.countPages(); i < n; i++) doc.findPage(i).delete('Annots');
+var isName = function (o) { return !!o && typeof o.isName === 'function' && o.isName(); };
+var isDict = function (o) { return !!o && typeof o.isDictionary === 'function' && o.isDictionary(); };
+for (var i = 0, n = doc.countPages(); i < n; i++) {
+  var page = doc.findPage(i);
+  if (scriptArgs[2] === 'none') { page.delete('Annots'); continue; }
+  var annots = page.get('Annots');
+  if (!annots || !annots.isArray()) continue;
+  for (var j = annots.length - 1; j >= 0; j--) {
+    var a = annots.get(j);
+    if (!isDict(a)) continue;
+    var ft = a.get('FT'), p = a.get('Parent');
+    for (var d = 0; !isName(ft) && isDict(p) && d < 32; d++) { ft = p.get('FT'); p = p.get('Parent'); }
+    if (isName(ft) && ft.asName() == 'Sig') annots.delete(j);
+  }
+}
 doc.save(scriptArgs[1], 'decrypt');
 `;
 
 /**
- * Draws every page of `pdf` at `dpi` in grey with one renderer into `dir` (index 0 is page 1). With
- * `annotations: false` only the pages' own content is drawn (poppler: -hide-annotations; MuPDF has no
- * such switch, so it draws a copy without /Annots). Pages a renderer could not produce are missing.
+ * Which annotations a drawing shows: all, none (the pages' own content), or all but signature
+ * widgets. The last is for MuPDF, which decorates an unsigned signature widget with a red "sign
+ * here" tag of its own (not part of the file, so never flattened); poppler adds nothing and draws all.
  */
-export async function renderPages(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: boolean } = {}): Promise<Pgm[]> {
+export type AnnotationMode = 'all' | 'none' | 'no-signatures';
+
+/**
+ * Draws every page of `pdf` at `dpi` in grey with one renderer into `dir` (index 0 is page 1). With
+ * `annotations: 'none'` only the pages' own content is drawn (poppler: -hide-annotations; MuPDF has
+ * no such switch, so it draws a copy without /Annots). Pages a renderer could not produce are missing.
+ */
+export async function renderPages(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: AnnotationMode } = {}): Promise<Pgm[]> {
   const dpi = String(opts.dpi ?? 36);
-  const annotations = opts.annotations ?? true;
+  const annotations = opts.annotations ?? 'all';
   fs.mkdirSync(dir, { recursive: true });
   const prefix = renderer === 'poppler' ? 'pp' : 'mu';
   if (renderer === 'poppler') {
-    const args = ['-r', dpi, '-gray', ...(annotations ? [] : ['-hide-annotations']), pdf, path.join(dir, prefix)];
+    const args = ['-r', dpi, '-gray', ...(annotations === 'none' ? ['-hide-annotations'] : []), pdf, path.join(dir, prefix)];
     await run('pdftoppm', args, { maxBuffer: MAX_BUFFER });
   } else {
     let input = pdf;
-    if (!annotations) {
+    if (annotations !== 'all') {
       const script = path.join(dir, 'strip-annots.js');
       fs.writeFileSync(script, STRIP_ANNOTS);
-      input = path.join(dir, 'no-annots.pdf');
-      await run('mutool', ['run', script, pdf, input], { maxBuffer: MAX_BUFFER });
+      input = path.join(dir, `${annotations}.pdf`);
+      await run('mutool', ['run', script, pdf, input, annotations], { maxBuffer: MAX_BUFFER });
     }
     // -q: MuPDF's warnings about odd input go to stderr and do not change the exit code
     await run('mutool', ['draw', '-q', '-r', dpi, '-c', 'gray', '-o', path.join(dir, `${prefix}%d.pgm`), input], { maxBuffer: MAX_BUFFER });
@@ -108,26 +132,28 @@ export async function renderPages(renderer: Renderer, pdf: string, dir: string, 
 }
 
 /** renderPages reduced to the dark-pixel count of every page. */
-export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: boolean } = {}): Promise<number[]> {
+export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: AnnotationMode } = {}): Promise<number[]> {
   return (await renderPages(renderer, pdf, dir, opts)).map((img) => darkPixels(img));
 }
 
 /**
- * Total darkness (sum of 255 - grey) of the pixels inside a rectangle given in pixels
- * [x0, y0, x1, y1] (any corner order), clipped to the image.
+ * How much two drawings of the same page differ inside a rectangle given in pixels [x0, y0, x1, y1]
+ * (clipped to the images): the sum of |a - b| over its pixels, and the number of pixels.
  */
-export function darknessIn(img: Pgm, rect: [number, number, number, number]): { darkness: number; pixels: number } {
+export function changeIn(a: Pgm, b: Pgm, rect: [number, number, number, number]): { change: number; pixels: number } {
+  const w = Math.min(a.width, b.width);
+  const h = Math.min(a.height, b.height);
   const x0 = Math.max(0, Math.floor(Math.min(rect[0], rect[2])));
-  const x1 = Math.min(img.width, Math.ceil(Math.max(rect[0], rect[2])));
+  const x1 = Math.min(w, Math.ceil(Math.max(rect[0], rect[2])));
   const y0 = Math.max(0, Math.floor(Math.min(rect[1], rect[3])));
-  const y1 = Math.min(img.height, Math.ceil(Math.max(rect[1], rect[3])));
-  let darkness = 0;
+  const y1 = Math.min(h, Math.ceil(Math.max(rect[1], rect[3])));
+  let change = 0;
   let pixels = 0;
   for (let y = y0; y < y1; y++) {
     for (let x = x0; x < x1; x++) {
-      darkness += 255 - img.pixels[y * img.width + x];
+      change += Math.abs(a.pixels[y * a.width + x] - b.pixels[y * b.width + x]);
       pixels++;
     }
   }
-  return { darkness, pixels };
+  return { change, pixels };
 }
