@@ -25,8 +25,8 @@ import {
   nameAsLatin1,
   nameAsPdfjs,
   pdfjsValue,
-  toPixels,
   readWithPdfjs,
+  toPixels,
   type PdfjsFieldObject,
   type PdfjsReading,
 } from '../helpers/pdfjs.js';
@@ -43,14 +43,14 @@ const has = {
   mutool: hasTool('mutool'),
 };
 /**
- * A flattened page may show slightly less ink than its baseline (anti-aliasing of widgets drawn as page
- * content instead of annotations): 2% of the baseline's dark pixels. A blank page loses nearly all.
+ * Ink is the number of dark pixels of a page. A flattened page is measured against two drawings of
+ * the same page: the interactive output (the same values, widgets drawn by the renderer) and the
+ * template's own content (annotations hidden). Against the first it may lose 2% (anti-aliasing of
+ * widgets drawn as page content instead of annotations); a blank page loses nearly all.
  *
- * The baseline is the larger of two drawings of the same page: the template's own content (annotations
- * hidden) and the interactive output (the same values, not flattened). The template drawn *with* its
- * widgets is no lower bound: several templates are prefilled (pdfbox-acroforms-basic-fields has a
- * page of lorem ipsum in a field, qpdf-form-filled-with-atril "Hagoogamagoogle") and our short
- * values replace theirs, which rightly takes ink away.
+ * The template drawn *with* its widgets is no lower bound: several templates are prefilled
+ * (pdfbox-acroforms-basic-fields has a page of lorem ipsum in a field, qpdf-form-filled-with-atril
+ * "Hagoogamagoogle") and our short values replace theirs, which rightly takes ink away.
  */
 const INK_TOLERANCE = 0.98;
 /**
@@ -130,9 +130,9 @@ function sampleValues(analysis: TemplateAnalysis): Record<string, FillValue> {
 const squash = (s: string) => s.normalize('NFKC').replace(/\s+/g, '');
 
 /**
- * pdftk-java prints a name stored in PDFDocEncoding as if it were Latin-1, so names with non-ASCII
- * characters may differ from ours in exactly those characters: such names are also matched with
- * every non-ASCII character blanked out.
+ * pdftk-java prints field names byte by byte as Latin-1 where they are not UTF-16 strings (see
+ * nameAsLatin1), and PDFDocEncoding's own characters (0x80-0xa0) differ again: a name not found
+ * as ours or as its Latin-1 bytes is matched with every non-ASCII character blanked out.
  */
 const looseName = (s: string) => s.normalize('NFC').replace(/[^\x20-\x7e]/g, '?');
 
@@ -296,7 +296,7 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
       // both flattened drawings at once: the page ink, and the marks (boxes checked vs unchecked)
       const [on, off] = await Promise.all([settle(renderPages(renderer, flatPath, sub('flat'), { dpi: DPI })), settle(renderPages(renderer, flatOffPath, sub('flat-unchecked'), { dpi: DPI }))]);
       slot.flat = on.ok ? { ok: true, value: on.value.map((img) => darkPixels(img)) } : on;
-      slot.marks = !on.ok ? on : !off.ok ? off : settle2(() => marks(r, on.value, off.value));
+      slot.marks = !on.ok ? on : !off.ok ? off : settleNow(() => marks(r, on.value, off.value));
     });
     r.ink[renderer] = slot as InkRuns;
   }
@@ -306,7 +306,7 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
 
 const byKeyOf = (analysis: TemplateAnalysis, key: string) => analysis.fields.find((f) => f.pdfMeta.originalName === key);
 
-function settle2<T>(f: () => T): Outcome<T> {
+function settleNow<T>(f: () => T): Outcome<T> {
   try {
     return { ok: true, value: f() };
   } catch (err) {
@@ -496,10 +496,6 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
         });
         it.skipIf(!ok)(`draws a mark in every checked box and chosen radio button when flattened, drawn by ${tool}`, () => {
           const found = need(r.ink[renderer]!.marks, `${tool} on the flattened outputs`);
-          if (process.env.MARK_DEBUG) {
-            const ratios = found.map((m) => m.change / (m.pixels * 255));
-            console.log(`${name} ${renderer} marks=${found.length} min=${Math.min(...ratios).toFixed(3)}`);
-          }
           const blank = found
             .filter((m) => m.change < MARK_MIN * m.pixels * 255)
             .map((m) => `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`);
