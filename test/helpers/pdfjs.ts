@@ -33,6 +33,17 @@ export interface PdfjsReading {
    * /Rotate applied), as pdf.js's viewport computes it: pixels at D dpi are these times D / 72.
    */
   pageTransforms: number[][];
+  /** every widget annotation pdf.js finds on the pages (listed in /Fields or not) */
+  widgets: PdfjsWidget[];
+}
+
+export interface PdfjsWidget {
+  /** 0-based page index */
+  page: number;
+  rect: number[];
+  /** the annotation's /F flags (4 Print, 2 Hidden, 32 NoView) */
+  flags: number;
+  fieldName: string;
 }
 
 /** Opens `bytes` with pdf.js and reads its fields and, when asked, the text of every page. */
@@ -50,16 +61,20 @@ export async function readWithPdfjs(bytes: Uint8Array, opts: { text?: boolean } 
     const fields = (await doc.getFieldObjects()) as Record<string, PdfjsFieldObject[]> | null;
     const pageTexts: string[] = [];
     const pageTransforms: number[][] = [];
+    const widgets: PdfjsWidget[] = [];
     for (let i = 1; i <= doc.numPages; i++) {
       const page = await doc.getPage(i);
       pageTransforms.push(page.getViewport({ scale: 1 }).transform);
+      for (const a of (await page.getAnnotations({ intent: 'display' })) as { subtype?: string; rect?: number[]; annotationFlags?: number; fieldName?: string }[]) {
+        if (a.subtype === 'Widget' && a.rect) widgets.push({ page: i - 1, rect: a.rect, flags: a.annotationFlags ?? 0, fieldName: a.fieldName ?? '' });
+      }
       if (opts.text) {
         const content = await page.getTextContent();
         pageTexts.push(content.items.map((it) => ('str' in it ? it.str : '')).join(''));
       }
       page.cleanup();
     }
-    return { fields, pageTexts, pageTransforms };
+    return { fields, pageTexts, pageTransforms, widgets };
   } finally {
     await doc.destroy();
   }

@@ -6,7 +6,8 @@
 //   pdftotext, pdf.js getTextContent  flattened: every text value on its field's page
 //   pdftoppm and mutool draw          flattened: every page keeps at least the ink of the template's page
 //                                     (its own content) and of the same page filled but not flattened;
-//                                     every box we checked shows a mark (differs from the box left unchecked)
+//                                     every box we checked shows a mark (differs from the box left unchecked);
+//                                     widgets that do not print (no Print flag: button bars) are not drawn
 // Known engine faults make some forms fail here on purpose; the test is not bent around them.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,6 +69,15 @@ const DPI = 72;
  * ZapfDingbats ticks on pink boxes, 0.4% in grey; most marks measure 2.5% and up at 72 dpi.
  */
 const MARK_MIN = 0.001;
+/**
+ * A widget without the Print flag must leave its rectangle on the flattened page as the template's
+ * own content has it: a mean change of at most this share of full contrast (anti-aliased edges of
+ * neighbouring widgets; a drawn button measures 20% and up). Widgets overlapping a printing one are
+ * not judged.
+ */
+const NOPRINT_MAX = 0.02;
+const PRINT = 4;
+const INVISIBLE = 2 | 32; // Hidden, NoView
 /** External tools run at once per form, and forms worked on at once (CI has two cores). */
 const TOOL_CONCURRENCY = 2;
 const FORM_CONCURRENCY = 2;
@@ -216,6 +226,8 @@ interface InkRuns {
   flat: Outcome<number[]>;
   /** every checked box or selected radio button, flattened: darkness of its rectangle checked and unchecked */
   marks: Outcome<Mark[]>;
+  /** every widget that does not print: how its rectangle on the flattened page differs from the template's content */
+  nonPrinting: Outcome<Mark[]>;
 }
 
 interface Mark {
@@ -288,15 +300,21 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
     const slot: Partial<InkRuns> = {};
     const sub = (name: string) => path.join(base, `${renderer}-${name}`);
     const ink = (file: string, name: string, annotations: AnnotationMode) => settle(inkPerPage(renderer, file, sub(name), { annotations, dpi: DPI }));
-    jobs.push(async () => (slot.template = await ink(templatePath, 'template', 'none')));
     // MuPDF tags unsigned signature widgets with a "sign here" mark of its own: not in the file, so
     // not in the flattened page either. The baseline leaves signature widgets out (poppler adds nothing).
     jobs.push(async () => (slot.open = await ink(openPath, 'open', renderer === 'mupdf' ? 'no-signatures' : 'all')));
     jobs.push(async () => {
-      // both flattened drawings at once: the page ink, and the marks (boxes checked vs unchecked)
-      const [on, off] = await Promise.all([settle(renderPages(renderer, flatPath, sub('flat'), { dpi: DPI })), settle(renderPages(renderer, flatOffPath, sub('flat-unchecked'), { dpi: DPI }))]);
+      // the drawings compared pixel by pixel at once: the template's content, the flattened output, and
+      // the flattened output with every box unchecked; only numbers are kept
+      const [content, on, off] = await Promise.all([
+        settle(renderPages(renderer, templatePath, sub('template'), { dpi: DPI, annotations: 'none' })),
+        settle(renderPages(renderer, flatPath, sub('flat'), { dpi: DPI })),
+        settle(renderPages(renderer, flatOffPath, sub('flat-unchecked'), { dpi: DPI })),
+      ]);
+      slot.template = content.ok ? { ok: true, value: content.value.map((img) => darkPixels(img)) } : content;
       slot.flat = on.ok ? { ok: true, value: on.value.map((img) => darkPixels(img)) } : on;
       slot.marks = !on.ok ? on : !off.ok ? off : settleNow(() => marks(r, on.value, off.value));
+      slot.nonPrinting = !on.ok ? on : !content.ok ? content : settleNow(() => nonPrinting(r, on.value, content.value));
     });
     r.ink[renderer] = slot as InkRuns;
   }
@@ -344,6 +362,30 @@ function marks(r: FormRun, on: Pgm[], off: Pgm[]): Mark[] {
       if (pixels === 0) continue; // off the drawn page (outside the crop box)
       out.push({ key, page: w.page + 1, change, pixels });
     }
+  }
+  return out;
+}
+
+const overlap = (a: number[], b: number[]) =>
+  Math.min(a[0], a[2]) < Math.max(b[0], b[2]) &&
+  Math.min(b[0], b[2]) < Math.max(a[0], a[2]) &&
+  Math.min(a[1], a[3]) < Math.max(b[1], b[3]) &&
+  Math.min(b[1], b[3]) < Math.max(a[1], a[3]);
+
+/**
+ * Every visible widget of the interactive output without the Print flag that overlaps no printing
+ * widget: how much its rectangle on the flattened page differs from the template's own content.
+ */
+function nonPrinting(r: FormRun, flat: Pgm[], content: Pgm[]): Mark[] {
+  const reading = need(r.pdfjs.open, 'pdf.js on the interactive output');
+  const visible = reading.widgets.filter((w) => !(w.flags & INVISIBLE));
+  const out: Mark[] = [];
+  for (const w of visible) {
+    if (w.flags & PRINT) continue;
+    if (visible.some((o) => o !== w && o.page === w.page && o.flags & PRINT && overlap(o.rect, w.rect))) continue;
+    if (!flat[w.page] || !content[w.page]) throw new Error(`page ${w.page + 1} was not drawn`);
+    const { change, pixels } = changeIn(flat[w.page], content[w.page], toPixels(w.rect, reading.pageTransforms[w.page], DPI));
+    if (pixels > 0) out.push({ key: w.fieldName, page: w.page + 1, change, pixels });
   }
   return out;
 }
@@ -500,6 +542,13 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
             .filter((m) => m.change < MARK_MIN * m.pixels * 255)
             .map((m) => `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`);
           expect(blank).toEqual([]);
+        });
+
+        it.skipIf(!ok)(`leaves out widgets that do not print when flattened, drawn by ${tool}`, () => {
+          const drawn = need(r.ink[renderer]!.nonPrinting, `${tool} on the flattened output and the template`)
+            .filter((m) => m.change > NOPRINT_MAX * m.pixels * 255)
+            .map((m) => `p${m.page} ${m.key}: differs from the template's content by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`);
+          expect(drawn).toEqual([]);
         });
       }
     });
