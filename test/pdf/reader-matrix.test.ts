@@ -224,16 +224,17 @@ interface InkRuns {
   /** the interactive output's pages, widgets drawn by the renderer */
   open: Outcome<number[]>;
   flat: Outcome<number[]>;
-  /** every checked box or selected radio button, flattened: darkness of its rectangle checked and unchecked */
+  /** every checked box or selected radio button: its rectangle flattened checked vs flattened unchecked */
   marks: Outcome<Mark[]>;
   /** every widget that does not print: how its rectangle on the flattened page differs from the template's content */
   nonPrinting: Outcome<Mark[]>;
 }
 
+/** How much one widget's rectangle differs between two drawings of its page. */
 interface Mark {
   key: string;
   page: number;
-  /** sum of |grey checked - grey unchecked| inside the widget rectangle, both flattened */
+  /** sum of |grey a - grey b| over the rectangle's pixels */
   change: number;
   pixels: number;
 }
