@@ -121,8 +121,9 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
     // Only the state a fill turns on: a second non-Off key (fw9 2018's empty /N) is an off look-alike.
     const state = onState(widget);
     const on = state && normal.lookup(state);
-    if (!state || !(on instanceof PDFStream)) continue;
-    if (brokenOnAppearance(on, markOf(widget, radio), offStream instanceof PDFStream ? offStream : undefined) === undefined) continue;
+    if (!state) continue;
+    // An on-state that is no stream at all (pdflatex writes /Yes << >>) draws nothing anywhere.
+    if (on instanceof PDFStream && brokenOnAppearance(on, markOf(widget, radio), offStream instanceof PDFStream ? offStream : undefined) === undefined) continue;
     // Fresh /AP and /N dictionaries: shared ones may serve widgets of other sizes.
     const newNormal = fc.ctx.obj({});
     for (const [k, v] of normal.entries()) newNormal.set(k, v);

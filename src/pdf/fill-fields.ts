@@ -92,12 +92,14 @@ export async function redrawStale(fc: FillContext, fields: RawField[], needAppea
     const missing = field.widgets.some((w) => !getDict(w, 'AP'));
     if (!missing && !needAppearances) continue;
     const v = field.dict.lookup(N('V'));
+    // An empty field without an appearance still gets one: viewers draw its border and background
+    // from /MK, and so must the flattened page.
     if (ft === 'Tx') {
       const text = textOf(v);
-      if (text) await fillText(fc, field, text);
-    } else if (v) {
-      const values = textOf(v) !== undefined ? [textOf(v)!] : choiceValues(v);
-      if (values.length) await fillChoice(fc, field, values);
+      if (text || missing) await fillText(fc, field, text || null);
+    } else {
+      const values = !v ? [] : textOf(v) !== undefined ? [textOf(v)!] : choiceValues(v);
+      if (values.length || missing) await fillChoice(fc, field, values);
     }
   }
 }

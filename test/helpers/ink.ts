@@ -60,6 +60,19 @@ export function darkPixels(img: Pgm, threshold = DARK): number {
   return n;
 }
 
+/** darkPixels outside the given pixel rectangles [x0 y0 x1 y1] (any corner order). */
+export function darkPixelsOutside(img: Pgm, rects: [number, number, number, number][], threshold = DARK): number {
+  const boxes = rects.map((r) => [Math.min(r[0], r[2]), Math.min(r[1], r[3]), Math.max(r[0], r[2]), Math.max(r[1], r[3])]);
+  let n = 0;
+  for (let y = 0; y < img.height; y++) {
+    for (let x = 0; x < img.width; x++) {
+      if (img.pixels[y * img.width + x] >= threshold) continue;
+      if (!boxes.some(([x0, y0, x1, y1]) => x >= x0 && x < x1 && y >= y0 && y < y1)) n++;
+    }
+  }
+  return n;
+}
+
 export type Renderer = 'poppler' | 'mupdf';
 
 /** Page numbers in file names like out-03.pgm (pdftoppm) or out3.pgm (mutool), in page order. */
