@@ -22,6 +22,8 @@ export interface Config {
   redisUrl?: string;
   /** when set, GET /metrics requires `Authorization: Bearer <token>` */
   metricsToken?: string;
+  /** keep plain web links (/URI actions) in rendered PDFs; every other active content is always stripped */
+  outputUriLinks: boolean;
 }
 
 /** Every limit is a named value with a safe default (design rule 9). */
@@ -125,7 +127,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
 
   const plansFile = str('PLANS_FILE');
+  const uriLinks = str('OUTPUT_URI_LINKS') ?? 'false';
+  if (uriLinks !== 'true' && uriLinks !== 'false') problems.push(`OUTPUT_URI_LINKS must be true or false (got "${uriLinks}")`);
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');
-  return { port, host, dataDir, database, publicUrl, plansFile, logLevel, signingSecret, limits, s3, redisUrl, metricsToken };
+  return { port, host, dataDir, database, publicUrl, plansFile, logLevel, signingSecret, limits, s3, redisUrl, metricsToken, outputUriLinks: uriLinks === 'true' };
 }

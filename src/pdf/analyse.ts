@@ -24,7 +24,8 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
 
     const described: Omit<AnalysedField, 'name'>[] = [];
     const partialNames: string[][] = [];
-    for (const raw of collectFields(ctx, acroForm, pages, lim)) {
+    const rawFields = collectFields(ctx, acroForm, pages, lim);
+    for (const raw of rawFields) {
       if (raw.fullName === '') continue; // an unnamed field cannot be addressed by callers
       const field = describeField(ctx, raw, lim.maxDepth);
       if (!field) continue;
@@ -44,7 +45,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
       pageCount: pages.length,
       encrypted,
       hasXfa: acroForm.has(PDFName.of('XFA')),
-      removedFromOutput: findRemovals(catalog, acroForm),
+      removedFromOutput: findRemovals({ catalog, pages: pages.map((p) => p.dict), formDicts: rawFields.flatMap((f) => [f.dict, ...f.widgets]) }, acroForm),
     };
   } catch (err) {
     if (err instanceof PdfEngineError) throw err;

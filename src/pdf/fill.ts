@@ -23,17 +23,19 @@ export const templateCache = new TemplateCache({
 });
 const preparing = new Map<string, Promise<PreparedTemplate>>();
 
-function cacheKeyOf(template: Uint8Array, cacheKey: string | undefined): string {
-  return cacheKey !== undefined ? `key:${cacheKey}` : `sha256:${createHash('sha256').update(template).digest('hex')}`;
+/** A template prepared with and without URI links is two preparations. */
+function cacheKeyOf(template: Uint8Array, cacheKey: string | undefined, keepUriLinks = false): string {
+  const links = keepUriLinks ? ':links' : '';
+  return cacheKey !== undefined ? `key:${cacheKey}${links}` : `sha256:${createHash('sha256').update(template).digest('hex')}${links}`;
 }
 
-async function prepared(key: string, template: Uint8Array, analysis: TemplateAnalysis): Promise<PreparedTemplate> {
+async function prepared(key: string, template: Uint8Array, analysis: TemplateAnalysis, keepUriLinks: boolean): Promise<PreparedTemplate> {
   const hit = templateCache.get(key);
   // The length check catches a caller reusing a key for different bytes (cheaply, not fully).
   if (hit && hit.sourceLength === template.length) return hit;
   let pending = preparing.get(key);
   if (!pending) {
-    pending = prepareTemplate(template, analysis).finally(() => preparing.delete(key));
+    pending = prepareTemplate(template, analysis, { keepUriLinks }).finally(() => preparing.delete(key));
     preparing.set(key, pending);
     const p = await pending;
     templateCache.set(key, p);
@@ -62,7 +64,8 @@ export async function fillPdf(template: Uint8Array, analysis: TemplateAnalysis, 
 /** fillPdf with the output kept as base + update (a render worker sends the base only once). */
 export async function fillParts(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<RenderParts> {
   try {
-    return await renderPreparedParts(await prepared(cacheKeyOf(template, cacheKey), template, analysis), request);
+    const keep = request.keepUriLinks ?? false;
+    return await renderPreparedParts(await prepared(cacheKeyOf(template, cacheKey, keep), template, analysis, keep), request);
   } catch (err) {
     throw engineError(err);
   }
@@ -70,7 +73,7 @@ export async function fillParts(template: Uint8Array, analysis: TemplateAnalysis
 
 /** A render from the cache alone, as base + update: undefined when no template is prepared under `cacheKey`. */
 export async function fillCachedParts(cacheKey: string, request: FillRequest): Promise<RenderParts | undefined> {
-  const hit = templateCache.get(cacheKeyOf(new Uint8Array(0), cacheKey));
+  const hit = templateCache.get(cacheKeyOf(new Uint8Array(0), cacheKey, request.keepUriLinks));
   if (!hit) return undefined;
   try {
     return await renderPreparedParts(hit, request);

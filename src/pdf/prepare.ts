@@ -26,6 +26,7 @@ import { loadPdf } from './load.js';
 import { collectPages } from './pages.js';
 import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from './types.js';
 import { dropUsageRights } from './output-removals.js';
+import { stripActiveContent } from './active-content.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
 
 export interface PreparedTemplate {
@@ -66,7 +67,7 @@ function isXrefStream(obj: PDFInvalidObject): boolean {
 }
 
 /** Loads the template and normalizes it in memory; returns its base file bytes and the fonts embedded. */
-async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
+async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis, options: PrepareOptions): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
   const { doc, context: ctx, catalog } = await loadPdf(bytes);
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   const acroForm = getDict(catalog, 'AcroForm');
@@ -80,6 +81,7 @@ async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis): Promise
   await redrawStale(fc, fields, needAppearances);
   dropXfaAndNeedAppearances(catalog, acroForm);
   dropUsageRights(catalog);
+  stripActiveContent({ catalog, pages: pages.map((p) => p.dict), formDicts: fields.flatMap((f) => [f.dict, ...f.widgets]) }, options);
   // The faces renders will draw with, embedded here once: text fields' /DA faces, ZapfDingbats for
   // generated check marks, Helvetica-Bold for watermarks.
   const writable = new Set(analysis.fields.filter((f) => f.detail.ft !== 'Btn').map((f) => f.pdfMeta.originalName));
@@ -110,16 +112,21 @@ function engineError(err: unknown): PdfEngineError {
 }
 
 /** Everything data-independent, done once per template version. Throws PdfEngineError. */
-export async function prepareTemplate(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<PreparedTemplate> {
+export interface PrepareOptions {
+  /** keep plain /URI web links (every other active content is stripped) */
+  keepUriLinks: boolean;
+}
+
+export async function prepareTemplate(bytes: Uint8Array, analysis: TemplateAnalysis, options: PrepareOptions = { keepUriLinks: false }): Promise<PreparedTemplate> {
   try {
-    return await prepare(bytes, analysis);
+    return await prepare(bytes, analysis, options);
   } catch (err) {
     throw engineError(err);
   }
 }
 
-async function prepare(bytes: Uint8Array, analysis: TemplateAnalysis): Promise<PreparedTemplate> {
-  const { base, fonts } = await normalize(bytes, analysis);
+async function prepare(bytes: Uint8Array, analysis: TemplateAnalysis, options: PrepareOptions): Promise<PreparedTemplate> {
+  const { base, fonts } = await normalize(bytes, analysis, options);
   const startXref = findStartXref(base);
   if (startXref === undefined) throw new PdfEngineError('RENDER_FAILED', 'the normalized template has no startxref');
   // No size/time limit here: the base is our own re-serialization of a template already accepted.

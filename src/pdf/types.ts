@@ -104,6 +104,8 @@ export interface FillRequest {
   flatten: boolean;
   /** text drawn diagonally on every page when set */
   watermark?: string;
+  /** keep plain /URI web links (default: stripped with every other active content; active-content.ts) */
+  keepUriLinks?: boolean;
 }
 
 export interface FillResult {

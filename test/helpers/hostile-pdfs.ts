@@ -98,3 +98,27 @@ export function javascriptLaden(): Buffer {
     formSkeleton(`/AA << /K << /S /JavaScript /JS ${js} >> /F << /S /JavaScript /JS (AFNumber_Format\\(2, 0, 0, 0, "", true\\);) >> >>`, `/OpenAction << /S /JavaScript /JS ${js} >> /Names << /JavaScript << /Names [(a) << /S /JavaScript /JS ${js} >>] >> >>`),
   );
 }
+
+/**
+ * Every kind of active content at once: /OpenAction and catalog /AA scripts, the /Names JavaScript
+ * and EmbeddedFiles trees, a page /AA Launch, field /AA scripts, a SubmitForm button, a Launch link
+ * chained to a script, a file attachment, a web link and (harmless) a GoTo link.
+ */
+export function activeContent(): Buffer {
+  const js = (s: string) => `<< /S /JavaScript /JS (${s}) >>`;
+  const file = Buffer.from('attached payload');
+  return buildPdf([
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 9 0 R] /CO [4 0 R] >> /OpenAction ${js('app.alert\\(1\\)')} /AA << /WC ${js('close')} >> /Names << /JavaScript << /Names [(a) 6 0 R] >> /EmbeddedFiles << /Names [(f.txt) 7 0 R] >> >> >>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /AA << /O << /S /Launch /F (calc.exe) >> >> /Annots [4 0 R 5 0 R 8 0 R 9 0 R 10 0 R 12 0 R] >>',
+    `<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /F 4 /Rect [50 700 300 720] /P 3 0 R /AA << /K ${js('keystroke')} /F ${js('AFNumber_Format\\(2, 0, 0, 0, "", true\\);')} >> >>`,
+    '<< /Type /Annot /Subtype /Link /Rect [50 600 200 620] /A << /S /URI /URI (https://example.com/help) >> >>',
+    js('named'),
+    '<< /Type /Filespec /F (f.txt) /EF << /F 11 0 R >> >>',
+    `<< /Type /Annot /Subtype /Link /Rect [50 560 200 580] /A << /S /Launch /F (cmd.exe) /Next ${js('next')} >> >>`,
+    '<< /Type /Annot /Subtype /Widget /FT /Btn /Ff 65536 /T (send) /F 4 /Rect [50 500 150 520] /P 3 0 R /A << /S /SubmitForm /F << /FS /URL /F (http://127.0.0.1:9/x) >> >> >>',
+    '<< /Type /Annot /Subtype /FileAttachment /Rect [400 700 420 720] /FS 7 0 R >>',
+    Buffer.concat([Buffer.from(`<< /Type /EmbeddedFile /Length ${file.length} >>\nstream\n`), file, Buffer.from('\nendstream')]),
+    '<< /Type /Annot /Subtype /Link /Rect [50 460 200 480] /A << /S /GoTo /D [3 0 R /Fit] >> >>',
+  ]);
+}

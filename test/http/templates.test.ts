@@ -47,7 +47,7 @@ for (const db of DATABASES) {
     it('lists in the schema what outputs leave out of a reader-extended hybrid form', async () => {
       const created = await upload(s.b, 'irs-fw9-2018.pdf');
       const res = await api(s, s.b).get(`/v1/templates/${created.json.data.id}/schema`);
-      expect(res.json.data.schema.removedFromOutput.map((r: { feature: string }) => r.feature).sort()).toEqual(['usage-rights', 'xfa']);
+      expect(res.json.data.schema.removedFromOutput.map((r: { feature: string }) => r.feature)).toEqual(expect.arrayContaining(['usage-rights', 'xfa']));
       const plain = await upload(s.b, 'pdfjs-required-fields.pdf');
       expect((await api(s, s.b).get(`/v1/templates/${plain.json.data.id}/schema`)).json.data.schema.removedFromOutput).toEqual([]);
     });

@@ -93,7 +93,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   }
   let file: readonly Uint8Array[];
   try {
-    const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text }, template.blob_key);
+    const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text, keepUriLinks: deps.config.outputUriLinks }, template.blob_key);
     file = result.chunks ?? [result.bytes]; // a pool engine's base + update, written without joining them
     warnings.push(...result.warnings);
   } catch (err) {

@@ -29,7 +29,7 @@ const SchemaField = Type.Object({
   pdfMeta: Type.Object({ originalName: Type.String(), page: Type.Integer(), readOnly: Type.Optional(Type.Boolean()) }),
 });
 const Removal = Type.Object(
-  { feature: Type.String({ description: 'xfa or usage-rights' }), description: Type.String() },
+  { feature: Type.String({ description: 'xfa, usage-rights, javascript, launch-actions, submit-actions, embedded-files or uri-links' }), description: Type.String() },
   { description: 'a feature of the template that rendered PDFs leave out, and why' },
 );
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

@@ -1,0 +1,80 @@
+// Outputs carry no active content: scripts, launching and submitting actions, embedded files and
+// (unless the operator keeps them) web links. Proven by qpdf: it rewrites only what is reachable
+// from the output's trailer, so whatever remains in its rewrite is what a viewer could reach.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyse } from '../../src/pdf/analyse.js';
+import { fillPdf } from '../../src/pdf/fill.js';
+import { corpusDir, loadManifest } from '../helpers/corpus.js';
+import { activeContent, javascriptLaden } from '../helpers/hostile-pdfs.js';
+import { hasTool } from '../helpers/pdf-tools.js';
+
+const run = promisify(execFile);
+const ACTIVE = /\/(JavaScript|JS|Launch|SubmitForm|ImportData|GoToR|GoToE|EmbeddedFiles|EmbeddedFile|FileAttachment|OpenAction|AA)\b/;
+
+/** The reachable objects of a PDF as text (qpdf keeps only what the trailer reaches). */
+async function reachable(bytes: Uint8Array, dir: string): Promise<string> {
+  const input = path.join(dir, `in-${Math.random().toString(36).slice(2)}.pdf`);
+  const output = `${input}.qdf`;
+  fs.writeFileSync(input, bytes);
+  await run('qpdf', ['--qdf', '--object-streams=disable', '--stream-data=uncompress', input, output]).catch((e: { code?: number }) => {
+    if (e.code !== 3) throw e; // 3: written with warnings
+  });
+  return fs.readFileSync(output, 'latin1');
+}
+
+describe.skipIf(!hasTool('qpdf'))('active content in outputs', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'active-'));
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('lists every kind the template has in the analysis', async () => {
+    const analysis = await analyse(new Uint8Array(activeContent()));
+    expect(analysis.removedFromOutput!.map((r) => r.feature)).toEqual(['javascript', 'launch-actions', 'submit-actions', 'embedded-files', 'uri-links']);
+    expect((await analyse(new Uint8Array(javascriptLaden()))).removedFromOutput!.map((r) => r.feature)).toEqual(['javascript']);
+  });
+
+  for (const flatten of [false, true]) {
+    it(`leaves none of it reachable in ${flatten ? 'flattened' : 'interactive'} outputs, and keeps navigation links`, async () => {
+      const bytes = new Uint8Array(activeContent());
+      const before = await reachable(bytes, tmp);
+      expect(before).toMatch(ACTIVE); // the check can see it
+      const out = await fillPdf(bytes, await analyse(bytes), { values: { name: { kind: 'text', text: 'Ada' } }, flatten });
+      const after = await reachable(out.bytes, tmp);
+      expect(after.match(new RegExp(ACTIVE.source, 'g')) ?? []).toEqual([]);
+      expect(after).not.toMatch(/\/URI\b/);
+      expect(after).not.toContain('attached payload');
+      expect(after).toMatch(/\/S \/GoTo\b/);
+    });
+  }
+
+  it('keeps plain web links when asked (OUTPUT_URI_LINKS), and nothing else', async () => {
+    const bytes = new Uint8Array(activeContent());
+    const out = await fillPdf(bytes, await analyse(bytes), { values: {}, flatten: false, keepUriLinks: true });
+    const after = await reachable(out.bytes, tmp);
+    expect(after).toContain('https://example.com/help');
+    expect(after.match(new RegExp(ACTIVE.source, 'g')) ?? []).toEqual([]);
+  });
+
+  const dir = corpusDir();
+  it.skipIf(!dir)('strips scripts from every corpus form that has them, interactive and flattened', async () => {
+    const scripted: string[] = [];
+    for (const entry of loadManifest().files.filter((f) => f.validAcroForm)) {
+      const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, entry.file)));
+      const analysis = await analyse(bytes);
+      if (!analysis.removedFromOutput?.some((r) => r.feature === 'javascript')) continue;
+      scripted.push(entry.file);
+      for (const flatten of [false, true]) {
+        const after = await reachable((await fillPdf(bytes, analysis, { values: {}, flatten })).bytes, tmp);
+        expect(after.match(/\/(JavaScript|JS|AA)\b/g) ?? [], `${entry.file} ${flatten ? 'flat' : 'open'}`).toEqual([]);
+      }
+    }
+    expect(scripted.length).toBeGreaterThan(3);
+  });
+});
