@@ -100,3 +100,15 @@ export async function pdftotextLines(path: string, page = 1): Promise<TextLine[]
   }
   return lines;
 }
+
+/**
+ * The objects a reader can reach in a PDF, as text: qpdf rewrites only what the trailer reaches
+ * (QDF, streams uncompressed). Whatever active content remains in it, a viewer could run.
+ */
+export async function reachableObjects(file: string): Promise<string> {
+  const out = `${file}.qdf`;
+  await run('qpdf', ['--password=', '--qdf', '--object-streams=disable', '--stream-data=uncompress', file, out]).catch((e: { code?: number }) => {
+    if (e.code !== 3) throw e; // 3: written, with warnings
+  });
+  return (await import('node:fs')).readFileSync(out, 'latin1');
+}

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import * as hostile from '../helpers/hostile-pdfs.js';
+import { hasTool, reachableObjects } from '../helpers/pdf-tools.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 // Hostile input over HTTP: every attack gets its documented answer within a bounded time, the process's
 // memory stays bounded, and other requests keep being served meanwhile.
@@ -52,6 +56,21 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
     const res = await upload(hostile.cyclicPages(), 'cyclic.pdf');
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe('INVALID_PDF');
+  });
+
+  it.skipIf(!hasTool('qpdf'))('accepts a template full of active content, lists it in the schema, and renders without any of it', async () => {
+    const up = await upload(hostile.activeContent(), 'active.pdf');
+    expect(up.status, JSON.stringify(up.json)).toBe(201);
+    const schema = await api(s, s.a).get(`/v1/templates/${up.json.data.id}/schema`);
+    expect(schema.json.data.schema.removedFromOutput.map((r: { feature: string }) => r.feature)).toEqual(['javascript', 'launch-actions', 'submit-actions', 'embedded-files', 'uri-links']);
+    const dir = mkdtempSync(path.join(tmpdir(), 'active-http-'));
+    for (const flatten of [false, true]) {
+      const render = await api(s, s.a).post('/v1/renders', { templateId: up.json.data.id, data: { name: 42 }, options: { flatten } });
+      expect(render.status, JSON.stringify(render.json)).toBe(201);
+      const file = path.join(dir, `out-${flatten}.pdf`);
+      writeFileSync(file, Buffer.from(await (await fetch(render.json.data.downloadUrl)).arrayBuffer()));
+      expect((await reachableObjects(file)).match(/\/(JavaScript|JS|Launch|SubmitForm|EmbeddedFiles?|FileAttachment|OpenAction|AA|URI)\b/g) ?? []).toEqual([]);
+    }
   });
 
   it.each([
