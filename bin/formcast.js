@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Launcher: runs the TypeScript sources through tsx, so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// Launcher: runs the compiled build (npm run build, which `npm ci` / `npm install` run through
+// the prepare script). Development runs the sources with `npm run dev`.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/main.ts');
+const entry = new URL('../dist/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('formcast: the build is missing (dist/main.js); run `npm run build` first');
+  process.exit(1);
+}
+await import(entry.href);

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { createRuntime } from '../bootstrap.js';
+import { createDbRuntime } from '../db-runtime.js';
 import { AccountInputError, createAccount, listAccounts, setPlan } from '../modules/accounts/accounts.js';
 
 interface Flags {
@@ -10,7 +10,7 @@ interface Flags {
 }
 
 export async function accountsCommand(config: Config, sub: string | undefined, flags: Flags): Promise<number> {
-  const runtime = await createRuntime({ ...config, logLevel: 'warn' });
+  const runtime = await createDbRuntime(config);
   try {
     switch (sub) {
       case 'create': {

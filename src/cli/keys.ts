@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { createRuntime } from '../bootstrap.js';
+import { createDbRuntime } from '../db-runtime.js';
 import { getAccount } from '../modules/accounts/accounts.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../modules/accounts/api-keys.js';
 import { AppError } from '../errors.js';
@@ -15,7 +15,7 @@ interface Flags {
 /** Operator key management. `create` here is not bound by the plan's key quota (operators decide). */
 export async function keysCommand(config: Config, sub: string | undefined, flags: Flags): Promise<number> {
   if (!flags.account) return fail('keys commands need --account ACCOUNT_ID');
-  const runtime = await createRuntime({ ...config, logLevel: 'warn' });
+  const runtime = await createDbRuntime(config);
   try {
     if (!(await getAccount(runtime, flags.account))) return fail(`account "${flags.account}" not found`);
     switch (sub) {

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Database } from './schema.js';
-import { migrationProvider } from './migrations.js';
+import { LATEST_MIGRATION, migrationProvider } from './migrations.js';
 import { withStatementCache } from './sqlite-statements.js';
 
 export type Db = Kysely<Database>;
@@ -49,9 +49,21 @@ export async function openDatabase(config: Config['database'], onConnectionError
   return { db, kind: config.kind, close: () => db.destroy() };
 }
 
+/** True when the newest migration is already applied: one query instead of the migrator's lock dance. */
+async function upToDate(db: Db, schema: string | undefined): Promise<boolean> {
+  try {
+    const table = schema ? sql.table(`${schema}.kysely_migration`) : sql.table('kysely_migration');
+    const rows = await sql<{ name: string }>`select name from ${table} where name = ${LATEST_MIGRATION}`.execute(db);
+    return rows.rows.length > 0;
+  } catch {
+    return false; // no bookkeeping table yet: a new database
+  }
+}
+
 export async function migrate(db: Db, kind: DbKind = 'sqlite'): Promise<void> {
   // Kysely looks for its bookkeeping tables across all schemas; pin them to ours (search_path may differ).
   const schema = kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
+  if (await upToDate(db, schema)) return;
   const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

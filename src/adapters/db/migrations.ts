@@ -92,6 +92,9 @@ const migrations: Record<string, Migration> = {
   },
 };
 
+/** The newest migration's name: a database that has it applied is up to date. */
+export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1)!;
+
 export const migrationProvider: MigrationProvider = {
   async getMigrations() {
     return migrations;

@@ -1,0 +1,24 @@
+# Multi-stage build: compile with dev dependencies, run the compiled build with production ones only.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 builds from source (no prebuilt binary is downloaded): it needs a C++ toolchain.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production DATA_DIR=/data PORT=3000 HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "--max-semi-space-size=4", "--enable-source-maps", "dist/main.js", "serve"]
