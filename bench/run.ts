@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { TemplateAnalysis } from '../src/pdf/types.js';
 import { validateData } from '../src/modules/renders/values/validate-data.js';
 import { generateData } from './data.js';
+import { benchCli, benchUnicode, type CliResult, type UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
 import { benchDownload, benchLoad, benchUpload, renderBody, renderOnce, sampleRss, startBenchServer, type LoadResult, type RssPeak } from './http.js';
 import type { InProcessResult } from './in-process.js';
@@ -143,9 +144,17 @@ function table(runs: FormRun[], pdftkNote: string | null): string {
   return rows.join('\n');
 }
 
-function targets(runs: FormRun[]): string {
+function targets(runs: FormRun[], extras: { cli?: CliResult; unicode?: UnicodeResult }): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
   const pass = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
+  if (extras.cli) {
+    const ratio = extras.cli.cli.median / extras.cli.node.median;
+    lines.push(`| CLI call (accounts list) ≤ 3× \`node -e 0\` (${ms(extras.cli.cli.median)} vs ${ms(extras.cli.node.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 3)} |`);
+  }
+  if (extras.unicode) {
+    const ratio = extras.unicode.unicode.median / extras.unicode.latin.median;
+    lines.push(`| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`);
+  }
   const byFile = (f: string) => runs.find((r) => r.file === f);
   const ff = (f: string) => byFile(f)?.inProcess?.fillFlatten.median;
   const irs = ff(IRS);
@@ -265,7 +274,21 @@ async function main() {
     }
   }
 
-  // 3. every kept output through qpdf --check
+  // 3. the CLI against node itself, and Unicode against Latin text
+  const extras: { cli?: CliResult; unicode?: UnicodeResult } = {};
+  log('CLI start-up');
+  try {
+    extras.cli = await benchCli(repoRoot, timing);
+  } catch (err) {
+    log(`CLI bench failed: ${(err as Error).message}`);
+  }
+  const lux = prepared.find((p) => p.run.file === LUX);
+  if (lux) {
+    log(`${LUX}: Unicode vs Latin`);
+    extras.unicode = await benchUnicode(lux.bytes, lux.run.analysis, `${LUX}#unicode`, timing);
+  }
+
+  // 4. every kept output through qpdf --check
   log('qpdf --check');
   for (const p of prepared) for (const [mode, file] of Object.entries(p.run.outputs)) p.run.qpdf[mode] = await qpdfCheck(file);
 
@@ -288,7 +311,7 @@ async function main() {
     ...qpdfLines,
     '',
     '### targets',
-    targets(runs),
+    targets(runs, extras),
     ...(notes.length ? ['', '### notes', ...notes] : []),
     '',
     `_total bench time ${((Date.now() - started) / 1000).toFixed(0)} s_`,

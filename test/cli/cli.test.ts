@@ -26,6 +26,8 @@ describe('formcast CLI', () => {
     server.stderr.on('data', (d) => (out += d));
     try {
       await waitFor(`http://127.0.0.1:${port}/health`);
+      // the hint follows the listen (it needs a database query): wait for it, within a generous bound
+      for (let i = 0; i < 300 && !out.includes('formcast accounts create'); i++) await new Promise((r) => setTimeout(r, 50));
       expect(out).toContain('formcast accounts create');
 
       const { stdout } = await cli(['accounts', 'create', '--name', 'Acme', '--plan', 'Pro', '--json'], env);

@@ -1,0 +1,57 @@
+// Two targets of their own: a database-only CLI call against `node -e 0` (whole processes, the
+// same run), and a Unicode render against a Latin one on the same form (in-process fill+flatten,
+// after a warm-up that lets the template's font subsets grow to the characters used).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fillPdf } from '../src/pdf/fill.js';
+import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
+import { timeIt, type Summary, type TimeOptions } from './stats.js';
+
+const run = promisify(execFile);
+
+export interface CliResult {
+  cli: Summary;
+  node: Summary;
+}
+
+/** `formcast accounts list --json` (compiled build, SQLite) and `node -e 0`, alternated. */
+export async function benchCli(repoRoot: string, opts: TimeOptions): Promise<CliResult> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-cli-'));
+  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  const cli = () => run(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'accounts', 'list', '--json'], { env });
+  try {
+    await cli(); // creates the database once, outside the timing
+    const o = { ...opts, iterations: Math.min(opts.iterations, 20) };
+    return { cli: await timeIt(cli, o), node: await timeIt(() => run(process.execPath, ['-e', '0']), o) };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const LATIN = ['Dupont 42', 'Jean Martin', 'rue des Lilas 12', 'Luxembourg'];
+const UNICODE = ['مرحبا بالعالم', '안녕하세요 세계', 'Zoë Łódź Привет', '東京都 渋谷区', 'שלום 42'];
+
+/** Text values for every text field, Latin or from several scripts. */
+function textValues(analysis: TemplateAnalysis, samples: string[]): Record<string, FillValue> {
+  const values: Record<string, FillValue> = {};
+  analysis.fields.forEach((f, i) => {
+    if (f.type !== 'text' || f.pdfMeta.readOnly) return;
+    values[f.pdfMeta.originalName] = { kind: 'text', text: Array.from(samples[i % samples.length]).slice(0, f.maxLength ?? 100).join('') };
+  });
+  return values;
+}
+
+export interface UnicodeResult {
+  latin: Summary;
+  unicode: Summary;
+}
+
+export async function benchUnicode(template: Uint8Array, analysis: TemplateAnalysis, cacheKey: string, opts: TimeOptions): Promise<UnicodeResult> {
+  const fill = (values: Record<string, FillValue>) => () => fillPdf(template, analysis, { values, flatten: true }, cacheKey);
+  const latin = fill(textValues(analysis, LATIN));
+  const unicode = fill(textValues(analysis, UNICODE));
+  return { latin: await timeIt(latin, opts), unicode: await timeIt(unicode, opts) };
+}
