@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { fillPdf } from '../src/pdf/fill.js';
+import { fillPdf } from '../src/pdf/fill/fill.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
 import { timeIt, type Summary, type TimeOptions } from './stats.js';
 

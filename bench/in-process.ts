@@ -2,9 +2,9 @@
 // without HTTP, storage or the worker pool. Only the engine's public functions are used.
 // fillPdf keeps the template prepared (prepare.ts) under `cacheKey`, as it does in a render worker
 // for the service's blob key; the one-time preparation is timed separately ("prepare").
-import { analyse } from '../src/pdf/analyse.js';
-import { fillPdf } from '../src/pdf/fill.js';
-import { prepareTemplate } from '../src/pdf/prepare.js';
+import { analyse } from '../src/pdf/analysis/analyse.js';
+import { fillPdf } from '../src/pdf/fill/fill.js';
+import { prepareTemplate } from '../src/pdf/fill/prepare.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
 import { timeIt, type Summary, type TimeOptions } from './stats.js';
 

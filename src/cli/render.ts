@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { analyse } from '../pdf/analyse.js';
-import { fillPdf } from '../pdf/fill.js';
+import { analyse } from '../pdf/analysis/analyse.js';
+import { fillPdf } from '../pdf/fill/fill.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { validateData } from '../modules/renders/values/validate-data.js';
 import { DataValidationError } from '../errors.js';

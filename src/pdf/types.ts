@@ -1,8 +1,8 @@
 // The PDF engine's public types. The engine is pure: bytes and these plain objects in and out.
 // Nothing here knows about HTTP, accounts or storage, and no pdf-lib type leaks past src/pdf/.
-import type { Removal } from './output-removals.js';
+import type { Removal } from './sanitize/output-removals.js';
 
-export type { Removal, RemovedFeature } from './output-removals.js';
+export type { Removal, RemovedFeature } from './sanitize/output-removals.js';
 
 export type FieldType = 'text' | 'checkbox' | 'radio' | 'dropdown' | 'date' | 'number' | 'signature';
 

@@ -1,8 +1,8 @@
 // A render worker: a child process that runs one engine job at a time for the pool (pool.ts).
 // Engine errors cross back with their code and message; anything else is logged here, on this
 // process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
-import { analyse } from '../pdf/analyse.js';
-import { fillCachedParts, fillParts } from '../pdf/fill.js';
+import { analyse } from '../pdf/analysis/analyse.js';
+import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
 import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type FillReply, type JobMessage, type WorkerMessage } from './protocol.js';
 

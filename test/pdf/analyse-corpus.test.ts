@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyse } from '../../src/pdf/analyse.js';
+import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { PdfEngineError, type AnalysedField, type FieldType, type TemplateAnalysis } from '../../src/pdf/types.js';
 import { corpusDir, corpusFiles, manifestEntry, type ManifestField } from '../helpers/corpus.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, type PDFContext, type PDFPage } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { analyse } from '../../src/pdf/analyse.js';
+import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { PdfEngineError } from '../../src/pdf/types.js';
 import { corpusDir } from '../helpers/corpus.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignNames } from '../../src/pdf/names.js';
+import { assignNames } from '../../src/pdf/analysis/names.js';
 
 const run = (...full: string[]) => assignNames(full.map((f) => ({ fullName: f, partialNames: f.split('.') })));
 

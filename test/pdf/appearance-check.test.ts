@@ -1,7 +1,7 @@
 // brokenOnAppearance: which existing checkbox on-appearances show no proper mark in every viewer.
 import { PDFDocument, type PDFRef, type PDFStream } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { brokenOnAppearance } from '../../src/pdf/appearance-check.js';
+import { brokenOnAppearance } from '../../src/pdf/appearance/appearance-check.js';
 
 const doc = await PDFDocument.create();
 const ctx = doc.context;

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, PDFName, PDFNumber } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyse } from '../../src/pdf/analyse.js';
-import { composeBalances, contentBalance, enclosing } from '../../src/pdf/content-balance.js';
-import { fillPdf } from '../../src/pdf/fill.js';
+import { analyse } from '../../src/pdf/analysis/analyse.js';
+import { composeBalances, contentBalance, enclosing } from '../../src/pdf/writer/content-balance.js';
+import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { hasTool } from '../helpers/pdf-tools.js';
 
 const run = promisify(execFile);

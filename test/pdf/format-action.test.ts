@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AF_DATE_FORMATS, parseFormatAction } from '../../src/pdf/format-action.js';
+import { AF_DATE_FORMATS, parseFormatAction } from '../../src/pdf/analysis/format-action.js';
 
 describe('parseFormatAction', () => {
   it('reads AFDate_FormatEx and AFDate_Format(n)', () => {

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyse } from '../../src/pdf/analyse.js';
-import { fillPdf } from '../../src/pdf/fill.js';
+import { analyse } from '../../src/pdf/analysis/analyse.js';
+import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { corpusDir, loadManifest } from '../helpers/corpus.js';
 import { hasTool } from '../helpers/pdf-tools.js';
 

@@ -1,7 +1,7 @@
 // The fitting rules of text-fit.ts on their own: which values stay whole, the size a line gets,
 // where a cut falls, and the warning each outcome produces.
 import { describe, expect, it } from 'vitest';
-import { MIN_READABLE_SIZE, cutToWidth, fitLineSize, fitWarning, mustStayWhole } from '../../src/pdf/text-fit.js';
+import { MIN_READABLE_SIZE, cutToWidth, fitLineSize, fitWarning, mustStayWhole } from '../../src/pdf/appearance/text-fit.js';
 import type { AnalysedField } from '../../src/pdf/types.js';
 
 const field = (type: AnalysedField['type'], format?: AnalysedField['detail']['format']): AnalysedField => ({

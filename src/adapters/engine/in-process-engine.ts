@@ -1,6 +1,6 @@
 import type { RenderEngine } from '../../ports/render-engine.js';
-import { analyse } from '../../pdf/analyse.js';
-import { fillPdf } from '../../pdf/fill.js';
+import { analyse } from '../../pdf/analysis/analyse.js';
+import { fillPdf } from '../../pdf/fill/fill.js';
 import type { Limits } from '../../config.js';
 
 /** The PDF engine called directly on the event loop (CLI, tests). */

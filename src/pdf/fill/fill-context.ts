@@ -1,9 +1,9 @@
 // State shared by the steps of one render: the document, its fonts and the warnings collected.
 import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-lib';
-import type { RawField } from './field-tree.js';
-import type { FontSet } from './fonts.js';
-import { N, inheritedNumber } from './fill-objects.js';
-import type { AnalysedField } from './types.js';
+import type { RawField } from '../field-tree.js';
+import type { FontSet } from '../appearance/fonts.js';
+import { N, inheritedNumber } from '../fill-objects.js';
+import type { AnalysedField } from '../types.js';
 
 export interface FillContext {
   doc: PDFDocument;

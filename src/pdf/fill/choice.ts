@@ -2,13 +2,13 @@
 // draw it like a single-line text field, list boxes draw their visible options with the selected
 // ones highlighted (what a viewer shows, so it survives flattening).
 import { PDFArray, PDFHexString, PDFNumber } from '@cantoo/pdf-lib';
-import { textStyle } from './appearance-da.js';
-import { FontNames, formXObject, frameOps, num, setNormalAppearance, widgetBox } from './appearance-stream.js';
-import type { RawField } from './field-tree.js';
+import { textStyle } from '../appearance/appearance-da.js';
+import { FontNames, formXObject, frameOps, num, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
-import { N, inherited, textOf } from './fill-objects.js';
-import { showUnits } from './text-shaping.js';
+import { N, inherited, textOf } from '../fill-objects.js';
+import { showUnits } from '../appearance/text-shaping.js';
 
 /** Acrobat's selection highlight. */
 const HIGHLIGHT = '0.6 0.75 0.87 rg';

@@ -1,7 +1,7 @@
 // Text fitting rules shared by the variable-text layout (appearance-text.ts): how far text may
 // shrink, where it is cut, which values are never cut, and the warnings that say so. Generic over
 // the glyph representation: callers pass their own width and space tests.
-import type { AnalysedField } from './types.js';
+import type { AnalysedField } from '../types.js';
 
 /** Smallest size auto-sized text shrinks to (pt); below it text is cut, with a warning. */
 export const MIN_READABLE_SIZE = 6;

@@ -5,9 +5,9 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { brokenOnAppearance } from './appearance-check.js';
 import { formXObject, frameOps, num, widgetBox, type WidgetBox } from './appearance-stream.js';
-import type { RawField } from './field-tree.js';
-import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
-import { N, getDict, inherited, nameReadings, textOf } from './fill-objects.js';
+import type { RawField } from '../field-tree.js';
+import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from '../fill/fill-context.js';
+import { N, getDict, inherited, nameReadings, textOf } from '../fill-objects.js';
 import { StandardFonts, type PDFFont } from '@cantoo/pdf-lib';
 
 const OFF = PDFName.of('Off');

@@ -1,7 +1,7 @@
 // Widget geometry and the Form XObjects we write as appearance streams. Content is built as ASCII
 // operator text; user text only ever enters it as hex strings (PDFFont.encodeText, or glyph ids).
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFStream, type PDFContext, type PDFFont, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
-import { N, getArray, getDict, getNumber, getNumbers, getName } from './fill-objects.js';
+import { N, getArray, getDict, getNumber, getNumbers, getName } from '../fill-objects.js';
 
 export interface WidgetBox {
   /** Size in the appearance's own (unrotated text) space. */

@@ -1,6 +1,6 @@
 // Reads Acrobat's AF* format calls out of a field's /AA /F JavaScript. Only literal arguments are
 // understood; anything else (custom scripts) yields undefined and the field stays plain text.
-import type { FieldFormat } from './types.js';
+import type { FieldFormat } from '../types.js';
 
 type Arg = number | string | boolean;
 

@@ -2,17 +2,17 @@
 // type-specific modules (text, choice, buttons, signatures), then flattening and the watermark.
 // Works on any loaded document: the prepared (cached) template of prepare.ts uses it per render.
 import type { PDFDict } from '@cantoo/pdf-lib';
-import { fillCheckbox, fillRadio, repairOnAppearances } from './appearance-button.js';
+import { fillCheckbox, fillRadio, repairOnAppearances } from '../appearance/appearance-button.js';
 import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
-import type { RawField } from './field-tree.js';
+import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, type FillContext } from './fill-context.js';
-import { N, getDict, inherited, textOf } from './fill-objects.js';
+import { N, getDict, inherited, textOf } from '../fill-objects.js';
 import { flatten } from './flatten.js';
-import { PageWriter, type BalanceCache } from './page-content.js';
-import type { PageNode } from './pages.js';
+import { PageWriter, type BalanceCache } from '../writer/page-content.js';
+import type { PageNode } from '../pages.js';
 import { fillSignatureImage, fillSignatureText } from './signature-image.js';
-import type { AnalysedField, FillRequest, FillValue } from './types.js';
+import type { AnalysedField, FillRequest, FillValue } from '../types.js';
 import { watermark } from './watermark.js';
 import { isPrinted, isVisible } from './widget-flags.js';
 

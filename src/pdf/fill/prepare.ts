@@ -12,21 +12,21 @@
 // save. Renders of one prepared template run one at a time (a promise chain), since they mutate it.
 import { createHash } from 'node:crypto';
 import { PDFDict, PDFInvalidObject, PDFStream, StandardFonts, type PDFContext, type PDFDocument, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
-import { textStyle } from './appearance-da.js';
-import { ChangeTracker } from './change-tracker.js';
+import { textStyle } from '../appearance/appearance-da.js';
+import { ChangeTracker } from '../writer/change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
 import type { FillContext } from './fill-context.js';
-import { N, getDict } from './fill-objects.js';
+import { N, getDict } from '../fill-objects.js';
 import { repairFieldList } from './field-list.js';
-import { collectFields, type RawField } from './field-tree.js';
-import { FontSet } from './fonts.js';
-import { findStartXref, writeIncrement, type BaseFile } from './incremental-writer.js';
-import { DEFAULT_LIMITS } from './limits.js';
-import { loadPdf } from './load.js';
-import { collectPages } from './pages.js';
-import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from './types.js';
-import { dropUsageRights } from './output-removals.js';
-import { stripActiveContent } from './active-content.js';
+import { collectFields, type RawField } from '../field-tree.js';
+import { FontSet } from '../appearance/fonts.js';
+import { findStartXref, writeIncrement, type BaseFile } from '../writer/incremental-writer.js';
+import { DEFAULT_LIMITS } from '../limits.js';
+import { loadPdf } from '../load.js';
+import { collectPages } from '../pages.js';
+import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from '../types.js';
+import { dropUsageRights } from '../sanitize/output-removals.js';
+import { stripActiveContent } from '../sanitize/active-content.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
 
 export interface PreparedTemplate {

@@ -2,9 +2,9 @@
 // type inference, inherited flags and limits, options and appearance state names.
 import { PDFArray, PDFName, PDFNumber, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import { parseFormatAction } from './format-action.js';
-import type { RawField } from './field-tree.js';
-import { asDict, get, getDict, getName, keyNames, nameText, pdfName, resolve, streamText, textOf } from './pdf-objects.js';
-import type { AnalysedField, FieldDetail, FieldFormat, FieldType } from './types.js';
+import type { RawField } from '../field-tree.js';
+import { asDict, get, getDict, getName, keyNames, nameText, pdfName, resolve, streamText, textOf } from '../pdf-objects.js';
+import type { AnalysedField, FieldDetail, FieldFormat, FieldType } from '../types.js';
 
 // Field flag bits (PDF 32000-1, tables 221, 226, 228, 230), 1-based bit n = 1 << (n - 1).
 const FF = {

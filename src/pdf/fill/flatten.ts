@@ -3,12 +3,12 @@
 // field remains while every printed value stays visible. Widgets without the Print flag, or Hidden
 // or NoView (a "Print / Save / Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import { num } from './appearance-stream.js';
-import { N, getDict, getNumbers } from './fill-objects.js';
+import { num } from '../appearance/appearance-stream.js';
+import { N, getDict, getNumbers } from '../fill-objects.js';
 import type { FillContext } from './fill-context.js';
 import { isPrinted } from './widget-flags.js';
-import type { PageNode } from './pages.js';
-import type { PageWriter } from './page-content.js';
+import type { PageNode } from '../pages.js';
+import type { PageWriter } from '../writer/page-content.js';
 
 type Matrix = [number, number, number, number, number, number];
 

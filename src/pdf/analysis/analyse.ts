@@ -2,17 +2,17 @@
 // PdfEngineError (INVALID_PDF for unusable input, PDF_LIMIT when a safety limit is exceeded).
 import { PDFName } from '@cantoo/pdf-lib';
 import { describeField } from './field-info.js';
-import { collectFields } from './field-tree.js';
-import { resolveLimits, type AnalyseLimits } from './limits.js';
-import { loadPdf } from './load.js';
-import { findRemovals } from './output-removals.js';
+import { collectFields } from '../field-tree.js';
+import { resolveLimits, type AnalyseLimits } from '../limits.js';
+import { loadPdf } from '../load.js';
+import { findRemovals } from '../sanitize/output-removals.js';
 import { assignNames } from './names.js';
-import { collectPages } from './pages.js';
-import { getDict } from './pdf-objects.js';
-import { PdfEngineError, type AnalysedField, type TemplateAnalysis } from './types.js';
+import { collectPages } from '../pages.js';
+import { getDict } from '../pdf-objects.js';
+import { PdfEngineError, type AnalysedField, type TemplateAnalysis } from '../types.js';
 
-export type { AnalyseLimits } from './limits.js';
-export { DEFAULT_LIMITS } from './limits.js';
+export type { AnalyseLimits } from '../limits.js';
+export { DEFAULT_LIMITS } from '../limits.js';
 
 export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>): Promise<TemplateAnalysis> {
   const lim = resolveLimits(limits);

@@ -1,12 +1,12 @@
 // Text fields (and text drawn into signature widgets): /V plus one appearance per widget.
 import { PDFHexString } from '@cantoo/pdf-lib';
-import { textStyle } from './appearance-da.js';
-import { formXObject, setNormalAppearance, widgetBox } from './appearance-stream.js';
-import { layoutText, type TextLayoutOptions } from './appearance-text.js';
-import type { RawField } from './field-tree.js';
+import { textStyle } from '../appearance/appearance-da.js';
+import { formXObject, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import { layoutText, type TextLayoutOptions } from '../appearance/appearance-text.js';
+import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldInfo, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
-import { N, inheritedNumber } from './fill-objects.js';
-import { fitWarning, mustStayWhole, type TextFit } from './text-fit.js';
+import { N, inheritedNumber } from '../fill-objects.js';
+import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.js';
 
 /**
  * Draws `display` into every widget of the field with the field's own /DA, /Q and flags. Numbers

@@ -2,11 +2,11 @@
 // text signature laid out like a single-line text field. /V is left alone: on a Sig field it must
 // be a signature dictionary, which an image is not.
 import type { PDFImage } from '@cantoo/pdf-lib';
-import { formXObject, frameOps, num, setNormalAppearance, widgetBox } from './appearance-stream.js';
-import type { RawField } from './field-tree.js';
+import { formXObject, frameOps, num, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { fieldLabel, type FillContext } from './fill-context.js';
-import { N } from './fill-objects.js';
+import { N } from '../fill-objects.js';
 
 /** Inset so the image does not touch the widget border. */
 const PAD = 1;

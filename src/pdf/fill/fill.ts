@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { joinParts, prepareTemplate, renderPreparedParts, type PreparedTemplate } from './prepare.js';
 import { TemplateCache } from './template-cache.js';
-import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from './types.js';
+import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from '../types.js';
 
 const MB = 1024 * 1024;
 const envInt = (name: string, def: number) => {
