@@ -43,6 +43,8 @@ export interface Limits {
   renderMemoryMb: number;
   /** Retention sweeper period, ms. */
   sweepIntervalMs: number;
+  /** Longest a request waits for a connected Redis (rate limits) before failing open, ms. */
+  redisTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -109,6 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
+    // Slow-but-alive Redis must keep limiting (a loaded machine answers late, not never).
+    redisTimeoutMs: int('REDIS_TIMEOUT_MS', 2_000, 100, 60_000),
   };
 
   let s3: Config['s3'];
