@@ -17,7 +17,9 @@ const MULTIPART_SLACK = 256 * 1024;
  */
 export async function readUpload(request: FastifyRequest, maxBytes: number, planName: string): Promise<Upload> {
   const tooLarge = () =>
-    new AppError('FILE_TOO_LARGE', `The file exceeds the ${formatMb(maxBytes)} upload limit of the ${planName} plan`, { limitBytes: maxBytes }, { Connection: 'close' });
+    // No Connection: close here: the rest of the body is drained (bounded) by http/body-drain.ts so the
+    // client can read this answer instead of a reset.
+    new AppError('FILE_TOO_LARGE', `The file exceeds the ${formatMb(maxBytes)} upload limit of the ${planName} plan`, { limitBytes: maxBytes });
   if (!request.isMultipart()) throw new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data with a "file" part');
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge();
@@ -32,8 +34,8 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
           part.file.resume();
           throw new AppError('BAD_REQUEST', `Unexpected file part "${part.fieldname}"; send the PDF as "file"`);
         }
-        const bytes = await part.toBuffer();
-        if (part.file.truncated) throw tooLarge();
+        const bytes = await readAtMost(part.file, maxBytes);
+        if (!bytes) throw tooLarge();
         file = { bytes, fileName: checkNoNul(part.filename || 'template.pdf', 'file') };
       } else {
         fields[part.fieldname] = String(part.value ?? '');
@@ -50,6 +52,37 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
   }
   if (!file) throw new AppError('BAD_REQUEST', 'The multipart body has no "file" part');
   return { ...file, fields };
+}
+
+/**
+ * The file part's bytes, or undefined as soon as it passes `maxBytes`. Stops at the limit: busboy's own
+ * limit only truncates, then reads (and discards) the whole rest of the body before the part ends.
+ */
+function readAtMost(file: NodeJS.ReadableStream & { truncated?: boolean }, maxBytes: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: Buffer | undefined, err?: unknown) => {
+      file.removeListener('data', onData);
+      file.removeListener('limit', onLimit);
+      file.removeListener('end', onEnd);
+      file.removeListener('error', onError);
+      if (err) reject(err);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish(undefined);
+      chunks.push(chunk);
+    };
+    const onLimit = () => finish(undefined);
+    const onEnd = () => finish(file.truncated ? undefined : Buffer.concat(chunks, size));
+    const onError = (err: unknown) => finish(undefined, err);
+    file.on('data', onData);
+    file.on('limit', onLimit);
+    file.on('end', onEnd);
+    file.on('error', onError);
+  });
 }
 
 function formatMb(bytes: number): string {
