@@ -43,6 +43,11 @@ export interface Limits {
   renderMemoryMb: number;
   /** Retention sweeper period, ms. */
   sweepIntervalMs: number;
+  /** Longest a request body may take to arrive, ms. */
+  bodyTimeoutMs: number;
+  /** Least average throughput of a request body over each `bodyRateWindowMs`, bytes per second. */
+  bodyMinBytesPerSecond: number;
+  bodyRateWindowMs: number;
   /** Bytes of a request body still discarded after an early answer (413, 401, 408) before the cut. */
   bodyDrainBytes: number;
   /** Time a request body may keep arriving after an early answer before the cut, ms. */
@@ -115,6 +120,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
+    // 10 min: the largest plan upload (Business, 50 MB) takes ~7 min at 1 Mbit/s. The throughput
+    // floor (1 KiB/s over 30 s windows) is far below any working link but cuts trickles and stalls.
+    bodyTimeoutMs: int('BODY_TIMEOUT_MS', 10 * 60 * 1000, 1000, 24 * 3600 * 1000),
+    bodyMinBytesPerSecond: int('BODY_MIN_BYTES_PER_SECOND', 1024, 0, 1024 * 1024 * 1024),
+    bodyRateWindowMs: int('BODY_RATE_WINDOW_MS', 30_000, 100, 3600 * 1000),
     // After an early answer: enough for a client's in-flight bytes (socket buffers are a few MB) to
     // land while it reads our answer, little enough that a client pushing on is cut quickly.
     bodyDrainBytes: int('BODY_DRAIN_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),

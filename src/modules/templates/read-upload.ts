@@ -24,6 +24,15 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge();
 
+  const reading = readParts(request, maxBytes, tooLarge);
+  // A body arriving too slowly (http/body-timeout.ts) ends the wait with 408; the abandoned read ends
+  // when the connection does.
+  const { file, fields } = request.bodyTimeout ? await untilAborted(reading, request.bodyTimeout) : await reading;
+  if (!file) throw new AppError('BAD_REQUEST', 'The multipart body has no "file" part');
+  return { ...file, fields };
+}
+
+async function readParts(request: FastifyRequest, maxBytes: number, tooLarge: () => AppError): Promise<{ file?: { bytes: Buffer; fileName: string }; fields: Record<string, string> }> {
   const fields: Record<string, string> = {};
   let file: { bytes: Buffer; fileName: string } | undefined;
   try {
@@ -50,8 +59,18 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
     }
     throw new AppError('BAD_REQUEST', `The multipart body could not be read: ${(err as Error).message}`);
   }
-  if (!file) throw new AppError('BAD_REQUEST', 'The multipart body has no "file" part');
-  return { ...file, fields };
+  return { file, fields };
+}
+
+/** `work`, unless `signal` aborts first: then its reason is thrown (and `work`'s outcome ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {}); // may settle after we stopped waiting
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**
