@@ -52,7 +52,7 @@ const SECONDS = 1000;
 describe('request body time limits (SQLite + folder)', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer('sqlite', { planA: 'Pro', env: { BODY_RATE_WINDOW_MS: '1000', BODY_MIN_BYTES_PER_SECOND: '1000', BODY_TIMEOUT_MS: '600000' } });
+    s = await startServer('sqlite', { planA: 'Pro', env: { BODY_RATE_WINDOW_MS: '2000', BODY_MIN_BYTES_PER_SECOND: '1000', BODY_TIMEOUT_MS: '600000' } });
   });
   afterAll(async () => s?.close());
 
