@@ -7,6 +7,8 @@ import type { Deps } from './deps.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerNulGuard } from './http/nul-guard.js';
+import { registerBodyDrain } from './http/body-drain.js';
+import { registerBodyTimeout } from './http/body-timeout.js';
 import { authenticate, rateLimit } from './http/auth.js';
 import { authenticateKey } from './modules/accounts/api-keys.js';
 import { ping } from './adapters/db/database.js';
@@ -54,6 +56,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     deps.metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
   registerErrorHandler(app);
+  registerBodyDrain(app as unknown as FastifyInstance, deps.config.limits);
+  registerBodyTimeout(app as unknown as FastifyInstance, deps.config.limits);
   // JSON and multipart only: a text/plain body is a wrong Content-Type (400), not a string to validate.
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app as unknown as FastifyInstance);

@@ -36,7 +36,7 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
   const rateLimiter: RateLimiter =
     overrides.rateLimiter ??
     (config.redisUrl
-      ? new (await import('./adapters/rate-limit/redis-rate-limiter.js')).RedisRateLimiter(config.redisUrl, { clock, log })
+      ? new (await import('./adapters/rate-limit/redis-rate-limiter.js')).RedisRateLimiter(config.redisUrl, { clock, log, commandTimeoutMs: config.limits.redisTimeoutMs })
       : new MemoryRateLimiter(clock));
   // RENDER_WORKERS=0: the engine on the event loop; otherwise a pool of worker processes (started on first use).
   const engine =

@@ -45,6 +45,17 @@ export interface Limits {
   renderMemoryMb: number;
   /** Retention sweeper period, ms. */
   sweepIntervalMs: number;
+  /** Longest a request body may take to arrive, ms. */
+  bodyTimeoutMs: number;
+  /** Least average throughput of a request body over each `bodyRateWindowMs`, bytes per second. */
+  bodyMinBytesPerSecond: number;
+  bodyRateWindowMs: number;
+  /** Bytes of a request body still discarded after an early answer (413, 401, 408) before the cut. */
+  bodyDrainBytes: number;
+  /** Time a request body may keep arriving after an early answer before the cut, ms. */
+  bodyDrainMs: number;
+  /** Longest a request waits for a connected Redis (rate limits) before failing open, ms. */
+  redisTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +122,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
+    // 10 min: the largest plan upload (Business, 50 MB) takes ~7 min at 1 Mbit/s. The throughput
+    // floor (1 KiB/s over 30 s windows) is far below any working link but cuts trickles and stalls.
+    bodyTimeoutMs: int('BODY_TIMEOUT_MS', 10 * 60 * 1000, 1000, 24 * 3600 * 1000),
+    bodyMinBytesPerSecond: int('BODY_MIN_BYTES_PER_SECOND', 1024, 0, 1024 * 1024 * 1024),
+    bodyRateWindowMs: int('BODY_RATE_WINDOW_MS', 30_000, 100, 3600 * 1000),
+    // After an early answer: enough for a client's in-flight bytes (socket buffers are a few MB) to
+    // land while it reads our answer, little enough that a client pushing on is cut quickly.
+    bodyDrainBytes: int('BODY_DRAIN_BYTES', 16 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+    bodyDrainMs: int('BODY_DRAIN_MS', 5_000, 0, 600_000),
+    // Slow-but-alive Redis must keep limiting (a loaded machine answers late, not never).
+    redisTimeoutMs: int('REDIS_TIMEOUT_MS', 2_000, 100, 60_000),
   };
 
   let s3: Config['s3'];

@@ -20,6 +20,18 @@ export function hashBody(...parts: (string | Uint8Array)[]): string {
   return h.digest('hex');
 }
 
+/**
+ * How a route's answer is kept for replays when it holds secrets (a signed download link): `store`
+ * gives what may rest in the database, `restore` rebuilds the answer from it at replay time (a fresh
+ * signature), so no live link sits in `idempotency_keys.response`.
+ */
+export interface ReplayCodec {
+  store(body: unknown): unknown;
+  restore(stored: unknown): Promise<unknown>;
+}
+
+const PLAIN: ReplayCodec = { store: (body) => body, restore: async (stored) => stored };
+
 export async function idempotent(
   deps: Pick<Deps, 'db' | 'clock'>,
   request: FastifyRequest,
@@ -27,6 +39,7 @@ export async function idempotent(
   route: string,
   bodyHash: string,
   run: () => Promise<{ status: number; body: unknown }>,
+  codec: ReplayCodec = PLAIN,
 ): Promise<FastifyReply> {
   const header = request.headers['idempotency-key'];
   if (header === undefined) {
@@ -61,7 +74,8 @@ export async function idempotent(
     }
     if (prior && prior.status_code !== null && prior.response !== null) {
       reply.header('Idempotent-Replayed', 'true');
-      return reply.status(prior.status_code).type('application/json').send(prior.response);
+      const stored: unknown = typeof prior.response === 'string' ? JSON.parse(prior.response) : prior.response;
+      return reply.status(prior.status_code).send(await codec.restore(stored));
     }
     throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly', undefined, { 'Retry-After': '1' });
   }
@@ -75,7 +89,7 @@ export async function idempotent(
   }
   await deps.db
     .updateTable('idempotency_keys')
-    .set({ status_code: result.status, response: JSON.stringify(result.body) })
+    .set({ status_code: result.status, response: JSON.stringify(codec.store(result.body)) })
     .where('account_id', '=', accountId)
     .where('key', '=', header)
     .where('route', '=', route)

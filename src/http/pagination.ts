@@ -10,6 +10,20 @@ export const PageQuery = Type.Object(
 );
 export type PageQuery = Static<typeof PageQuery>;
 
+/**
+ * Offset pages plus a `starting_after` cursor (Stripe's name): the page is counted from just after that
+ * item in the list's order, so items added at the head meanwhile do not shift it (offset pages alone
+ * repeat an item when one is added between two requests).
+ */
+export const CursorPageQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Id of the last item of the previous page: list what comes after it (stable while items are added)' })),
+  },
+  { additionalProperties: false },
+);
+export type CursorPageQuery = Static<typeof CursorPageQuery>;
+
 export const PageMeta = Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() });
 
 export function errorResponse() {

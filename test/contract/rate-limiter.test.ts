@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RateLimiter } from '../../src/ports/rate-limiter.js';
 import type { Clock } from '../../src/ports/clock.js';
@@ -99,6 +100,27 @@ for (const c of LIMITERS) {
     });
   });
 }
+
+// A loaded machine (or a busy Redis) makes answers slow, not absent: the limiter must wait for them
+// instead of switching itself off. CLIENT PAUSE holds every client's commands on a real Redis for a
+// known time, longer than the old 250 ms budget and well within the current one: deterministic.
+describe.skipIf(!redisUrl)(`RedisRateLimiter under load${redisUrl ? '' : ' (skipped: TEST_REDIS_URL not set)'}`, () => {
+  it('keeps counting when Redis answers slowly instead of failing open', async () => {
+    const limiter = new RedisRateLimiter(redisUrl!, { clock: new ManualClock(), keyPrefix: runPrefix });
+    const admin = new Redis(redisUrl!);
+    try {
+      const k = `slow_${randomBytes(6).toString('hex')}`;
+      expect((await limiter.hit(k, 3, 60)).remaining).toBe(2); // connected and counting
+      await admin.call('CLIENT', 'PAUSE', '600');
+      expect(await limiter.hit(k, 3, 60)).toMatchObject({ allowed: true, remaining: 1 });
+      expect((await limiter.hit(k, 3, 60)).remaining).toBe(0);
+      expect((await limiter.hit(k, 3, 60)).allowed).toBe(false);
+    } finally {
+      await limiter.close();
+      admin.disconnect();
+    }
+  });
+});
 
 // Runs without a Redis: the fail-open policy is a behaviour of the adapter, not of a live server.
 describe('RedisRateLimiter when Redis is unreachable', () => {

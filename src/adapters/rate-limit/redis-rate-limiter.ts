@@ -4,7 +4,13 @@ import type { RateLimiter, RateLimitResult } from '../../ports/rate-limiter.js';
 import type { Clock } from '../../ports/clock.js';
 
 /** The subset of ioredis we call (design rule 2). */
-export type RedisLike = Pick<Redis, 'eval' | 'quit' | 'disconnect' | 'on'>;
+export type RedisLike = Pick<Redis, 'eval' | 'quit' | 'disconnect' | 'on' | 'status'>;
+
+/** Connection states in which Redis is known to be away: answer at once instead of queueing the hit. */
+const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
+
+/** Default budget of one hit on a connected Redis (REDIS_TIMEOUT_MS). */
+export const DEFAULT_REDIS_TIMEOUT_MS = 2_000;
 
 export interface RedisRateLimiterOptions {
   clock: Clock;
@@ -12,8 +18,10 @@ export interface RedisRateLimiterOptions {
   /** Namespace in a shared Redis; also lets parallel test runs stay apart. */
   keyPrefix?: string;
   /**
-   * Longest a request waits for Redis before failing open. 250 ms: a healthy Redis answers in ~1 ms,
-   * so this only bounds the added latency while Redis is down or unreachable.
+   * Longest a request waits for a connected Redis before failing open. Generous (2 s by default): a
+   * healthy Redis answers in ~1 ms, but on a loaded machine (or a Redis busy with a slow command)
+   * answers arrive late, not never; a short budget (it was 250 ms) turned rate limiting off exactly
+   * when the machine was busiest. A Redis known to be down fails open at once, without this wait.
    */
   commandTimeoutMs?: number;
 }
@@ -36,8 +44,10 @@ const WARN_EVERY_MS = 30_000;
  * Window boundaries come from the injected clock (instances are NTP-synced; a skew of a few ms only moves
  * a handful of requests across a boundary), which keeps the adapter testable like the memory one.
  *
- * Failure policy: FAIL OPEN. If Redis is unreachable or slower than `commandTimeoutMs`, the request is
- * allowed and a warning is logged (throttled). Rate limiting protects fairness, not correctness (quotas
+ * Failure policy: FAIL OPEN on connection errors only. While the connection is down (refused, reset,
+ * reconnecting) the request is allowed at once and a warning is logged (throttled). A connected Redis is
+ * waited for up to `commandTimeoutMs` (2 s), so slowness under load never switches limiting off; only a
+ * Redis silent for that long is treated as down. Rate limiting protects fairness, not correctness (quotas
  * are enforced in the database), so an outage of Redis must not take the API down with it.
  */
 export class RedisRateLimiter implements RateLimiter {
@@ -51,12 +61,14 @@ export class RedisRateLimiter implements RateLimiter {
     this.clock = options.clock;
     this.log = options.log;
     this.prefix = options.keyPrefix ?? 'formcast:rl:';
-    const timeout = options.commandTimeoutMs ?? 250;
+    const timeout = options.commandTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     this.redis = new Redis(url, {
       commandTimeout: timeout,
       connectTimeout: 2_000,
       // One try per request: the timeout above is the whole budget; retries would multiply it.
       maxRetriesPerRequest: 1,
+      // Hits made before the first connection completes wait in ioredis's queue (within the timeout);
+      // once a connection has failed, hit() answers without queueing (see DOWN_STATES).
       // Keep reconnecting in the background, at most every 2 s, so the limiter heals by itself.
       retryStrategy: (times) => Math.min(times * 200, 2_000),
     });
@@ -70,6 +82,10 @@ export class RedisRateLimiter implements RateLimiter {
     const start = Math.floor(now / windowMs) * windowMs;
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
     let count: number;
+    if (DOWN_STATES.has(this.redis.status)) {
+      this.warn(new Error(`Redis connection ${this.redis.status}`));
+      return { allowed: true, limit, remaining: limit, resetSeconds };
+    }
     try {
       count = Number(await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}${key}:${start}`, windowMs + 1000));
     } catch (err) {

@@ -5,11 +5,16 @@ import { AppError } from '../../errors.js';
 import { BlobNotFoundError } from '../../ports/blob-store.js';
 import { checkSignature } from './signing.js';
 import { downloadFileName } from './download-url.js';
+import { hasAmbiguousParams } from './link-params.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
 
 /** GET /v1/files/:id?expires&signature — no Authorization header; the signature authorises. */
 export const downloadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
   app.get('/files/:id', {
+    // before query validation: a repeated parameter must be 403, not a 422 about its type
+    onRequest: async (request) => {
+      if (hasAmbiguousParams(request.url)) throw new AppError('DOWNLOAD_FORBIDDEN', 'This download link is invalid: a parameter is repeated or its name is encoded');
+    },
     schema: {
       tags: ['downloads'],
       summary: 'Download a rendered PDF through a signed link (no Authorization header)',

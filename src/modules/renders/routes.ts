@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { errorResponse, PageMeta } from '../../http/pagination.js';
-import { hashBody, idempotent } from '../../http/idempotency.js';
+import { hashBody, idempotent, type ReplayCodec } from '../../http/idempotency.js';
 import { createRender } from './create-render.js';
 import { deleteRender, getRender, listRenders } from './manage-renders.js';
 
@@ -46,6 +46,24 @@ const Options = Type.Object(
   { additionalProperties: false },
 );
 
+type Created = { data: { renderId: string; downloadUrl: string | null; expiresIn: number } };
+
+/**
+ * Replays of POST /renders: the stored answer has no download link (a live signature must not rest in
+ * the database); the replay signs a fresh one, as GET /renders/:id does. A render deleted since then
+ * answers RENDER_NOT_FOUND: there is no file left to link to.
+ */
+function replayWithFreshLink(deps: Deps, accountId: string): ReplayCodec {
+  return {
+    store: (body) => ({ data: { ...(body as Created).data, downloadUrl: null } }),
+    restore: async (stored) => {
+      const data = (stored as Created).data;
+      const fresh = await getRender(deps, accountId, data.renderId);
+      return { data: { ...data, downloadUrl: fresh.downloadUrl, expiresIn: fresh.expiresIn } };
+    },
+  };
+}
+
 export const renderRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
   app.post('/renders', {
     schema: {
@@ -65,7 +83,7 @@ export const renderRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
     return idempotent(deps, request, reply, 'POST /v1/renders', hashBody(request.rawBody ?? ''), async () => ({
       status: 201,
       body: { data: await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body) },
-    }));
+    }), replayWithFreshLink(deps, request.auth.accountId));
   });
 
   app.get('/renders', {

@@ -7,12 +7,24 @@ import { loadTemplate, parseAnalysis, publicField, toTemplateView, type Template
 
 // Template read and management use cases. Each is scoped by account: another tenant's id is a 404.
 
-export async function listTemplates(deps: Pick<Deps, 'db'>, accountId: string, page: number, limit: number) {
+/**
+ * Newest first (created_at desc, id desc: a total order). With `startingAfter` (a template id of this
+ * account), the list starts just after that template, so pages do not shift when templates are added.
+ */
+export async function listTemplates(deps: Pick<Deps, 'db'>, accountId: string, page: number, limit: number, startingAfter?: string) {
+  let after: { created_at: string; id: string } | undefined;
+  if (startingAfter !== undefined) {
+    after = await deps.db.selectFrom('templates').select(['created_at', 'id']).where('account_id', '=', accountId).where('id', '=', startingAfter).executeTakeFirst();
+    if (!after) throw validationError({ field: 'starting_after', expected: 'the id of one of your templates', received: JSON.stringify(startingAfter) });
+  }
   const [rows, total] = await Promise.all([
     deps.db
       .selectFrom('templates')
       .select(['id', 'name', 'description', 'file_name', 'file_size', 'field_count', 'page_count', 'is_frozen', 'version', 'created_at', 'updated_at'])
       .where('account_id', '=', accountId)
+      .$if(after !== undefined, (q) =>
+        q.where((eb) => eb.or([eb('created_at', '<', after!.created_at), eb.and([eb('created_at', '=', after!.created_at), eb('id', '<', after!.id)])])),
+      )
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)

@@ -17,11 +17,22 @@ const MULTIPART_SLACK = 256 * 1024;
  */
 export async function readUpload(request: FastifyRequest, maxBytes: number, planName: string): Promise<Upload> {
   const tooLarge = () =>
-    new AppError('FILE_TOO_LARGE', `The file exceeds the ${formatMb(maxBytes)} upload limit of the ${planName} plan`, { limitBytes: maxBytes }, { Connection: 'close' });
+    // No Connection: close here: the rest of the body is drained (bounded) by http/body-drain.ts so the
+    // client can read this answer instead of a reset.
+    new AppError('FILE_TOO_LARGE', `The file exceeds the ${formatMb(maxBytes)} upload limit of the ${planName} plan`, { limitBytes: maxBytes });
   if (!request.isMultipart()) throw new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data with a "file" part');
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge();
 
+  const reading = readParts(request, maxBytes, tooLarge);
+  // A body arriving too slowly (http/body-timeout.ts) ends the wait with 408; the abandoned read ends
+  // when the connection does.
+  const { file, fields } = request.bodyTimeout ? await untilAborted(reading, request.bodyTimeout) : await reading;
+  if (!file) throw new AppError('BAD_REQUEST', 'The multipart body has no "file" part');
+  return { ...file, fields };
+}
+
+async function readParts(request: FastifyRequest, maxBytes: number, tooLarge: () => AppError): Promise<{ file?: { bytes: Buffer; fileName: string }; fields: Record<string, string> }> {
   const fields: Record<string, string> = {};
   let file: { bytes: Buffer; fileName: string } | undefined;
   try {
@@ -32,8 +43,8 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
           part.file.resume();
           throw new AppError('BAD_REQUEST', `Unexpected file part "${part.fieldname}"; send the PDF as "file"`);
         }
-        const bytes = await part.toBuffer();
-        if (part.file.truncated) throw tooLarge();
+        const bytes = await readAtMost(part.file, maxBytes);
+        if (!bytes) throw tooLarge();
         file = { bytes, fileName: checkNoNul(part.filename || 'template.pdf', 'file') };
       } else {
         fields[part.fieldname] = String(part.value ?? '');
@@ -48,8 +59,49 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
     }
     throw new AppError('BAD_REQUEST', `The multipart body could not be read: ${(err as Error).message}`);
   }
-  if (!file) throw new AppError('BAD_REQUEST', 'The multipart body has no "file" part');
-  return { ...file, fields };
+  return { file, fields };
+}
+
+/** `work`, unless `signal` aborts first: then its reason is thrown (and `work`'s outcome ignored). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {}); // may settle after we stopped waiting
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The file part's bytes, or undefined as soon as it passes `maxBytes`. Stops at the limit: busboy's own
+ * limit only truncates, then reads (and discards) the whole rest of the body before the part ends.
+ */
+function readAtMost(file: NodeJS.ReadableStream & { truncated?: boolean }, maxBytes: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: Buffer | undefined, err?: unknown) => {
+      file.removeListener('data', onData);
+      file.removeListener('limit', onLimit);
+      file.removeListener('end', onEnd);
+      file.removeListener('error', onError);
+      if (err) reject(err);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish(undefined);
+      chunks.push(chunk);
+    };
+    const onLimit = () => finish(undefined);
+    const onEnd = () => finish(file.truncated ? undefined : Buffer.concat(chunks, size));
+    const onError = (err: unknown) => finish(undefined, err);
+    file.on('data', onData);
+    file.on('limit', onLimit);
+    file.on('end', onEnd);
+    file.on('error', onError);
+  });
 }
 
 function formatMb(bytes: number): string {

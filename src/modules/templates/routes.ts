@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import type { Deps } from '../../deps.js';
-import { errorResponse, PageMeta, PageQuery } from '../../http/pagination.js';
+import { CursorPageQuery, errorResponse, PageMeta } from '../../http/pagination.js';
 import { createTemplate } from './create-template.js';
 import { deleteTemplate, getTemplate, getTemplateSchema, listTemplates, replaceTemplateFile, updateTemplate } from './manage-templates.js';
 import { readUpload } from './read-upload.js';
@@ -57,8 +57,8 @@ export const templateRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (
   });
 
   app.get('/templates', {
-    schema: { tags: ['templates'], summary: 'List templates, newest first', querystring: PageQuery, response: { 200: Type.Object({ data: Type.Array(TemplateSchema), meta: PageMeta }) } },
-  }, async (request) => listTemplates(deps, request.auth.accountId, request.query.page, request.query.limit));
+    schema: { tags: ['templates'], summary: 'List templates, newest first', querystring: CursorPageQuery, response: { 200: Type.Object({ data: Type.Array(TemplateSchema), meta: PageMeta }), 422: errorResponse() } },
+  }, async (request) => listTemplates(deps, request.auth.accountId, request.query.page, request.query.limit, request.query.starting_after));
 
   app.get('/templates/:id', {
     schema: { tags: ['templates'], summary: 'Get a template', params: IdParams, response: { 200: Type.Object({ data: TemplateSchema }), 404: errorResponse() } },
