@@ -91,7 +91,21 @@ describe.skipIf(missing.length > 0)('text fitting on pdf-lib-built forms (needs 
     expect(linesIn(lines, total).map((l) => l.text)).toEqual(['$12,345,678.90']);
     const name = analysis.fields[0].name;
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(new RegExp(`^field "${name}": the value is shrunk to [\\d.]+ pt`));
+    expect(warnings[0]).toMatch(new RegExp(`^field "${name}": the value is drawn at [\\d.]+ pt`));
+  });
+
+  it('reports text that a box lower than the readable size forces below 6 pt', async () => {
+    const low: BoxSpec = { name: 'low', x: 50, y: 300, width: 120, height: 4, size: 11 };
+    const { warnings } = await render([low], { low: { kind: 'text', text: 'Zoe' } });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^field "low": the value is drawn at [\d.]+ pt, below the readable 6 pt/);
+  });
+
+  it('shrinks a single character that does not fit rather than leave the box empty', async () => {
+    const cell: BoxSpec = { name: 'cell', x: 50, y: 300, width: 3, height: 14, size: 12 };
+    const { lines, warnings } = await render([cell], { cell: { kind: 'text', text: 'W' } });
+    expect(linesTouching(lines, cell).map((l) => l.text)).toEqual(['W']);
+    expect(warnings[0]).toMatch(/drawn at [\d.]+ pt/);
   });
 
   it('never auto-sizes long text below 6 pt: it cuts after a whole word and says so with the schema name', async () => {

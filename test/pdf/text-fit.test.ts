@@ -56,7 +56,7 @@ describe('text-fit rules', () => {
 
   it('names the field in its warnings, cut first, shrink otherwise', () => {
     expect(fitWarning('total', [{ cut: false }])).toBeUndefined();
-    expect(fitWarning('total', [{ cut: false, shrunkTo: 3.46 }])).toBe('field "total": the value is shrunk to 3.4 pt, below the readable 6 pt, to show it whole');
+    expect(fitWarning('total', [{ cut: false, shrunkTo: 3.46 }])).toBe('field "total": the value is drawn at 3.4 pt, below the readable 6 pt, as the field is too small for it');
     expect(fitWarning('notes', [{ cut: false, shrunkTo: 4 }, { cut: true, lines: { shown: 2, total: 5 } }])).toBe(
       'field "notes": the text does not fit the field and is cut off (2 of 5 lines shown)',
     );

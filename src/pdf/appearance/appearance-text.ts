@@ -150,7 +150,9 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   const centredY = (size: number) =>
     Math.max((h - size * ASCENT) / 2, Math.min(size * DESCENT, (h - size * (ASCENT + DESCENT)) / 2 + size * DESCENT));
   /** Drawn below the readable size only to keep a number or date whole: reported. */
-  const shrunk = (size: number, start: number) => (opts.whole && size < MIN_READABLE_SIZE && size < start - 0.01 ? size : undefined);
+  // Whatever made it small (a number kept whole, a box lower than the text, a tiny /DA size), text
+  // drawn below the readable size is reported.
+  const shrunk = (size: number) => (glyphs.length > 0 && size < MIN_READABLE_SIZE - 0.01 ? size : undefined);
 
   if (opts.comb && opts.comb > 0 && !opts.multiline) {
     const cells = opts.comb;
@@ -159,9 +161,10 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     if (glyphs.length > cells) fit = { cut: true, chars: { shown: cells, total: glyphs.length } };
     const widest = Math.max(0.001, ...shown.map((g) => width([g])));
     const tallest = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP);
-    const size = fixed || Math.max(MIN_AUTO_SIZE / 2, Math.min(tallest, (cell * 0.9) / widest));
+    // A fixed size still leaves each character inside its cell (wide CJK or Hangul glyphs).
+    const size = fixed ? Math.min(fixed, (cell * 0.9) / widest) : Math.max(MIN_AUTO_SIZE / 2, Math.min(tallest, (cell * 0.9) / widest));
     // Narrow cells shrink every character (each stays whole): below the readable size, say so.
-    if (!fit.cut && !fixed && size < MIN_READABLE_SIZE && size < tallest - 0.01) fit = { cut: false, shrunkTo: size };
+    if (!fit.cut) fit = { cut: false, shrunkTo: shrunk(size) };
     const first = style.quadding === 1 ? Math.floor((cells - shown.length) / 2) : style.quadding === 2 ? cells - shown.length : 0;
     const y = centredY(size);
     shown.forEach((g, i) => {
@@ -205,7 +208,7 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     }
     const shown = lines.length ? whole(lines.length, size) : 0;
     if (shown < lines.length) fit = { cut: true, lines: { shown, total: lines.length } };
-    else fit = { cut: false, shrunkTo: shrunk(size, fixed || Math.min(MAX_AUTO_SIZE, fitHeight)) };
+    else fit = { cut: false, shrunkTo: shrunk(size) };
     const lineHeight = size * LINE_GAP;
     let y = firstY(size);
     for (const line of lines.slice(0, shown)) {
@@ -216,12 +219,14 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   } else {
     const natural = width(glyphs);
     const heightSize = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP + 1);
-    const { size, cut } = fitLineSize(natural, innerW, heightSize, fixed, !!opts.whole);
+    let { size, cut } = fitLineSize(natural, innerW, heightSize, fixed, !!opts.whole);
     let shown = glyphs;
     if (cut) {
       shown = cutToWidth(glyphs, innerW / size, width, (g) => g.ch === ' ');
-      fit = { cut: true, chars: { shown: shown.length, total: glyphs.length } };
-    } else fit = { cut: false, shrunkTo: shrunk(size, fixed || heightSize) };
+      // Not even the first character fits: an empty box says nothing, so shrink it whole instead.
+      if (shown.length === 0) [shown, size, cut] = [glyphs, innerW / natural, false];
+    }
+    fit = cut ? { cut: true, chars: { shown: shown.length, total: glyphs.length } } : { cut: false, shrunkTo: shrunk(size) };
     const x = alignX(quaddingFor(style.quadding, shown), width(shown) * size, w, padX);
     const y = centredY(size);
     if (shown.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(shown, size, names)}`);

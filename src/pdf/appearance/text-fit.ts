@@ -10,7 +10,7 @@ export const MIN_READABLE_SIZE = 6;
 export interface TextFit {
   /** characters or lines were left out */
   cut: boolean;
-  /** drawn at this size (pt), below MIN_READABLE_SIZE, to keep a number or date whole */
+  /** drawn at this size (pt), below MIN_READABLE_SIZE (a number kept whole, a small box or /DA size) */
   shrunkTo?: number;
   /** text cut: characters shown / characters in the value (single line, comb) */
   chars?: { shown: number; total: number };
@@ -88,7 +88,7 @@ export function fitWarning(label: string, fits: TextFit[]): string | undefined {
   const sizes = fits.map((f) => f.shrunkTo).filter((s): s is number => s !== undefined);
   if (sizes.length) {
     const size = Math.floor(Math.min(...sizes) * 10) / 10;
-    return `field "${label}": the value is shrunk to ${size} pt, below the readable ${MIN_READABLE_SIZE} pt, to show it whole`;
+    return `field "${label}": the value is drawn at ${size} pt, below the readable ${MIN_READABLE_SIZE} pt, as the field is too small for it`;
   }
   return undefined;
 }
