@@ -41,7 +41,10 @@ export function generateData(fields: AnalysedField[]): GeneratedData {
   const data: Record<string, unknown> = {};
   const skipped: string[] = [];
   fields.forEach((field, i) => {
-    if (field.pdfMeta.readOnly) return void skipped.push(`${field.name} (read-only)`);
+    if (field.pdfMeta.readOnly) {
+      skipped.push(`${field.name} (read-only)`);
+      return;
+    }
     const options = field.options ?? [];
     switch (field.type) {
       case 'text':

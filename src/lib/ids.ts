@@ -15,7 +15,7 @@ export function newId(prefix: IdPrefix): string {
   if (ms <= lastMs && lastRand < RAND_MAX) {
     rand = lastRand + 1n;
   } else {
-    rand = BigInt('0x' + randomBytes(6).toString('hex')) >> 1n; // leave headroom to count up
+    rand = BigInt(`0x${randomBytes(6).toString('hex')}`) >> 1n; // leave headroom to count up
   }
   lastMs = Math.max(ms, lastMs);
   lastRand = rand;

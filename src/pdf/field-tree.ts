@@ -1,7 +1,7 @@
 // Groups widget annotations into terminal fields, cycle-safe and bounded. Fields come from the
 // /AcroForm /Fields tree first, then from widgets that only pages' /Annots still reference
 // (damaged re-saves drop parts of /Fields but keep the widgets on the pages).
-import { type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
+import type { PDFContext, PDFDict, PDFObject } from '@cantoo/pdf-lib';
 import type { AnalyseLimits } from './limits.js';
 import type { PageNode } from './pages.js';
 import { asDict, get, getArray, getDict, hasKey, pdfName, textOf } from './pdf-objects.js';

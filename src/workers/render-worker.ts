@@ -6,6 +6,7 @@ import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
 import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type FillReply, type JobMessage, type WorkerMessage } from './protocol.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Handler = (...args: any[]) => Promise<unknown>;
 
 /** A fill sent without bytes whose template this worker does not hold (any more). */

@@ -3,6 +3,7 @@
 // explode, which the guarded engine is not supposed to let through.
 import { PdfEngineError } from '../pdf/types.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Job = (...args: any[]) => Promise<unknown>;
 
 export const testJobs: Record<string, Job> = {

@@ -93,9 +93,9 @@ export async function pdftotextLines(path: string, page = 1): Promise<TextLine[]
   const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', '-bbox-layout', '-f', String(page), '-l', String(page), path, '-'], { maxBuffer: MAX_BUFFER });
   const lines: TextLine[] = [];
   const attr = (tag: string, name: string) => Number(new RegExp(`${name}="([-\\d.]+)"`).exec(tag)![1]);
-  const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  const unescapeXml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
   for (const m of stdout.matchAll(/<line ([^>]*)>([\s\S]*?)<\/line>/g)) {
-    const words = [...m[2].matchAll(/<word [^>]*>([\s\S]*?)<\/word>/g)].map((w) => unescape(w[1]));
+    const words = [...m[2].matchAll(/<word [^>]*>([\s\S]*?)<\/word>/g)].map((w) => unescapeXml(w[1]));
     lines.push({ text: words.join(' '), xMin: attr(m[1], 'xMin'), yMin: attr(m[1], 'yMin'), xMax: attr(m[1], 'xMax'), yMax: attr(m[1], 'yMax') });
   }
   return lines;

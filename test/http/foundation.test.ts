@@ -22,7 +22,7 @@ for (const db of DATABASES) {
     });
 
     it('answers UNAUTHORIZED for a malformed or unknown key', async () => {
-      for (const header of ['Basic abc', 'Bearer', 'Bearer fc_live_nope', 'Bearer ' + 'x'.repeat(5000)]) {
+      for (const header of ['Basic abc', 'Bearer', 'Bearer fc_live_nope', `Bearer ${'x'.repeat(5000)}`]) {
         const res = await api(s).get('/v1/renders/usage', { authorization: header });
         expect(res.status, header.slice(0, 20)).toBe(401);
         expect(res.json.error.code).toBe('UNAUTHORIZED');

@@ -142,7 +142,7 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
   });
 
   it('answers JSON nested 10,000 deep without harm', async () => {
-    const deep = '{"templateId":"tpl_x","data":{"a":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}}';
+    const deep = `{"templateId":"tpl_x","data":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
     const res = await api(s, s.a).post('/v1/renders', deep);
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('BAD_REQUEST');

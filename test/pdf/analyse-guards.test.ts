@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, type PDFContext, type PDFPage } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef, type PDFContext, type PDFPage } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { PdfEngineError } from '../../src/pdf/types.js';
@@ -180,7 +180,7 @@ describe('analyse() guards', () => {
 
   it('bounds parse time on junk that makes the parser rescan the file', async () => {
     // Every unclosed object sends pdf-lib's recovery to the end of the file: quadratic time.
-    const junk = new TextEncoder().encode('%PDF-1.7\n' + '1 0 obj\n<< /A (x\n'.repeat(20_000));
+    const junk = new TextEncoder().encode(`%PDF-1.7\n${'1 0 obj\n<< /A (x\n'.repeat(20_000)}`);
     const started = performance.now();
     const err = await rejection(analyse(junk, { maxParseMs: 300 }));
     expect(err.code).toBe('PDF_LIMIT');

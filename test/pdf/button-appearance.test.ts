@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFArray } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName, type PDFNumber, PDFArray } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';

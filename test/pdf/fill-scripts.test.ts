@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
-import { PDFDict, PDFDocument, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName, type PDFRawStream } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';

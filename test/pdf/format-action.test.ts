@@ -51,6 +51,6 @@ describe('parseFormatAction', () => {
     expect(parseFormatAction('AFNumber_Keystroke(2, 0, 0, 0, "", true);')).toBeUndefined();
     expect(parseFormatAction('AFDate_FormatEx(someVariable)')).toBeUndefined();
     expect(parseFormatAction('AFDate_FormatEx("unterminated')).toBeUndefined();
-    expect(parseFormatAction('AFNumber_Format(' + '1,'.repeat(10_000))).toBeUndefined();
+    expect(parseFormatAction(`AFNumber_Format(${'1,'.repeat(10_000)}`)).toBeUndefined();
   });
 });

@@ -37,6 +37,7 @@ describe('pool isolation', () => {
 
   // A roomy time budget here: on a loaded machine, filling 400 MB can take seconds.
   const roomy = new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 400, maxQueue: 8, testJobs: true, onWorkerLost: (e) => lost.push(e) });
+  // biome-ignore lint/suspicious/noDuplicateTestHooks: this pool is made for the tests below; closing it beside its definition keeps the pair together
   afterAll(() => roomy.close());
 
   it('stops a job whose ArrayBuffers outgrow the memory budget (which a worker heap limit cannot see)', async () => {

@@ -5,6 +5,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely
 
 const migrations: Record<string, Migration> = {
   '0001_initial': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('accounts')

@@ -2,7 +2,7 @@
 // filling means picking the right on-state name ("Yes", "1", "On", an /Opt index "0", or a
 // Shift-JIS byte string) from the widget's own /AP /N and writing that very name object to /V and
 // /AS. We never build a state name from caller text. Widgets without appearances get generated ones.
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRef, PDFStream } from '@cantoo/pdf-lib';
+import { PDFArray, type PDFDict, PDFName, PDFNumber, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { brokenOnAppearance } from './appearance-check.js';
 import { formXObject, frameOps, num, widgetBox, type WidgetBox } from './appearance-stream.js';
 import type { RawField } from '../field-tree.js';
@@ -98,7 +98,7 @@ function reusableOff(normal: PDFDict, box: WidgetBox): PDFRef | undefined {
   const b = nums(bbox);
   const m = nums(matrix);
   const near = (p: number, q: number) => Math.abs(p - q) < 0.5;
-  if (!b || b.length !== 4 || !near(b[0], 0) || !near(b[1], 0) || !near(b[2], box.width) || !near(b[3], box.height)) return undefined;
+  if (b?.length !== 4 || !near(b[0], 0) || !near(b[1], 0) || !near(b[2], box.width) || !near(b[3], box.height)) return undefined;
   if (m && !(m.length === 6 && [1, 0, 0, 1, 0, 0].every((v, i) => near(m[i], v)))) return undefined;
   return ref;
 }

@@ -1,7 +1,7 @@
 // Judges a button's existing on-appearance: does it draw a visible mark in every viewer? Viewers
 // draw an appearance stream with its own /Resources only (never /AcroForm /DR), so a mark shown
 // with a font the stream does not carry is invisible in poppler and a stray glyph elsewhere.
-import { PDFDict, PDFName, PDFNumber, PDFRawStream, PDFStream, decodePDFRawStream } from '@cantoo/pdf-lib';
+import { PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFStream, decodePDFRawStream } from '@cantoo/pdf-lib';
 import { N, getDict } from '../fill-objects.js';
 
 /** Larger appearance streams are not checked (a check mark is a few hundred bytes). */

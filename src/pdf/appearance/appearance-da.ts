@@ -1,6 +1,6 @@
 // The variable-text attributes of a field: /DA (font, size, colour), /Q (alignment), looked up
 // on the widget, then the field's /Parent chain, then /AcroForm, as viewers do.
-import { PDFDict, PDFHexString, PDFNumber, PDFString, type PDFFont, type StandardFonts } from '@cantoo/pdf-lib';
+import { type PDFDict, PDFHexString, PDFNumber, PDFString, type PDFFont, type StandardFonts } from '@cantoo/pdf-lib';
 import { getDict, getName, inherited, resolve } from '../fill-objects.js';
 import { standardFaceFor, type FontSet } from './fonts.js';
 

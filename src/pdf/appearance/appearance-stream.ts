@@ -52,7 +52,7 @@ export function widgetBox(widget: PDFDict): Readonly<WidgetBox> | undefined {
 
 function computeBox(widget: PDFDict): WidgetBox | undefined {
   const r = getNumbers(widget, 'Rect');
-  if (!r || r.length !== 4) return undefined;
+  if (r?.length !== 4) return undefined;
   const w = Math.abs(r[2] - r[0]);
   const h = Math.abs(r[3] - r[1]);
   if (!(w > 0 && h > 0)) return undefined;

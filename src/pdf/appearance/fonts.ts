@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fontkit from '@cantoo/fontkit';
-import { PDFDocument, PDFFont, StandardFonts } from '@cantoo/pdf-lib';
+import { type PDFDocument, type PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
 import { mirrored, resolveLevels } from './bidi.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';

@@ -41,6 +41,7 @@ export interface LayoutUnit {
 }
 
 /** Scripts and marks that need real shaping (reordering, joining, mark positioning). */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: a set of single code points (marks, ZWNJ/ZWJ), tested one at a time
 const NEEDS_SHAPING = /[\p{M}\u0590-\u08ff\u0900-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u200c\u200d\ufb1d-\ufdff\ufe70-\ufefc]/u;
 /** A cluster never ends before these (they attach to what precedes them) ... */
 const ATTACHES = /^[\p{M}\u200c\u200d]/u;

@@ -3,7 +3,7 @@
 // only a page's /Annots reaches (the analyser finds them by walking /Parent upwards), and some
 // producers list kid widgets in /Fields instead of their parent field. Done once, at prepare time.
 // Names do not change: a field's name is its /Parent chain's /T entries, which we keep as they are.
-import { PDFArray, PDFDict, PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, type PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import type { RawField } from '../field-tree.js';
 import { MAX_FIELD_DEPTH, N, getArray, getDict } from '../fill-objects.js';
 

@@ -56,7 +56,7 @@ function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: 
   if (!ap || !rect || rect.length !== 4) return;
   const { stream } = ap;
   const bbox = getNumbers(stream.dict, 'BBox');
-  if (!bbox || bbox.length !== 4) return;
+  if (bbox?.length !== 4) return;
   const m = getNumbers(stream.dict, 'Matrix');
   const matrix = (m && m.length === 6 ? m : [1, 0, 0, 1, 0, 0]) as Matrix;
   const cm = placement(rect, bbox, matrix);

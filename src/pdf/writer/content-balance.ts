@@ -93,5 +93,5 @@ export function composeBalances(parts: Balance[]): Balance {
  */
 export function enclosing(b: Balance): { before: string; after: string } {
   const saves = 1 - b.min;
-  return { before: 'q\n'.repeat(saves), after: '\nQ'.repeat(saves + b.net) + '\n' };
+  return { before: 'q\n'.repeat(saves), after: `${'\nQ'.repeat(saves + b.net)}\n` };
 }

@@ -2,7 +2,7 @@
 // content enclosed in balanced q ... Q once (content-balance.ts), so a stray CTM, colour or
 // unbalanced save/restore left by the page cannot shift ours or make a viewer drop the page, and
 // our resources get names no page can already use.
-import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFArray, type PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import { BALANCED, composeBalances, contentBalance, enclosing, type Balance } from './content-balance.js';
 import { N, getDict, resolve, MAX_FIELD_DEPTH } from '../fill-objects.js';
 

@@ -211,6 +211,7 @@ describe('formatNumberValue with AFPercent_Format and the locale', () => {
   });
   it('formats 1234.5 in en-US as 1,234.5 and keeps all digits sent', () => {
     expect(text(formatNumberValue(1234.5, undefined, 'en-US'))).toBe('1,234.5');
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: a long decimal sent as data, not meant as π
     expect(text(formatNumberValue(3.14159265358979, undefined, 'en-US'))).toBe('3.14159265358979');
   });
   it('writes a negative in sv-SE with an ASCII minus, not U+2212', () => {

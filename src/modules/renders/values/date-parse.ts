@@ -177,7 +177,9 @@ function parseLocaleShort(input: string, locale: string): DateParseResult {
   }
   const { order } = localeDateShape(locale);
   const parts: Record<string, string> = {};
-  order.forEach((type, i) => (parts[type] = groups[i]));
+  order.forEach((type, i) => {
+    parts[type] = groups[i];
+  });
   const y = parts.year;
   if (y.length !== 4 && y.length !== 2) return { ok: false, reason: 'year must have 2 or 4 digits' };
   if (parts.day.length > 2 || parts.month.length > 2) return { ok: false, reason: 'not a date' };
