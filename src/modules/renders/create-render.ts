@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { PdfEngineError } from '../../pdf/types.js';
-import { EngineBusyError } from '../../errors.js';
+import { EngineBusyError, EngineCrashedError } from '../../errors.js';
 import type { PlanName } from '../accounts/plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { countRendersThisMonth } from '../accounts/usage.js';
@@ -97,8 +97,8 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     file = result.chunks ?? [result.bytes]; // a pool engine's base + update, written without joining them
     warnings.push(...result.warnings);
   } catch (err) {
-    if (err instanceof EngineBusyError) {
-      await dropReservation(); // the client retries on 503 + Retry-After
+    if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
+      await dropReservation(); // a server fault, not the template's: the client retries on 503 + Retry-After
       throw err;
     }
     const message = err instanceof PdfEngineError ? err.message : 'The template could not be generated';
