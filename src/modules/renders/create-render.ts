@@ -48,7 +48,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     await lockAccount(trx, deps.dbKind, account.id);
     // A reservation whose process died (a crash cut the request) no longer counts: a client retrying
     // it is not charged twice.
-    await failDeadRenders(deps, trx, account.id);
+    await failDeadRenders(deps, trx, { accountId: account.id, month });
     const used = await countRendersThisMonth(trx, account.id, month);
     if (used >= plan.rendersPerMonth) {
       throw new AppError('RENDER_LIMIT_REACHED', `Monthly render limit reached: ${used}/${plan.rendersPerMonth} renders used in ${month} on the ${plan.name} plan`, { used, limit: plan.rendersPerMonth }, { 'Retry-After': String(secondsToNextMonth(started)) });
