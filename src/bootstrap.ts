@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { openDatabase } from './adapters/db/database.js';
+import { heartbeatTtlMs, startHeartbeat } from './adapters/db/instances.js';
 import { FsBlobStore } from './adapters/blob/fs-blob-store.js';
 import { MemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js';
 import { createPoolEngine } from './adapters/engine/pool-engine.js';
@@ -26,6 +27,10 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
   mkdirSync(config.dataDir, { recursive: true });
   const dbHandle = await openDatabase(config.database, (err) => log.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
   const clock = overrides.clock ?? systemClock;
+  // Registered first and removed last: while this process may hold work, it is seen alive.
+  const heartbeat = await startHeartbeat(dbHandle.db, clock, heartbeatTtlMs(config.limits.renderTimeoutMs), (err) =>
+    log.warn({ err }, 'instance heartbeat failed'),
+  );
   // Adapters of optional services are loaded only when configured (the AWS SDK and ioredis weigh
   // ~10 MB of RSS in a process that does not use them).
   const blobs: BlobStore =
@@ -64,10 +69,12 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
     signingKey,
     log,
     metrics: overrides.metrics ?? new PromMetrics(engine),
+    instanceId: heartbeat.id,
     async close() {
       await engine.close?.();
       await rateLimiter.close?.();
       await blobs.close?.();
+      await heartbeat.stop();
       await dbHandle.close();
     },
   };

@@ -22,4 +22,6 @@ export interface Deps {
   signingKey: Buffer;
   log: Logger;
   metrics: Metrics;
+  /** this server process in the `instances` liveness table (see adapters/db/instances.ts) */
+  instanceId: string;
 }

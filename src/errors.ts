@@ -89,3 +89,15 @@ export class EngineBusyError extends Error {
     this.name = 'EngineBusyError';
   }
 }
+
+/**
+ * The render worker running a job died twice, killed by something other than our own time or memory
+ * budget (the kernel's OOM killer, an operator's kill -9, a crash). A server fault, not the input's:
+ * the HTTP layer answers 503 with Retry-After.
+ */
+export class EngineCrashedError extends Error {
+  constructor(readonly retryAfterSeconds = 5) {
+    super('the render worker stopped unexpectedly twice; try again shortly');
+    this.name = 'EngineCrashedError';
+  }
+}

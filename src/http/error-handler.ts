@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, DataValidationError, ERROR_STATUS, EngineBusyError, type ErrorCode } from '../errors.js';
+import { AppError, DataValidationError, ERROR_STATUS, EngineBusyError, EngineCrashedError, type ErrorCode } from '../errors.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
 
@@ -77,6 +77,9 @@ function toAppError(err: unknown): AppError | undefined {
   }
   if (err instanceof EngineBusyError) {
     return new AppError('SERVICE_UNAVAILABLE', 'All render workers are busy; retry shortly', undefined, { 'Retry-After': String(err.retryAfterSeconds) });
+  }
+  if (err instanceof EngineCrashedError) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The render worker stopped unexpectedly; retry shortly', undefined, { 'Retry-After': String(err.retryAfterSeconds) });
   }
   if (isDatabaseUnavailable(err)) {
     return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', undefined, { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) });

@@ -2,11 +2,15 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
+import { isAlive } from '../adapters/db/instances.js';
 
 // Idempotency-Key with Stripe's semantics on POST /v1/renders and POST /v1/templates: the same key and the
 // same body replay the first successful answer (no second quota charge); the same key with another body
 // is IDEMPOTENCY_KEY_REUSED; a retry while the first is still running is IDEMPOTENCY_KEY_IN_USE. Only
 // successes are remembered: after an error the client may retry with the same key. Keys live 24 hours.
+// A key in progress records the instance (server process) running it: when that process has died (crash,
+// kill -9), nobody will finish or release the key, so a retry takes it over as soon as the process's
+// liveness row expires (see adapters/db/instances.ts) instead of answering IN_USE for 24 hours.
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -33,7 +37,7 @@ export interface ReplayCodec {
 const PLAIN: ReplayCodec = { store: (body) => body, restore: async (stored) => stored };
 
 export async function idempotent(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'instanceId'>,
   request: FastifyRequest,
   reply: FastifyReply,
   route: string,
@@ -63,7 +67,7 @@ export async function idempotent(
     .execute();
   const inserted = await deps.db
     .insertInto('idempotency_keys')
-    .values({ ...where, body_hash: bodyHash, status_code: null, response: null, created_at: now.toISOString() })
+    .values({ ...where, body_hash: bodyHash, status_code: null, response: null, created_at: now.toISOString(), owner: deps.instanceId })
     .onConflict((oc) => oc.columns(['account_id', 'key', 'route']).doNothing())
     .executeTakeFirst();
 
@@ -77,7 +81,9 @@ export async function idempotent(
       const stored: unknown = typeof prior.response === 'string' ? JSON.parse(prior.response) : prior.response;
       return reply.status(prior.status_code).send(await codec.restore(stored));
     }
-    throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly', undefined, { 'Retry-After': '1' });
+    if (!prior || !(await takeOver(deps, where, prior.owner))) {
+      throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly', undefined, { 'Retry-After': '1' });
+    }
   }
 
   let result: { status: number; body: unknown };
@@ -95,4 +101,22 @@ export async function idempotent(
     .where('route', '=', route)
     .execute();
   return reply.status(result.status).send(result.body);
+}
+
+/**
+ * Takes over a key left in progress by a dead instance; false while its owner lives (or another retry
+ * took it first). Rows written before owners were recorded (NULL) keep waiting for their 24 hours.
+ */
+async function takeOver(deps: Pick<Deps, 'db' | 'clock' | 'instanceId'>, where: { account_id: string; key: string; route: string }, owner: string | null): Promise<boolean> {
+  if (owner === null || (await isAlive(deps, owner))) return false;
+  const res = await deps.db
+    .updateTable('idempotency_keys')
+    .set({ owner: deps.instanceId, created_at: deps.clock.now().toISOString() })
+    .where('account_id', '=', where.account_id)
+    .where('key', '=', where.key)
+    .where('route', '=', where.route)
+    .where('status_code', 'is', null)
+    .where('owner', '=', owner)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }

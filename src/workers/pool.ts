@@ -15,9 +15,9 @@ import os from 'node:os';
 import { PdfEngineError } from '../pdf/types.js';
 import { rssMb } from './memory.js';
 import { workerScript } from './worker-script.js';
-import { ENV_MEMORY_MB, ENV_TEMPLATE_CACHE_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
+import { ENV_MEMORY_MB, ENV_TEMPLATE_CACHE_MB, ENV_TEST_HOLD_DIR, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
 
-import { EngineBusyError } from '../errors.js';
+import { EngineBusyError, EngineCrashedError } from '../errors.js';
 
 export interface PoolOptions {
   /** Worker processes (started on demand, then kept). */
@@ -32,6 +32,8 @@ export interface PoolOptions {
   onWorkerLost?: (event: { pid?: number; reason: StopReason; kind?: JobKind; rssMb?: number }) => void;
   /** @internal Tests only: lets workers run the hostile jobs of test-jobs.ts. */
   testJobs?: boolean;
+  /** @internal Tests only (with testJobs): every job waits for the test to release it (see holdJob). */
+  testHoldDir?: string;
 }
 
 export interface PoolStats {
@@ -56,6 +58,8 @@ interface Job {
   cache?: RunOptions;
   /** the job went out without its bytes (the worker was thought to hold them) */
   withoutBytes?: boolean;
+  /** already sent again once after its worker was killed from outside */
+  retried?: boolean;
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
@@ -184,6 +188,7 @@ export class WorkerPool {
         ...process.env,
         [ENV_MEMORY_MB]: String(this.opts.maxMemoryMb),
         [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '',
+        [ENV_TEST_HOLD_DIR]: this.opts.testJobs ? (this.opts.testHoldDir ?? '') : '',
         // Prepared templates stay well inside the worker's memory budget (unless the operator says otherwise).
         [ENV_TEMPLATE_CACHE_MB]: process.env[ENV_TEMPLATE_CACHE_MB] || String(Math.floor(this.opts.maxMemoryMb / 4)),
       },
@@ -248,7 +253,7 @@ export class WorkerPool {
     const args = withoutBytes && job.cache ? job.args.map((a, i) => (job.cache!.cachedArgs.includes(i) ? null : a)) : job.args;
     const msg: JobMessage = { id: job.id, kind: job.kind, args };
     w.child.send(msg, (err) => {
-      if (err && w.job === job) this.stop(w, 'crash');
+      if (err && w.job === job) this.crashed(w);
     });
   }
 
@@ -283,13 +288,34 @@ export class WorkerPool {
     this.remove(w, true);
   }
 
+  /**
+   * The worker died while holding a job, and not by our hand (stop() marks a worker dead before it
+   * kills it): the kernel's OOM killer, an operator's kill -9, a crash. Nothing says the input is at
+   * fault, so the job runs once more on a fresh worker; a second death is answered as a server fault
+   * (EngineCrashedError, 503), never as RENDER_FAILED / INVALID_PDF.
+   */
+  private crashed(w: Worker): void {
+    if (w.dead) return;
+    w.dead = true;
+    const job = this.settle(w);
+    w.child.kill('SIGKILL'); // already gone, or its pipe is broken: make sure
+    this.lost.crash++;
+    this.opts.onWorkerLost?.({ pid: w.child.pid, reason: 'crash', kind: job?.kind });
+    if (job && !job.retried) {
+      job.retried = true;
+      this.queue.unshift(job); // first in line for the replacement worker
+    } else job?.reject(new EngineCrashedError());
+    this.remove(w, true);
+  }
+
   /** The process exited or could not start. */
   private gone(w: Worker, code: number | null, signal: NodeJS.Signals | null): void {
     if (w.dead || this.closed) return void (w.dead = true);
     if (!w.ready) this.startFailures++;
     // V8 aborts (SIGABRT) when --max-old-space-size is reached; our own sampler exits with its code.
     const reason: StopReason = signal === 'SIGABRT' || code === 134 || code === EXIT_OVER_MEMORY ? 'memory' : 'crash';
-    if (w.job || w.ready) this.stop(w, reason);
+    if (reason === 'crash' && w.job) this.crashed(w);
+    else if (w.job || w.ready) this.stop(w, reason);
     else {
       w.dead = true;
       this.remove(w, false);

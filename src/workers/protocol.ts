@@ -44,5 +44,7 @@ export const EXIT_OVER_MEMORY = 71;
 /** Env vars the pool sets for its workers. */
 export const ENV_MEMORY_MB = 'FORMCAST_WORKER_MEMORY_MB';
 export const ENV_TEST_JOBS = 'FORMCAST_WORKER_TEST_JOBS';
+/** Tests only (with test jobs): each job first writes `<dir>/<pid>` and waits until the test removes it. */
+export const ENV_TEST_HOLD_DIR = 'FORMCAST_WORKER_TEST_HOLD_DIR';
 /** Memory budget of a worker's prepared-template cache, MiB (read by src/pdf/fill/fill.ts). */
 export const ENV_TEMPLATE_CACHE_MB = 'FORMCAST_TEMPLATE_CACHE_MB';

@@ -4,7 +4,7 @@
 import { analyse } from '../pdf/analysis/analyse.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
-import { ENV_MEMORY_MB, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type FillReply, type JobMessage, type WorkerMessage } from './protocol.js';
+import { ENV_MEMORY_MB, ENV_TEST_HOLD_DIR, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type FillReply, type JobMessage, type WorkerMessage } from './protocol.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Handler = (...args: any[]) => Promise<unknown>;
@@ -29,7 +29,13 @@ const handlers: Record<string, Handler> = {
   analyse: (bytes: Uint8Array, limits?: { maxPages?: number; maxFields?: number }) => analyse(bytes, limits),
   fill: fill as Handler,
 };
-if (process.env[ENV_TEST_JOBS] === '1') Object.assign(handlers, (await import('./test-jobs.js')).testJobs);
+let hold: (() => Promise<void>) | undefined;
+if (process.env[ENV_TEST_JOBS] === '1') {
+  const tests = await import('./test-jobs.js');
+  Object.assign(handlers, tests.testJobs);
+  const dir = process.env[ENV_TEST_HOLD_DIR];
+  if (dir) hold = () => tests.holdJob(dir);
+}
 
 const send = (msg: WorkerMessage, then?: () => void) => process.send!(msg, undefined, undefined, () => then?.());
 
@@ -41,6 +47,7 @@ async function run(job: JobMessage): Promise<void> {
   const handler = handlers[job.kind];
   try {
     if (!handler) throw new Error(`unknown job kind "${job.kind}"`);
+    await hold?.();
     send({ type: 'done', id: job.id, value: await handler(...job.args) });
   } catch (err) {
     if (err instanceof CacheMiss) {

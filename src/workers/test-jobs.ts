@@ -1,7 +1,19 @@
 // Hostile jobs for the pool's own tests: loaded by a worker only when the pool was created with
 // `testJobs: true` (internal option, never set by the service). They stand in for PDFs that hang or
 // explode, which the guarded engine is not supposed to let through.
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { PdfEngineError } from '../pdf/types.js';
+
+/**
+ * Holds a job before it runs: announces this worker's pid as `<dir>/<pid>` and waits until the test
+ * deletes that file. A test can then kill the worker while it is known to hold a job, with no timing luck.
+ */
+export async function holdJob(dir: string): Promise<void> {
+  const file = path.join(dir, String(process.pid));
+  writeFileSync(file, String(process.pid));
+  while (existsSync(file)) await new Promise((r) => setTimeout(r, 20));
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Job = (...args: any[]) => Promise<unknown>;

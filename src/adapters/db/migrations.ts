@@ -91,6 +91,23 @@ const migrations: Record<string, Migration> = {
       void sql;
     },
   },
+  // Liveness of server processes, so work cut by a crash is recognised at once instead of by its age:
+  // each process renews its row in `instances`; renders and idempotency keys record the process
+  // (`owner`) working on them. NULL owner = written before this migration (judged by age, as before).
+  '0002_instances': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('instances')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.alterTable('renders').addColumn('owner', 'text').execute();
+      await db.schema.alterTable('idempotency_keys').addColumn('owner', 'text').execute();
+      // the recovery of pending renders looks them up by status every minute
+      await db.schema.createIndex('renders_status_created').on('renders').columns(['status', 'created_at']).execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

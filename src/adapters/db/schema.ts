@@ -61,6 +61,8 @@ export interface RendersTable {
   expires_at: string;
   /** set when deleted by the user or swept by retention: the row stays as a quota tombstone */
   deleted_at: string | null;
+  /** instance (server process) that reserved it; see instances.ts. NULL for older rows. */
+  owner: string | null;
 }
 
 export interface LeasesTable {
@@ -77,6 +79,14 @@ export interface IdempotencyTable {
   status_code: number | null;
   response: string | null;
   created_at: string;
+  /** instance running the first request while it is in progress; NULL for older rows */
+  owner: string | null;
+}
+
+export interface InstancesTable {
+  id: string;
+  /** the process is alive until then; it renews the row well before */
+  expires_at: string;
 }
 
 export interface Database {
@@ -86,6 +96,7 @@ export interface Database {
   renders: RendersTable;
   leases: LeasesTable;
   idempotency_keys: IdempotencyTable;
+  instances: InstancesTable;
 }
 
 export type { Generated };

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { PdfEngineError } from '../../pdf/types.js';
-import { EngineBusyError } from '../../errors.js';
+import { EngineBusyError, EngineCrashedError } from '../../errors.js';
 import type { PlanName } from '../accounts/plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { countRendersThisMonth } from '../accounts/usage.js';
@@ -10,6 +10,7 @@ import { downloadUrlFor } from '../downloads/download-url.js';
 import { loadTemplate, parseAnalysis } from '../templates/template-view.js';
 import { loadTemplateBytes } from '../templates/template-files.js';
 import { validateData } from './values/validate-data.js';
+import { failDeadRenders } from './dead-renders.js';
 import { resolveWatermark } from './watermark-rule.js';
 
 export interface RenderOptions {
@@ -45,6 +46,9 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   const id = newId('rnd');
   await deps.db.transaction().execute(async (trx) => {
     await lockAccount(trx, deps.dbKind, account.id);
+    // A reservation whose process died (a crash cut the request) no longer counts: a client retrying
+    // it is not charged twice.
+    await failDeadRenders(deps, trx, { accountId: account.id, month });
     const used = await countRendersThisMonth(trx, account.id, month);
     if (used >= plan.rendersPerMonth) {
       throw new AppError('RENDER_LIMIT_REACHED', `Monthly render limit reached: ${used}/${plan.rendersPerMonth} renders used in ${month} on the ${plan.name} plan`, { used, limit: plan.rendersPerMonth }, { 'Retry-After': String(secondsToNextMonth(started)) });
@@ -68,6 +72,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
         created_at: started.toISOString(),
         expires_at: new Date(started.getTime() + plan.retentionDays * DAY_MS).toISOString(),
         deleted_at: null,
+        owner: deps.instanceId,
       })
       .execute();
   });
@@ -97,8 +102,8 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     file = result.chunks ?? [result.bytes]; // a pool engine's base + update, written without joining them
     warnings.push(...result.warnings);
   } catch (err) {
-    if (err instanceof EngineBusyError) {
-      await dropReservation(); // the client retries on 503 + Retry-After
+    if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
+      await dropReservation(); // a server fault, not the template's: the client retries on 503 + Retry-After
       throw err;
     }
     const message = err instanceof PdfEngineError ? err.message : 'The template could not be generated';

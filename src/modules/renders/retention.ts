@@ -2,11 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { IDEMPOTENCY_TTL_MS } from '../../http/idempotency.js';
 import { sweepOrphanBlobs } from './orphans.js';
+import { failDeadRenders, INTERRUPTED } from './dead-renders.js';
 
 // The retention sweeper: removes the files (and hides the records) of renders past `expires_at`, fails
 // renders left pending by a crash, purges old tombstones and orphan files. Any instance may run it; a
 // lease row in the database makes sure one sweep runs at a time across instances. Everything it needs is
 // in the database, so it survives restarts: a render is never removed before its own expires_at.
+// The lease is held only while a sweep runs (and released on shutdown), so a restarted instance sweeps
+// at once. Renders left pending by a dead process are recovered by their own, faster loop (every
+// minute at most, whatever SWEEP_INTERVAL_MS): they hold quota until then.
 
 const LEASE = 'retention-sweeper';
 const BATCH = 500;
@@ -18,7 +22,10 @@ export interface SweepResult {
   orphans: number;
 }
 
-type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log'>;
+type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'instanceId'>;
+
+/** Longest wait between two recoveries of renders left pending by a dead process. */
+export const RECOVER_EVERY_MS = 60_000;
 
 export async function acquireLease(deps: Pick<Deps, 'db' | 'clock'>, name: string, holder: string, ttlMs: number): Promise<boolean> {
   const now = deps.clock.now();
@@ -34,6 +41,11 @@ export async function acquireLease(deps: Pick<Deps, 'db' | 'clock'>, name: strin
   return Number(res.numUpdatedRows) === 1;
 }
 
+/** Gives the lease up if `holder` has it, so the next sweep (here or elsewhere) need not wait for it to expire. */
+export async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string): Promise<void> {
+  await deps.db.updateTable('leases').set({ holder: '', expires_at: '' }).where('name', '=', name).where('holder', '=', holder).execute();
+}
+
 /**
  * A render still pending after this long belongs to a process that died. The pool's budget starts when a
  * worker takes the job, and a job may first wait behind a full queue (8 per worker, each at most the
@@ -45,6 +57,14 @@ export function staleAfterMs(deps: Pick<Deps, 'config'>): number {
 
 export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise<SweepResult | null> {
   if (!(await acquireLease(deps, LEASE, holder, 5 * 60_000))) return null;
+  try {
+    return await sweepLeased(deps);
+  } finally {
+    await releaseLease(deps, LEASE, holder).catch((err) => deps.log.warn({ err }, 'could not release the sweeper lease'));
+  }
+}
+
+async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   const result: SweepResult = { expired: 0, stalePending: 0, purged: 0, orphans: 0 };
@@ -60,15 +80,17 @@ export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise
     if (rows.length < BATCH) break;
   }
 
-  // 2. renders left pending by a dead process: fail them, which releases their quota
+  // 2. renders left pending by a dead process: fail them, which releases their quota. Those of a known
+  // dead owner at once; any other (no owner recorded, or an owner alive but stuck) by age.
+  result.stalePending = await failDeadRenders(deps, deps.db);
   const staleBefore = new Date(now.getTime() - staleAfterMs(deps)).toISOString();
   const stale = await deps.db
     .updateTable('renders')
-    .set({ status: 'failed', error_code: 'RENDER_FAILED', error_message: 'The render was interrupted' })
+    .set(INTERRUPTED)
     .where('status', '=', 'pending')
     .where('created_at', '<', staleBefore)
     .executeTakeFirst();
-  result.stalePending = Number(stale.numUpdatedRows);
+  result.stalePending += Number(stale.numUpdatedRows);
 
   // 3. tombstones only matter for the current month's quota; drop them after two months
   const purgeBefore = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
@@ -85,18 +107,33 @@ export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise
   return result;
 }
 
-/** Run the sweeper now and then every `sweepIntervalMs`; returns a stop function. */
+/**
+ * Run the sweeper now and then every `sweepIntervalMs`, and the recovery of dead processes' pending
+ * renders now and then every minute (or sweep interval, if shorter); returns a stop function, which
+ * also gives the sweeper lease back.
+ */
 export function startSweeper(deps: SweepDeps): () => Promise<void> {
   const holder = randomUUID();
   let running: Promise<unknown> = Promise.resolve();
+  let recovering: Promise<unknown> = Promise.resolve();
   const tick = () => {
     running = sweepOnce(deps, holder).catch((err) => deps.log.error({ err }, 'retention sweep failed'));
   };
+  const recover = () => {
+    recovering = failDeadRenders(deps, deps.db)
+      .then((n) => n && deps.log.info({ stalePending: n }, 'failed renders of a dead process'))
+      .catch((err) => deps.log.error({ err }, 'recovery of interrupted renders failed'));
+  };
   tick();
+  recover();
   const timer = setInterval(tick, deps.config.limits.sweepIntervalMs);
+  const recoverTimer = setInterval(recover, Math.min(RECOVER_EVERY_MS, deps.config.limits.sweepIntervalMs));
   timer.unref();
+  recoverTimer.unref();
   return async () => {
     clearInterval(timer);
-    await running;
+    clearInterval(recoverTimer);
+    await Promise.all([running, recovering]);
+    await releaseLease(deps, LEASE, holder).catch((err) => deps.log.warn({ err }, 'could not release the sweeper lease'));
   };
 }

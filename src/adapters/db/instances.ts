@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../ports/clock.js';
+import type { Db } from './database.js';
+
+// Liveness of the server processes sharing one database. Each process holds a row in `instances` that
+// it renews every third of its time to live and deletes on shutdown. Work a process takes on (a render's
+// quota reservation, an Idempotency-Key in progress) records its id as `owner`; when the owner's row is
+// missing or expired the process is dead (crash, kill -9, OOM) and nobody will finish that work, so it
+// can be recovered at once instead of after a worst-case age.
+
+export interface Heartbeat {
+  /** this process's instance id */
+  id: string;
+  /** stops renewing and deletes the row (clean shutdown: nothing of ours is left running) */
+  stop(): Promise<void>;
+}
+
+/**
+ * How long an instance counts as alive after its last renewal: half the render budget, so a key cut by
+ * a crash is retryable within one budget, but at least 2 s (event-loop stalls on a busy machine must
+ * not look like a death) and at most 15 s.
+ */
+export function heartbeatTtlMs(renderTimeoutMs: number): number {
+  return Math.min(15_000, Math.max(2_000, Math.floor(renderTimeoutMs / 2)));
+}
+
+export async function startHeartbeat(db: Db, clock: Clock, ttlMs: number, onError: (err: unknown) => void): Promise<Heartbeat> {
+  const id = randomUUID();
+  const expires = () => new Date(clock.now().getTime() + ttlMs).toISOString();
+  await db.insertInto('instances').values({ id, expires_at: expires() }).execute();
+  let renewing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = db
+      .insertInto('instances')
+      .values({ id, expires_at: expires() })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ expires_at: expires() })) // recreated if someone purged it
+      .execute()
+      .catch(onError);
+  }, Math.max(500, Math.floor(ttlMs / 3)));
+  timer.unref();
+  return {
+    id,
+    async stop() {
+      clearInterval(timer);
+      await renewing;
+      await db.deleteFrom('instances').where('id', '=', id).execute().catch(onError);
+    },
+  };
+}
+
+/** Whether `owner` is a live instance (this process always is, whatever its clock says). */
+export async function isAlive(deps: { db: Db; clock: Clock; instanceId: string }, owner: string): Promise<boolean> {
+  if (owner === deps.instanceId) return true;
+  const row = await deps.db.selectFrom('instances').select('id').where('id', '=', owner).where('expires_at', '>=', deps.clock.now().toISOString()).executeTakeFirst();
+  return row !== undefined;
+}
