@@ -200,3 +200,36 @@ export async function benchLoad(server: BenchServer, body: string, connections: 
     rss,
   };
 }
+
+export interface BurstResult {
+  sent: number;
+  created: number;
+  statusCodes: Record<string, number>;
+}
+
+/**
+ * A new Pro account uploads the form and fires `count` renders at once (one client, no pacing):
+ * all of them should be admitted, since they fit within the render queue's wait budget.
+ */
+export async function benchBurst(server: BenchServer, bytes: Uint8Array, data: Record<string, unknown>, count: number): Promise<BurstResult> {
+  const { apiKey } = await createAccount(server.runtime, { name: 'burst', plan: 'Pro' });
+  const form = new FormData();
+  form.append('file', new Blob([bytes], { type: 'application/pdf' }), 'burst.pdf');
+  const up = await fetch(`${server.url}/v1/templates`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+  const templateId = ((await up.json()) as { data: { id: string } }).data.id;
+  const body = renderBody(templateId, data, true);
+  const statuses = await Promise.all(
+    Array.from({ length: count }, () =>
+      fetch(`${server.url}/v1/renders`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body }).then(
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        },
+        () => 0,
+      ),
+    ),
+  );
+  const statusCodes: Record<string, number> = {};
+  for (const s of statuses) statusCodes[s] = (statusCodes[s] ?? 0) + 1;
+  return { sent: count, created: statuses.filter((s) => s === 201).length, statusCodes };
+}

@@ -17,7 +17,7 @@ import { validateData } from '../src/modules/renders/values/validate-data.js';
 import { generateData } from './data.js';
 import { benchCli, benchUnicode, type CliResult, type UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
-import { benchDownload, benchLoad, benchUpload, renderBody, renderOnce, sampleRss, startBenchServer, type LoadResult, type RssPeak } from './http.js';
+import { benchBurst, benchDownload, benchLoad, benchUpload, type BurstResult, renderBody, renderOnce, sampleRss, startBenchServer, type LoadResult, type RssPeak } from './http.js';
 import type { InProcessResult } from './in-process.js';
 import { benchPdftk, pdftkVersion, toXfdf, type PdftkResult } from './pdftk.js';
 import type { Summary, TimeOptions } from './stats.js';
@@ -40,6 +40,8 @@ const FORMS = (process.env.BENCH_FORMS ?? 'pdfjs-required-fields.pdf,luxembourg-
   .map((s) => s.trim())
   .filter(Boolean);
 const LUX = 'luxembourg-certificat-salaire-160-2019.pdf';
+/** Renders one fresh client fires at once in the overload check. */
+const BURST = 130;
 const IRS = 'irs-f1040-2010-prefilled.pdf';
 
 const timing: TimeOptions = { iterations: ITERATIONS, warmup: WARMUP, maxSeconds: CASE_SECONDS };
@@ -144,9 +146,23 @@ function table(runs: FormRun[], pdftkNote: string | null): string {
   return rows.join('\n');
 }
 
-function targets(runs: FormRun[], extras: { cli?: CliResult; unicode?: UnicodeResult }): string {
+interface Overload {
+  loads: LoadResult[];
+  burst?: BurstResult;
+}
+
+function targets(runs: FormRun[], extras: { cli?: CliResult; unicode?: UnicodeResult }, overload: Overload): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
   const pass = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
+  const [c8, c128] = [8, 128].map((c) => overload.loads.find((l) => l.connections === c));
+  if (c8 && c128) {
+    const ratio = c128.rps / c8.rps;
+    lines.push(`| goodput at c=128 ≥ 90 % of c=8 (${LUX}: ${c128.rps.toFixed(1)} vs ${c8.rps.toFixed(1)} renders/s; c=128 answers ${JSON.stringify(c128.statusCodes)}) | ${(100 * ratio).toFixed(0)} % | ${pass(ratio >= 0.9)} |`);
+  }
+  if (overload.burst) {
+    const b = overload.burst;
+    lines.push(`| ${b.sent} parallel renders from one fresh client all succeed (${JSON.stringify(b.statusCodes)}) | ${b.created}/${b.sent} | ${pass(b.created === b.sent)} |`);
+  }
   if (extras.cli) {
     const ratio = extras.cli.cli.median / extras.cli.node.median;
     lines.push(`| CLI call (accounts list) ≤ 3× \`node -e 0\` (${ms(extras.cli.cli.median)} vs ${ms(extras.cli.node.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 3)} |`);
@@ -208,6 +224,7 @@ async function main() {
   const server = await startBenchServer(process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {});
   const prepared = [];
   let idleRss: RssPeak | undefined;
+  const overload: Overload = { loads: [] };
   try {
     for (const file of FORMS) prepared.push(await prepare(file, path.join(work, file.replace(/\.pdf$/, '')), (b) => server.runtime.engine.analyse(b)));
     for (const { run, bytes } of prepared) {
@@ -234,6 +251,15 @@ async function main() {
         log(`  ${l.ok} ok, ${l.failed} failed, ${l.rps.toFixed(1)}/s, median ${ms(l.latency.median)} ms, peak RSS ${l.rss.totalMb.toFixed(0)} MB`);
         if (l.failed) run.notes.push(`c=${c}: status codes ${JSON.stringify(l.statusCodes)}`);
         run.loads.push(l);
+      }
+      if (run.file === LUX) {
+        // Overload: goodput at c=128 against c=8, then a burst from one fresh client.
+        for (const c of [8, 128]) {
+          log(`${run.file}: overload, autocannon c=${c} for ${LOAD_SECONDS} s`);
+          overload.loads.push(await benchLoad(server, body, c, LOAD_SECONDS));
+        }
+        log(`${run.file}: ${BURST} parallel renders from a fresh account`);
+        overload.burst = await benchBurst(server, bytes, run.data, BURST);
       }
     }
   } finally {
@@ -311,7 +337,7 @@ async function main() {
     ...qpdfLines,
     '',
     '### targets',
-    targets(runs, extras),
+    targets(runs, extras, overload),
     ...(notes.length ? ['', '### notes', ...notes] : []),
     '',
     `_total bench time ${((Date.now() - started) / 1000).toFixed(0)} s_`,

@@ -53,6 +53,7 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
           size: config.limits.renderWorkers,
           timeoutMs: config.limits.renderTimeoutMs,
           maxMemoryMb: config.limits.renderMemoryMb,
+          maxWaitMs: config.limits.renderQueueWaitMs,
           limits: config.limits,
           onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
         }));

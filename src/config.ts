@@ -39,6 +39,8 @@ export interface Limits {
   renderTimeoutMs: number;
   /** Render worker processes; 0 runs the engine on the event loop (default: one per core). */
   renderWorkers: number;
+  /** Longest expected wait for a render worker before a render is refused with 503 (ms). */
+  renderQueueWaitMs: number;
   /** Failed authentications one client address may make per minute before it gets 429 (no key lookup). */
   authFailuresPerMinute: number;
   /** Resident memory budget of one render worker process, MiB. */
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // An idle worker is ~135 MB RSS; corpus renders (CJK font embedding included) peak at ~190 MB.
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+    renderQueueWaitMs: int('RENDER_QUEUE_WAIT_MS', 10_000, 0, 600_000),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),
     // 10 min: the largest plan upload (Business, 50 MB) takes ~7 min at 1 Mbit/s. The throughput
     // floor (1 KiB/s over 30 s windows) is far below any working link but cuts trickles and stalls.

@@ -13,6 +13,12 @@ export interface RenderEngine {
    */
   fill(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<FillResult>;
   close?(): Promise<void>;
+  /**
+   * Throws EngineBusyError when a job submitted now could not start within the engine's wait budget:
+   * callers check it before any expensive work (template load, validation, quota). Absent for the
+   * in-process engine.
+   */
+  admit?(): void;
   /** pool occupancy, for metrics; absent for the in-process engine */
   stats?(): { queued: number; active: number; size: number };
 }

@@ -26,8 +26,14 @@ export interface PoolOptions {
   timeoutMs: number;
   /** Resident memory budget of one worker process, MiB (baseline of an idle worker: ~100 MiB). */
   maxMemoryMb: number;
-  /** Jobs that may wait for a worker; one more is refused with EngineBusyError. */
+  /** Jobs that may wait for a worker, a hard cap; one more is refused with EngineBusyError. */
   maxQueue: number;
+  /**
+   * Longest expected wait for a worker, ms: a job that would wait longer (queue length over workers,
+   * times the measured time per job) is refused at once with EngineBusyError and a Retry-After, so a
+   * burst is admitted as far as it can be served in time and the rest is shed before any work.
+   */
+  maxWaitMs?: number;
   /** Told when a worker is stopped or dies (timeouts, memory, crashes). */
   onWorkerLost?: (event: { pid?: number; reason: StopReason; kind?: JobKind; rssMb?: number }) => void;
   /** @internal Tests only: lets workers run the hostile jobs of test-jobs.ts. */
@@ -60,6 +66,8 @@ interface Job {
   withoutBytes?: boolean;
   /** already sent again once after its worker was killed from outside */
   retried?: boolean;
+  /** when a worker first got it (performance.now()), for the time-per-job estimate */
+  sentAt?: number;
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
@@ -95,6 +103,10 @@ const START_TIMEOUT_MS = 30_000;
 const SEMI_SPACE_MB = 2;
 /** Unix nice value of workers (0 normal, 19 lowest). */
 const WORKER_NICE = 5;
+/** Time per job assumed before any has finished, ms: a first render prepares its template too. */
+const INITIAL_JOB_MS = 100;
+/** Weight of the newest job in the moving average of time per job. */
+const JOB_MS_WEIGHT = 0.1;
 /** Consecutive start failures after which waiting jobs are failed instead of retried forever. */
 const MAX_START_FAILURES = 3;
 
@@ -103,6 +115,8 @@ export class WorkerPool {
   private readonly queue: Job[] = [];
   private readonly lost: Record<StopReason, number> = { timeout: 0, memory: 0, crash: 0 };
   private nextId = 1;
+  /** moving average of the time a worker spends per job, ms (the admission estimate) */
+  private jobMs = INITIAL_JOB_MS;
   private startFailures = 0;
   private closed = false;
   private readonly poll: NodeJS.Timeout;
@@ -118,12 +132,33 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * How long a job submitted now would wait for a worker, ms (expected): the jobs ahead of it, running
+   * and queued, shared by the workers, times the measured time per job.
+   */
+  expectedWaitMs(): number {
+    return ((this.queue.length + this.active()) / this.opts.size) * this.jobMs;
+  }
+
+  /** Throws EngineBusyError when a job submitted now could not start within the wait budget. */
+  admit(): void {
+    // Capacity: one running job per worker (started or not yet) plus maxQueue waiting.
+    const full = this.queue.length >= this.opts.maxQueue + this.opts.size - this.active();
+    const wait = this.expectedWaitMs();
+    // With a worker to spare the job starts at once, whatever the estimate says.
+    const late = this.queue.length + this.active() >= this.opts.size && this.opts.maxWaitMs !== undefined && wait > this.opts.maxWaitMs;
+    if (full || late) {
+      throw new EngineBusyError(Math.min(60, Math.max(1, Math.ceil(wait / 1000))));
+    }
+  }
+
   /** Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. */
   run<T>(kind: JobKind, args: unknown[], cache?: RunOptions): Promise<T> {
     if (this.closed) return Promise.reject(new PdfEngineError('RENDER_FAILED', 'the render engine is closed'));
-    // Capacity: one running job per worker (started or not yet) plus maxQueue waiting.
-    if (this.queue.length >= this.opts.maxQueue + this.opts.size - this.active()) {
-      return Promise.reject(new EngineBusyError());
+    try {
+      this.admit();
+    } catch (err) {
+      return Promise.reject(err);
     }
     if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0; // a new job: try starting again
     return new Promise<T>((resolve, reject) => {
@@ -224,6 +259,7 @@ export class WorkerPool {
       if (!job) return; // a late answer to a job already stopped
       if (msg.type === 'done') {
         if (job.cache) this.remember(w, job.cache.key);
+        if (job.sentAt !== undefined) this.jobMs += JOB_MS_WEIGHT * (performance.now() - job.sentAt - this.jobMs);
         job.resolve(msg.value);
       } else if (msg.type === 'miss') job.reject(new PdfEngineError('RENDER_FAILED', 'the render worker lost the template'));
       else if (msg.memory) this.stop(w, 'memory', job);
@@ -250,6 +286,7 @@ export class WorkerPool {
 
   private send(w: Worker, job: Job, withoutBytes: boolean): void {
     job.withoutBytes = withoutBytes;
+    job.sentAt ??= performance.now();
     const args = withoutBytes && job.cache ? job.args.map((a, i) => (job.cache!.cachedArgs.includes(i) ? null : a)) : job.args;
     const msg: JobMessage = { id: job.id, kind: job.kind, args };
     w.child.send(msg, (err) => {

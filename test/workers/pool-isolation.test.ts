@@ -84,6 +84,21 @@ describe('pool isolation', () => {
 });
 
 describe('pool queue', () => {
+  it('admits jobs while their expected wait fits the budget and refuses the next with a Retry-After', async () => {
+    // One worker and the initial estimate of 100 ms per job: jobs 0-10 wait at most 1000 ms, the 12th would wait 1100 ms.
+    const pool = new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 400, maxQueue: 10_000, maxWaitMs: 1000, testJobs: true });
+    try {
+      const admitted = Array.from({ length: 11 }, () => pool.run('test:sleep', [1]));
+      const refused = await pool.run('test:sleep', [1]).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(EngineBusyError);
+      expect((refused as EngineBusyError).retryAfterSeconds).toBe(2);
+      await expect(Promise.all(admitted)).resolves.toHaveLength(11);
+      expect(() => pool.admit()).not.toThrow(); // drained: room again
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('refuses a job with EngineBusyError when every worker is busy and the queue is full', async () => {
     const pool = new WorkerPool({ size: 1, timeoutMs: 10_000, maxMemoryMb: 400, maxQueue: 1, testJobs: true });
     try {

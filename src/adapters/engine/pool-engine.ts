@@ -17,8 +17,10 @@ export interface PoolEngineOptions {
   timeoutMs?: number;
   /** Resident memory budget per worker process, MiB; default 512. */
   maxMemoryMb?: number;
-  /** Jobs allowed to wait for a worker; default 8 per worker. */
+  /** Jobs allowed to wait for a worker, a hard cap; default 256 per worker. */
   maxQueue?: number;
+  /** Longest expected wait for a worker before a job is refused, ms; default 10 s. */
+  maxWaitMs?: number;
   /** Template limits passed to analyse. */
   limits?: { maxPages?: number; maxFields?: number };
   onWorkerLost?: PoolOptions['onWorkerLost'];
@@ -36,7 +38,8 @@ export function createPoolEngine(options: PoolEngineOptions = {}): PoolEngine {
     size,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxMemoryMb: options.maxMemoryMb ?? 512,
-    maxQueue: options.maxQueue ?? size * 8,
+    maxQueue: options.maxQueue ?? size * 256,
+    maxWaitMs: options.maxWaitMs ?? 10_000,
     onWorkerLost: options.onWorkerLost,
   });
   return poolEngine(pool, options.limits ?? {});
@@ -73,6 +76,7 @@ export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFie
     // the template bytes (see WorkerPool RunOptions).
     fill,
     close: () => pool.close(),
+    admit: () => pool.admit(),
     stats: () => pool.stats(),
   };
 }

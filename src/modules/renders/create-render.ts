@@ -33,6 +33,9 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   const plan = deps.plans[account.plan];
   const options = { flatten: true, locale: 'fr-FR', timezone: 'Europe/Paris', watermark: 'auto' as boolean | 'auto', strict: false, ...input.options };
 
+  // 0. under overload, shed at once what could not start in time: before any template load or quota
+  deps.engine.admit?.();
+
   // 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input
   const template = await loadTemplate(deps, account.id, input.templateId);
   const analysis = parseAnalysis(template);
