@@ -35,3 +35,25 @@ describe('render admission under overload', () => {
     expect((await api(s).get('/health')).status).toBe(200);
   });
 });
+
+describe('render durations', () => {
+  it('measures durationMs on a monotonic timer, whatever the clock says', async () => {
+    const { readFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const { corpusDir } = await import('../helpers/corpus.js');
+    const { TestClock, uploadForm } = await import('../helpers/server.js');
+    const dir = corpusDir();
+    if (!dir) return;
+    // A clock years ahead of the machine's: a duration taken as machine time minus clock time goes negative.
+    const s = await startServer('sqlite', { overrides: { clock: new TestClock(Date.parse('2031-01-01T00:00:00Z')) } });
+    try {
+      const up = await api(s, s.b).post('/v1/templates', uploadForm(readFileSync(path.join(dir, 'pdfs/pdfjs-required-fields.pdf')), 'r.pdf'));
+      const res = await api(s, s.b).post('/v1/renders', { templateId: up.json.data.id, data: {} });
+      expect(res.status).toBe(201);
+      expect(res.json.data.durationMs).toBeGreaterThanOrEqual(0);
+      expect(res.json.data.durationMs).toBeLessThan(60_000);
+    } finally {
+      await s.close();
+    }
+  });
+});

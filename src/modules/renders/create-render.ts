@@ -45,6 +45,9 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
 
   // 2. reserve one render of the monthly quota: the pending record is the reservation
   const started = deps.clock.now();
+  // Durations are measured on a monotonic timer: the clock (wall time, moved by tests) dates records only.
+  const t0 = performance.now();
+  const elapsedMs = () => Math.round(performance.now() - t0);
   const month = monthOf(started);
   const id = newId('rnd');
   await deps.db.transaction().execute(async (trx) => {
@@ -86,7 +89,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   const markFailed = (code: string, message: string) =>
     deps.db
       .updateTable('renders')
-      .set({ status: 'failed', error_code: code, error_message: message, duration_ms: Date.now() - started.getTime(), warnings: JSON.stringify(warnings) })
+      .set({ status: 'failed', error_code: code, error_message: message, duration_ms: elapsedMs(), warnings: JSON.stringify(warnings) })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .execute();
@@ -112,7 +115,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     const message = err instanceof PdfEngineError ? err.message : 'The template could not be generated';
     if (!(err instanceof PdfEngineError)) deps.log.error({ err, renderId: id }, 'render failed');
     await markFailed('RENDER_FAILED', message);
-    deps.metrics.render('failed', (Date.now() - started.getTime()) / 1000);
+    deps.metrics.render('failed', elapsedMs() / 1000);
     throw new AppError('RENDER_FAILED', `Render ${id} failed: ${message}`, { renderId: id });
   }
 
@@ -125,7 +128,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     throw err;
   }
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
-  const durationMs = Date.now() - started.getTime();
+  const durationMs = elapsedMs();
   const done = await deps.db
     .updateTable('renders')
     .set({ status: 'completed', blob_key: blobKey, file_size: fileSize, duration_ms: durationMs, warnings: JSON.stringify(warnings) })
