@@ -22,7 +22,10 @@ declare module 'autocannon' {
     '2xx': number;
   }
   interface Instance extends EventEmitter {
-    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): this;
     on(event: 'done', listener: (result: Result) => void): this;
     stop(): void;
   }

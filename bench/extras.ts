@@ -21,7 +21,8 @@ export interface CliResult {
 export async function benchCli(repoRoot: string, opts: TimeOptions): Promise<CliResult> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-cli-'));
   const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-  const cli = () => run(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'accounts', 'list', '--json'], { env });
+  const cli = () =>
+    run(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'accounts', 'list', '--json'], { env });
   try {
     await cli(); // creates the database once, outside the timing
     const o = { ...opts, iterations: Math.min(opts.iterations, 20) };
@@ -39,7 +40,12 @@ function textValues(analysis: TemplateAnalysis, samples: string[]): Record<strin
   const values: Record<string, FillValue> = {};
   analysis.fields.forEach((f, i) => {
     if (f.type !== 'text' || f.pdfMeta.readOnly) return;
-    values[f.pdfMeta.originalName] = { kind: 'text', text: Array.from(samples[i % samples.length]).slice(0, f.maxLength ?? 100).join('') };
+    values[f.pdfMeta.originalName] = {
+      kind: 'text',
+      text: Array.from(samples[i % samples.length])
+        .slice(0, f.maxLength ?? 100)
+        .join(''),
+    };
   });
   return values;
 }
@@ -49,8 +55,14 @@ export interface UnicodeResult {
   unicode: Summary;
 }
 
-export async function benchUnicode(template: Uint8Array, analysis: TemplateAnalysis, cacheKey: string, opts: TimeOptions): Promise<UnicodeResult> {
-  const fill = (values: Record<string, FillValue>) => () => fillPdf(template, analysis, { values, flatten: true }, cacheKey);
+export async function benchUnicode(
+  template: Uint8Array,
+  analysis: TemplateAnalysis,
+  cacheKey: string,
+  opts: TimeOptions,
+): Promise<UnicodeResult> {
+  const fill = (values: Record<string, FillValue>) => () =>
+    fillPdf(template, analysis, { values, flatten: true }, cacheKey);
   const latin = fill(textValues(analysis, LATIN));
   const unicode = fill(textValues(analysis, UNICODE));
   return { latin: await timeIt(latin, opts), unicode: await timeIt(unicode, opts) };

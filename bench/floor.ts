@@ -13,8 +13,14 @@ export interface FloorResult {
   loadSaveBytes: Uint8Array;
 }
 
-export async function benchFloor(templatePath: string, template: Uint8Array, workDir: string, opts: TimeOptions): Promise<FloorResult> {
-  const loadSave = async () => (await PDFDocument.load(template, { ignoreEncryption: true, updateMetadata: false })).save();
+export async function benchFloor(
+  templatePath: string,
+  template: Uint8Array,
+  workDir: string,
+  opts: TimeOptions,
+): Promise<FloorResult> {
+  const loadSave = async () =>
+    (await PDFDocument.load(template, { ignoreEncryption: true, updateMetadata: false })).save();
   const loadSaveBytes = await loadSave();
   const out = path.join(workDir, 'floor-copy.pdf');
   return {

@@ -29,8 +29,18 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-bench-'));
   const plansFile = path.join(dataDir, 'plans.json');
   // quota and rate limit must never be what the bench measures
-  writeFileSync(plansFile, JSON.stringify({ Business: { rendersPerMonth: BIG, requestsPerMinute: BIG, templates: 100_000 } }));
-  const config = loadConfig({ DATA_DIR: dataDir, PLANS_FILE: plansFile, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env });
+  writeFileSync(
+    plansFile,
+    JSON.stringify({ Business: { rendersPerMonth: BIG, requestsPerMinute: BIG, templates: 100_000 } }),
+  );
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PLANS_FILE: plansFile,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
   const runtime = await createRuntime(config);
   const app = await buildApp(runtime);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -68,7 +78,12 @@ async function call(server: BenchServer, method: string, p: string, body?: strin
 }
 
 /** POST /v1/templates (upload + analysis + storage), timed; returns the last template's id. */
-export async function benchUpload(server: BenchServer, bytes: Uint8Array, fileName: string, opts: TimeOptions): Promise<{ stats: Summary; templateId: string }> {
+export async function benchUpload(
+  server: BenchServer,
+  bytes: Uint8Array,
+  fileName: string,
+  opts: TimeOptions,
+): Promise<{ stats: Summary; templateId: string }> {
   let templateId = '';
   const upload = async () => {
     const form = new FormData();
@@ -95,7 +110,10 @@ export async function renderOnce(server: BenchServer, body: string): Promise<Ren
 }
 
 /** GET of one download link at concurrency 1; also returns the bytes (for qpdf). */
-export async function benchDownload(downloadUrl: string, opts: TimeOptions): Promise<{ stats: Summary; bytes: Uint8Array }> {
+export async function benchDownload(
+  downloadUrl: string,
+  opts: TimeOptions,
+): Promise<{ stats: Summary; bytes: Uint8Array }> {
   let bytes = new Uint8Array();
   const get = async () => {
     const res = await fetch(downloadUrl);
@@ -144,7 +162,9 @@ export function sampleRss(excludePid?: number): { stop(): RssPeak } {
   let total = 0;
   const tick = () => {
     const own = process.memoryUsage().rss;
-    const kids = childPids(process.pid).filter((p) => p !== excludePid).reduce((sum, p) => sum + rssOf(p), 0);
+    const kids = childPids(process.pid)
+      .filter((p) => p !== excludePid)
+      .reduce((sum, p) => sum + rssOf(p), 0);
     main = Math.max(main, own);
     total = Math.max(total, own + kids);
   };
@@ -174,11 +194,21 @@ export interface LoadResult {
 const LOAD_CHILD = fileURLToPath(new URL('./load-child.ts', import.meta.url));
 
 /** autocannon at `connections` for `seconds`, POST /v1/renders with `body`. */
-export async function benchLoad(server: BenchServer, body: string, connections: number, seconds: number): Promise<LoadResult> {
-  const child: ChildProcess = fork(LOAD_CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function benchLoad(
+  server: BenchServer,
+  body: string,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  const child: ChildProcess = fork(LOAD_CHILD, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const sampler = sampleRss(child.pid);
   const answer = await new Promise<LoadAnswer>((resolve, reject) => {
-    child.once('message', (m: LoadAnswer | { error: string }) => ('error' in m ? reject(new Error(`autocannon: ${m.error}`)) : resolve(m)));
+    child.once('message', (m: LoadAnswer | { error: string }) =>
+      'error' in m ? reject(new Error(`autocannon: ${m.error}`)) : resolve(m),
+    );
     child.once('exit', (code) => reject(new Error(`load child exited with ${code}`)));
     const job: LoadJob = {
       url: `${server.url}/v1/renders`,
@@ -211,16 +241,29 @@ export interface BurstResult {
  * A new Pro account uploads the form and fires `count` renders at once (one client, no pacing):
  * all of them should be admitted, since they fit within the render queue's wait budget.
  */
-export async function benchBurst(server: BenchServer, bytes: Uint8Array, data: Record<string, unknown>, count: number): Promise<BurstResult> {
+export async function benchBurst(
+  server: BenchServer,
+  bytes: Uint8Array,
+  data: Record<string, unknown>,
+  count: number,
+): Promise<BurstResult> {
   const { apiKey } = await createAccount(server.runtime, { name: 'burst', plan: 'Pro' });
   const form = new FormData();
   form.append('file', new Blob([bytes], { type: 'application/pdf' }), 'burst.pdf');
-  const up = await fetch(`${server.url}/v1/templates`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+  const up = await fetch(`${server.url}/v1/templates`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}` },
+    body: form,
+  });
   const templateId = ((await up.json()) as { data: { id: string } }).data.id;
   const body = renderBody(templateId, data, true);
   const statuses = await Promise.all(
     Array.from({ length: count }, () =>
-      fetch(`${server.url}/v1/renders`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body }).then(
+      fetch(`${server.url}/v1/renders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body,
+      }).then(
         async (r) => {
           await r.arrayBuffer();
           return r.status;

@@ -28,8 +28,16 @@ export async function benchInProcess(
   cacheKey?: string,
 ): Promise<InProcessResult> {
   // analysis is per upload, not per render: fewer iterations keep the run short
-  const analyseStats = await timeIt(() => analyse(template), { ...opts, iterations: Math.min(opts.iterations, 10), warmup: 1 });
-  const prepareStats = await timeIt(() => prepareTemplate(template, analysis), { ...opts, iterations: Math.min(opts.iterations, 10), warmup: 1 });
+  const analyseStats = await timeIt(() => analyse(template), {
+    ...opts,
+    iterations: Math.min(opts.iterations, 10),
+    warmup: 1,
+  });
+  const prepareStats = await timeIt(() => prepareTemplate(template, analysis), {
+    ...opts,
+    iterations: Math.min(opts.iterations, 10),
+    warmup: 1,
+  });
   const fill = (flatten: boolean) => fillPdf(template, analysis, { values, flatten }, cacheKey);
   // run each mode once outside the timing to keep its output and warnings
   const first = await fill(false);

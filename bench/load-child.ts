@@ -25,7 +25,16 @@ process.once('message', (job: LoadJob) => {
   const latencies: number[] = [];
   const statusCodes: Record<number, number> = {};
   const instance = autocannon(
-    { url: job.url, method: 'POST', headers: job.headers, body: job.body, connections: job.connections, duration: job.seconds, timeout: 60, pipelining: 1 },
+    {
+      url: job.url,
+      method: 'POST',
+      headers: job.headers,
+      body: job.body,
+      connections: job.connections,
+      duration: job.seconds,
+      timeout: 60,
+      pipelining: 1,
+    },
     (err, result) => {
       if (err) {
         process.send!({ error: err.message }, () => process.exit(1));

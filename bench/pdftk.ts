@@ -13,7 +13,12 @@ const run = promisify(execFile);
 /** pdftk's version line, or null when it is not installed. */
 export function pdftkVersion(): string | null {
   try {
-    return execFileSync('pdftk', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').find((l) => l.trim())?.trim() ?? 'pdftk';
+    return (
+      execFileSync('pdftk', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .split('\n')
+        .find((l) => l.trim())
+        ?.trim() ?? 'pdftk'
+    );
   } catch {
     return null;
   }
@@ -27,7 +32,7 @@ function xfdfValues(field: AnalysedField | undefined, value: FillValue): string[
     case 'text':
       return [value.text];
     case 'check':
-      return [value.checked ? field?.detail.onStates?.[0] ?? 'Yes' : 'Off'];
+      return [value.checked ? (field?.detail.onStates?.[0] ?? 'Yes') : 'Off'];
     case 'choice': {
       if (field?.type !== 'radio') return [value.value];
       const i = field.options?.indexOf(value.value) ?? -1;
@@ -57,7 +62,12 @@ export interface PdftkResult {
   flattenBytes: Uint8Array;
 }
 
-export async function benchPdftk(templatePath: string, xfdf: string, workDir: string, opts: TimeOptions): Promise<PdftkResult> {
+export async function benchPdftk(
+  templatePath: string,
+  xfdf: string,
+  workDir: string,
+  opts: TimeOptions,
+): Promise<PdftkResult> {
   const data = path.join(workDir, 'data.xfdf');
   await writeFile(data, xfdf);
   const outFill = path.join(workDir, 'pdftk-fill.pdf');

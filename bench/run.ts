@@ -17,13 +17,27 @@ import { validateData } from '../src/modules/renders/values/validate-data.js';
 import { generateData } from './data.js';
 import { benchCli, benchUnicode, type CliResult, type UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
-import { benchBurst, benchDownload, benchLoad, benchUpload, type BurstResult, renderBody, renderOnce, sampleRss, startBenchServer, type LoadResult, type RssPeak } from './http.js';
+import {
+  benchBurst,
+  benchDownload,
+  benchLoad,
+  benchUpload,
+  type BurstResult,
+  renderBody,
+  renderOnce,
+  sampleRss,
+  startBenchServer,
+  type LoadResult,
+  type RssPeak,
+} from './http.js';
 import type { InProcessResult } from './in-process.js';
 import { benchPdftk, pdftkVersion, toXfdf, type PdftkResult } from './pdftk.js';
 import type { Summary, TimeOptions } from './stats.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const corpus = process.env.CORPUS_DIR ? path.resolve(process.env.CORPUS_DIR) : path.resolve(repoRoot, '../shared/corpus');
+const corpus = process.env.CORPUS_DIR
+  ? path.resolve(process.env.CORPUS_DIR)
+  : path.resolve(repoRoot, '../shared/corpus');
 
 const envInt = (name: string, def: number) => {
   const n = Number(process.env[name]);
@@ -35,7 +49,10 @@ const CASE_SECONDS = envInt('BENCH_CASE_SECONDS', 8);
 const LOAD_SECONDS = envInt('BENCH_SECONDS', 5);
 const PDFTK_ITERATIONS = envInt('BENCH_PDFTK_ITERATIONS', 5);
 const CONCURRENCY = [1, 4, 16];
-const FORMS = (process.env.BENCH_FORMS ?? 'pdfjs-required-fields.pdf,luxembourg-certificat-salaire-160-2019.pdf,irs-f1040-2010-prefilled.pdf')
+const FORMS = (
+  process.env.BENCH_FORMS ??
+  'pdfjs-required-fields.pdf,luxembourg-certificat-salaire-160-2019.pdf,irs-f1040-2010-prefilled.pdf'
+)
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
@@ -77,17 +94,34 @@ function qpdfCheck(file: string): Promise<string> {
 
 // The server's engine (a render worker) analyses the forms: this process loads the PDF engine
 // (pdf-lib, fontkit) only after the HTTP phase, so the "main" RSS is the server's, as in production.
-async function prepare(file: string, work: string, analyse: (bytes: Uint8Array) => Promise<TemplateAnalysis>): Promise<{ run: FormRun; bytes: Uint8Array; pdfPath: string; values?: ReturnType<typeof validateData>['values'] }> {
+async function prepare(
+  file: string,
+  work: string,
+  analyse: (bytes: Uint8Array) => Promise<TemplateAnalysis>,
+): Promise<{ run: FormRun; bytes: Uint8Array; pdfPath: string; values?: ReturnType<typeof validateData>['values'] }> {
   const pdfPath = path.join(corpus, 'pdfs', file);
   const bytes = new Uint8Array(readFileSync(pdfPath));
   const analysis = await analyse(bytes);
   const { data, skipped } = generateData(analysis.fields);
-  const run: FormRun = { file, fields: analysis.fields.length, analysis, data, notes: [], loads: [], outputs: {}, qpdf: {} };
-  if (skipped.length) run.notes.push(`${skipped.length} field(s) not sent: ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}`);
+  const run: FormRun = {
+    file,
+    fields: analysis.fields.length,
+    analysis,
+    data,
+    notes: [],
+    loads: [],
+    outputs: {},
+    qpdf: {},
+  };
+  if (skipped.length)
+    run.notes.push(
+      `${skipped.length} field(s) not sent: ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}`,
+    );
   mkdirSync(work, { recursive: true });
   try {
     const validated = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
-    if (validated.warnings.length) run.notes.push(`validateData warnings: ${validated.warnings.slice(0, 3).join(' | ')}`);
+    if (validated.warnings.length)
+      run.notes.push(`validateData warnings: ${validated.warnings.slice(0, 3).join(' | ')}`);
     return { run, bytes, pdfPath, values: validated.values };
   } catch (err) {
     run.notes.push(`validateData FAILED on generated data: ${(err as Error).message}`);
@@ -103,8 +137,10 @@ function save(run: FormRun, work: string, mode: string, bytes: Uint8Array) {
 
 // ---- the report ----------------------------------------------------------------------------------
 
-const ms = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
-const ratio = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`);
+const ms = (n: number | undefined) =>
+  n === undefined || !Number.isFinite(n) ? '–' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0);
+const ratio = (n: number | undefined) =>
+  n === undefined || !Number.isFinite(n) ? '–' : `${n < 10 ? n.toFixed(2) : n.toFixed(1)}×`;
 const perSec = (s: Summary | undefined) => (s && s.mean > 0 ? (1000 / s.mean).toFixed(s.mean > 100 ? 1 : 0) : '–');
 
 function table(runs: FormRun[], pdftkNote: string | null): string {
@@ -115,7 +151,11 @@ function table(runs: FormRun[], pdftkNote: string | null): string {
     const floor = r.floor?.loadSave.median;
     const pdftkFill = r.pdftk?.fill.median;
     const pdftkFlat = r.pdftk?.flatten.median;
-    const row = (c: string, s: Summary | undefined, o: { pdftk?: number; rate?: string; rss?: string; qpdf?: string; n?: string; floor?: boolean } = {}) =>
+    const row = (
+      c: string,
+      s: Summary | undefined,
+      o: { pdftk?: number; rate?: string; rss?: string; qpdf?: string; n?: string; floor?: boolean } = {},
+    ) =>
       rows.push(
         `| ${name} | ${c} | ${o.n ?? s?.n ?? '–'} | ${ms(s?.median)} | ${ms(s?.p95)} | ${o.rate ?? perSec(s)} | ${o.pdftk !== undefined && s ? ratio(o.pdftk / s.median) : '–'} | ${o.floor && s && floor ? ratio(s.median / floor) : '–'} | ${o.rss ?? ''} | ${o.qpdf ?? ''} |`,
       );
@@ -127,7 +167,11 @@ function table(runs: FormRun[], pdftkNote: string | null): string {
     row('floor: Buffer → writeFile', r.floor?.bufferWrite);
     row('floor: pdf-lib load+save unchanged', r.floor?.loadSave, { qpdf: q('load-save') });
     row('**ours in-process: fill**', r.inProcess?.fill, { pdftk: pdftkFill, floor: true, qpdf: q('ours-fill') });
-    row('**ours in-process: fill+flatten**', r.inProcess?.fillFlatten, { pdftk: pdftkFlat, floor: true, qpdf: q('ours-flatten') });
+    row('**ours in-process: fill+flatten**', r.inProcess?.fillFlatten, {
+      pdftk: pdftkFlat,
+      floor: true,
+      qpdf: q('ours-flatten'),
+    });
     for (const l of r.loads) {
       row(`HTTP POST /v1/renders, flatten, c=${l.connections}${l.failed ? ` (${l.failed} failed)` : ''}`, l.latency, {
         pdftk: pdftkFlat,
@@ -157,40 +201,61 @@ function targets(runs: FormRun[], extras: { cli?: CliResult; unicode?: UnicodeRe
   const [c8, c128] = [8, 128].map((c) => overload.loads.find((l) => l.connections === c));
   if (c8 && c128) {
     const ratio = c128.rps / c8.rps;
-    lines.push(`| goodput at c=128 ≥ 90 % of c=8 (${LUX}: ${c128.rps.toFixed(1)} vs ${c8.rps.toFixed(1)} renders/s; c=128 answers ${JSON.stringify(c128.statusCodes)}) | ${(100 * ratio).toFixed(0)} % | ${pass(ratio >= 0.9)} |`);
+    lines.push(
+      `| goodput at c=128 ≥ 90 % of c=8 (${LUX}: ${c128.rps.toFixed(1)} vs ${c8.rps.toFixed(1)} renders/s; c=128 answers ${JSON.stringify(c128.statusCodes)}) | ${(100 * ratio).toFixed(0)} % | ${pass(ratio >= 0.9)} |`,
+    );
   }
   if (overload.burst) {
     const b = overload.burst;
-    lines.push(`| ${b.sent} parallel renders from one fresh client all succeed (${JSON.stringify(b.statusCodes)}) | ${b.created}/${b.sent} | ${pass(b.created === b.sent)} |`);
+    lines.push(
+      `| ${b.sent} parallel renders from one fresh client all succeed (${JSON.stringify(b.statusCodes)}) | ${b.created}/${b.sent} | ${pass(b.created === b.sent)} |`,
+    );
   }
   if (extras.cli) {
     const ratio = extras.cli.cli.median / extras.cli.node.median;
-    lines.push(`| CLI call (accounts list) ≤ 3× \`node -e 0\` (${ms(extras.cli.cli.median)} vs ${ms(extras.cli.node.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 3)} |`);
+    lines.push(
+      `| CLI call (accounts list) ≤ 3× \`node -e 0\` (${ms(extras.cli.cli.median)} vs ${ms(extras.cli.node.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 3)} |`,
+    );
   }
   if (extras.unicode) {
     const ratio = extras.unicode.unicode.median / extras.unicode.latin.median;
-    lines.push(`| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`);
+    lines.push(
+      `| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`,
+    );
   }
   const byFile = (f: string) => runs.find((r) => r.file === f);
   const ff = (f: string) => byFile(f)?.inProcess?.fillFlatten.median;
   const irs = ff(IRS);
   const lux = ff(LUX);
-  lines.push(`| in-process fill+flatten median ≤ 15 ms (${IRS}) | ${ms(irs)} ms | ${pass(irs === undefined ? undefined : irs <= 15)} |`);
-  lines.push(`| in-process fill+flatten median ≤ 5 ms (${LUX}) | ${ms(lux)} ms | ${pass(lux === undefined ? undefined : lux <= 5)} |`);
+  lines.push(
+    `| in-process fill+flatten median ≤ 15 ms (${IRS}) | ${ms(irs)} ms | ${pass(irs === undefined ? undefined : irs <= 15)} |`,
+  );
+  lines.push(
+    `| in-process fill+flatten median ≤ 5 ms (${LUX}) | ${ms(lux)} ms | ${pass(lux === undefined ? undefined : lux <= 5)} |`,
+  );
   for (const r of runs) {
     const c1 = r.loads.find((l) => l.connections === 1)?.latency.median;
     const inProc = r.inProcess?.fillFlatten.median;
     const over = c1 !== undefined && inProc !== undefined ? c1 - inProc : undefined;
     // the two medians come from different minutes of the run: on a busy machine the difference can go negative
-    const verdict = over !== undefined && over < 0 ? 'PASS? (negative: noise, re-run on a quiet machine)' : pass(over === undefined ? undefined : over <= 2);
-    lines.push(`| HTTP overhead per render ≤ 2 ms (c=1 median − in-process fill+flatten median), ${r.file} | ${ms(over)} ms | ${verdict} |`);
+    const verdict =
+      over !== undefined && over < 0
+        ? 'PASS? (negative: noise, re-run on a quiet machine)'
+        : pass(over === undefined ? undefined : over <= 2);
+    lines.push(
+      `| HTTP overhead per render ≤ 2 ms (c=1 median − in-process fill+flatten median), ${r.file} | ${ms(over)} ms | ${verdict} |`,
+    );
   }
   const luxRps = byFile(LUX)?.loads.find((l) => l.connections === 16)?.rps;
-  lines.push(`| ≥ 150 renders/s at c=16 (${LUX}) | ${luxRps?.toFixed(1) ?? '–'} /s | ${pass(luxRps === undefined ? undefined : luxRps >= 150)} |`);
+  lines.push(
+    `| ≥ 150 renders/s at c=16 (${LUX}) | ${luxRps?.toFixed(1) ?? '–'} /s | ${pass(luxRps === undefined ? undefined : luxRps >= 150)} |`,
+  );
   const c16 = runs.flatMap((r) => r.loads.filter((l) => l.connections === 16));
   const peak = c16.length ? Math.max(...c16.map((l) => l.rss.totalMb)) : undefined;
   const peakMain = c16.length ? Math.max(...c16.map((l) => l.rss.mainMb)) : undefined;
-  lines.push(`| RSS ≤ 300 MB at c=16 (server process + render workers; main process alone ${peakMain?.toFixed(0) ?? '–'} MB) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= 300)} |`);
+  lines.push(
+    `| RSS ≤ 300 MB at c=16 (server process + render workers; main process alone ${peakMain?.toFixed(0) ?? '–'} MB) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= 300)} |`,
+  );
   return lines.join('\n');
 }
 
@@ -205,7 +270,10 @@ function machine(): string {
   })();
   return [
     `- date: ${new Date().toISOString()}`,
-    `- machine: ${os.availableParallelism()} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`,
+    `- machine: ${os.availableParallelism()} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end`,
     `- node ${process.version}; ${pdftkVersion() ?? 'pdftk not installed'}; ${qpdf}`,
     `- settings: BENCH_ITERATIONS=${ITERATIONS} (warm-up ${WARMUP}, at most ${CASE_SECONDS} s per case), BENCH_SECONDS=${LOAD_SECONDS} per autocannon run, BENCH_PDFTK_ITERATIONS=${PDFTK_ITERATIONS}, server RENDER_WORKERS=${process.env.BENCH_RENDER_WORKERS ?? `default (${os.availableParallelism()})`}`,
   ].join('\n');
@@ -221,12 +289,17 @@ async function main() {
   // 1. the service over HTTP first, so the RSS of this process is the server's and not the heap left
   //    behind by the in-process benches
   log('starting the server');
-  const server = await startBenchServer(process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {});
+  const server = await startBenchServer(
+    process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {},
+  );
   const prepared = [];
   let idleRss: RssPeak | undefined;
   const overload: Overload = { loads: [] };
   try {
-    for (const file of FORMS) prepared.push(await prepare(file, path.join(work, file.replace(/\.pdf$/, '')), (b) => server.runtime.engine.analyse(b)));
+    for (const file of FORMS)
+      prepared.push(
+        await prepare(file, path.join(work, file.replace(/\.pdf$/, '')), (b) => server.runtime.engine.analyse(b)),
+      );
     for (const { run, bytes } of prepared) {
       const dir = path.join(work, run.file.replace(/\.pdf$/, ''));
       log(`${run.file}: upload`);
@@ -248,7 +321,9 @@ async function main() {
       for (const c of CONCURRENCY) {
         log(`${run.file}: autocannon c=${c} for ${LOAD_SECONDS} s`);
         const l = await benchLoad(server, body, c, LOAD_SECONDS);
-        log(`  ${l.ok} ok, ${l.failed} failed, ${l.rps.toFixed(1)}/s, median ${ms(l.latency.median)} ms, peak RSS ${l.rss.totalMb.toFixed(0)} MB`);
+        log(
+          `  ${l.ok} ok, ${l.failed} failed, ${l.rps.toFixed(1)}/s, median ${ms(l.latency.median)} ms, peak RSS ${l.rss.totalMb.toFixed(0)} MB`,
+        );
         if (l.failed) run.notes.push(`c=${c}: status codes ${JSON.stringify(l.statusCodes)}`);
         run.loads.push(l);
       }
@@ -284,14 +359,19 @@ async function main() {
       run.inProcess = await benchInProcess(bytes, run.analysis, values, timing, run.file);
       save(run, dir, 'ours-fill', run.inProcess.fillBytes);
       save(run, dir, 'ours-flatten', run.inProcess.fillFlattenBytes);
-      if (run.inProcess.warnings.length) run.notes.push(`engine warnings: ${run.inProcess.warnings.slice(0, 3).join(' | ')}`);
+      if (run.inProcess.warnings.length)
+        run.notes.push(`engine warnings: ${run.inProcess.warnings.slice(0, 3).join(' | ')}`);
     } catch (err) {
       run.notes.push(`fillPdf FAILED: ${(err as Error).message}`);
     }
     if (pdftk) {
       log(`${run.file}: pdftk`);
       try {
-        run.pdftk = await benchPdftk(pdfPath, toXfdf(run.analysis.fields, values), dir, { iterations: PDFTK_ITERATIONS, warmup: 1, maxSeconds: CASE_SECONDS * 2 });
+        run.pdftk = await benchPdftk(pdfPath, toXfdf(run.analysis.fields, values), dir, {
+          iterations: PDFTK_ITERATIONS,
+          warmup: 1,
+          maxSeconds: CASE_SECONDS * 2,
+        });
         save(run, dir, 'pdftk-fill', run.pdftk.fillBytes);
         save(run, dir, 'pdftk-flatten', run.pdftk.flattenBytes);
       } catch (err) {
@@ -316,11 +396,17 @@ async function main() {
 
   // 4. every kept output through qpdf --check
   log('qpdf --check');
-  for (const p of prepared) for (const [mode, file] of Object.entries(p.run.outputs)) p.run.qpdf[mode] = await qpdfCheck(file);
+  for (const p of prepared)
+    for (const [mode, file] of Object.entries(p.run.outputs)) p.run.qpdf[mode] = await qpdfCheck(file);
 
   const runs = prepared.map((p) => p.run);
   const notes = runs.flatMap((r) => r.notes.map((n) => `- ${r.file}: ${n}`));
-  const qpdfLines = runs.map((r) => `- ${r.file}: ${Object.entries(r.qpdf).map(([m, v]) => `${m} ${v}`).join(', ')}`);
+  const qpdfLines = runs.map(
+    (r) =>
+      `- ${r.file}: ${Object.entries(r.qpdf)
+        .map(([m, v]) => `${m} ${v}`)
+        .join(', ')}`,
+  );
   const report = [
     `## formcast benchmark`,
     '',
@@ -331,7 +417,9 @@ async function main() {
     'median/p95 in ms per render (HTTP rows: per request, autocannon latency); "per s" = sequential throughput (1000 / mean) or autocannon renders/s;',
     '"vs pdftk" = pdftk median / ours (the matching pdftk mode; HTTP rows against pdftk flatten); "vs floor" = ours / pdf-lib load+save median;',
     'peak RSS = this process + render worker processes, sampled every 20 ms (autocannon runs in its own process and is not counted).',
-    idleRss ? `RSS of the server after start-up and ${WARMUP + 1} renders, before any load: ${idleRss.totalMb.toFixed(0)} MB (main process ${idleRss.mainMb.toFixed(0)} MB, render workers ${(idleRss.totalMb - idleRss.mainMb).toFixed(0)} MB).` : '',
+    idleRss
+      ? `RSS of the server after start-up and ${WARMUP + 1} renders, before any load: ${idleRss.totalMb.toFixed(0)} MB (main process ${idleRss.mainMb.toFixed(0)} MB, render workers ${(idleRss.totalMb - idleRss.mainMb).toFixed(0)} MB).`
+      : '',
     '',
     '### qpdf --check (one output per form and mode)',
     ...qpdfLines,
@@ -355,10 +443,13 @@ process.on('exit', () => {
   process.exitCode = 1;
 });
 
-main().then(() => {
-  finished = true;
-}, (err) => {
-  finished = true;
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => {
+    finished = true;
+  },
+  (err) => {
+    finished = true;
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -21,7 +21,14 @@ export function percentile(samples: number[], p: number): number {
 export function summarise(samples: number[]): Summary {
   const n = samples.length;
   const mean = n ? samples.reduce((a, b) => a + b, 0) / n : NaN;
-  return { n, median: percentile(samples, 50), p95: percentile(samples, 95), mean, min: Math.min(...samples), max: Math.max(...samples) };
+  return {
+    n,
+    median: percentile(samples, 50),
+    p95: percentile(samples, 95),
+    mean,
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+  };
 }
 
 export interface TimeOptions {

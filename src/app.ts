@@ -53,7 +53,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', async (request, reply) => {
     // the route pattern, not the URL, keeps label cardinality bounded
-    deps.metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    deps.metrics.httpRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
   });
   registerErrorHandler(app);
   registerBodyDrain(app as unknown as FastifyInstance, deps.config.limits);
@@ -66,13 +71,20 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'formcast API', version: '1.0.0', description: 'Fill PDF form templates with JSON data and download the result.' },
+      info: {
+        title: 'formcast API',
+        version: '1.0.0',
+        description: 'Fill PDF form templates with JSON data and download the result.',
+      },
       servers: [{ url: deps.config.publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key, e.g. fc_live_...' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key, e.g. fc_live_...' } },
+      },
       security: [{ bearer: [] }],
     },
     // Uploads are read as streams (not validated as a body), so describe their multipart body here.
-    transformObject: (doc) => documentUploads(('openapiObject' in doc ? doc.openapiObject : {}) as OpenApiDoc) as object,
+    transformObject: (doc) =>
+      documentUploads(('openapiObject' in doc ? doc.openapiObject : {}) as OpenApiDoc) as object,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
@@ -101,7 +113,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await v1.register(async (api) => {
-        api.addHook('onRequest', authenticate(deps, (key) => authenticateKey(deps, key)));
+        api.addHook(
+          'onRequest',
+          authenticate(deps, (key) => authenticateKey(deps, key)),
+        );
         api.addHook('onRequest', rateLimit(deps));
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));

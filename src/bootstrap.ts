@@ -21,11 +21,16 @@ export interface Runtime extends Deps {
 }
 
 /** The composition root: the one place that chooses adapters from configuration. */
-export async function createRuntime(config: Config, overrides: Partial<Deps> & { clock?: Clock; log?: Logger } = {}): Promise<Runtime> {
+export async function createRuntime(
+  config: Config,
+  overrides: Partial<Deps> & { clock?: Clock; log?: Logger } = {},
+): Promise<Runtime> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const plans = overrides.plans ?? loadPlans(config.plansFile);
   mkdirSync(config.dataDir, { recursive: true });
-  const dbHandle = await openDatabase(config.database, (err) => log.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
+  const dbHandle = await openDatabase(config.database, (err) =>
+    log.warn({ err: err.message }, 'database connection lost; reconnecting on next use'),
+  );
   const clock = overrides.clock ?? systemClock;
   // Registered first and removed last: while this process may hold work, it is seen alive.
   const heartbeat = await startHeartbeat(dbHandle.db, clock, heartbeatTtlMs(config.limits.renderTimeoutMs), (err) =>
@@ -41,7 +46,11 @@ export async function createRuntime(config: Config, overrides: Partial<Deps> & {
   const rateLimiter: RateLimiter =
     overrides.rateLimiter ??
     (config.redisUrl
-      ? new (await import('./adapters/rate-limit/redis-rate-limiter.js')).RedisRateLimiter(config.redisUrl, { clock, log, commandTimeoutMs: config.limits.redisTimeoutMs })
+      ? new (await import('./adapters/rate-limit/redis-rate-limiter.js')).RedisRateLimiter(config.redisUrl, {
+          clock,
+          log,
+          commandTimeoutMs: config.limits.redisTimeoutMs,
+        })
       : new MemoryRateLimiter(clock));
   // RENDER_WORKERS=0: the engine on the event loop; otherwise a pool of worker processes (started on first use).
   const engine =

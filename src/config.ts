@@ -94,7 +94,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dbUrl = str('DATABASE_URL');
   if (dbUrl) {
     if (/^postgres(ql)?:\/\//.test(dbUrl)) database = { kind: 'postgres', url: dbUrl };
-    else if (dbUrl.startsWith('sqlite:')) database = { kind: 'sqlite', file: path.resolve(dbUrl.slice('sqlite:'.length)) };
+    else if (dbUrl.startsWith('sqlite:'))
+      database = { kind: 'sqlite', file: path.resolve(dbUrl.slice('sqlite:'.length)) };
     else problems.push(`DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "${dbUrl}")`);
   }
 
@@ -108,10 +109,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const logLevel = (str('LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
   const signingSecret = str('SIGNING_SECRET');
-  if (signingSecret !== undefined && signingSecret.length < 32) problems.push('SIGNING_SECRET must be at least 32 characters');
+  if (signingSecret !== undefined && signingSecret.length < 32)
+    problems.push('SIGNING_SECRET must be at least 32 characters');
 
   const limits: Limits = {
     downloadUrlSeconds: int('DOWNLOAD_URL_SECONDS', 900, 1, 7 * 24 * 3600),
@@ -149,12 +152,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     };
   }
   const redisUrl = str('REDIS_URL');
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
+    problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
 
   const plansFile = str('PLANS_FILE');
   const uriLinks = str('OUTPUT_URI_LINKS') ?? 'false';
-  if (uriLinks !== 'true' && uriLinks !== 'false') problems.push(`OUTPUT_URI_LINKS must be true or false (got "${uriLinks}")`);
+  if (uriLinks !== 'true' && uriLinks !== 'false')
+    problems.push(`OUTPUT_URI_LINKS must be true or false (got "${uriLinks}")`);
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');
-  return { port, host, dataDir, database, publicUrl, plansFile, logLevel, signingSecret, limits, s3, redisUrl, metricsToken, outputUriLinks: uriLinks === 'true' };
+  return {
+    port,
+    host,
+    dataDir,
+    database,
+    publicUrl,
+    plansFile,
+    logLevel,
+    signingSecret,
+    limits,
+    s3,
+    redisUrl,
+    metricsToken,
+    outputUriLinks: uriLinks === 'true',
+  };
 }

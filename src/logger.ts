@@ -25,7 +25,11 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       censor: '[redacted]',
     },
     serializers: {
-      req: (req: { method: string; url: string; id: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
+      req: (req: { method: string; url: string; id: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: redactUrl(req.url),
+      }),
     },
   };
   // destination: tests capture the real logger's output (redaction included) instead of stdout

@@ -40,7 +40,8 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 1;
   }
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
-  if (command === 'render') return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+  if (command === 'render')
+    return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
   const config = loadConfig();
   switch (command) {
     case 'serve':
@@ -61,7 +62,8 @@ main(process.argv.slice(2)).then(
   },
   (err) => {
     if (err instanceof ConfigError) console.error(err.message);
-    else if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`${(err as Error).message}\n\n${USAGE}`);
+    else if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+      console.error(`${(err as Error).message}\n\n${USAGE}`);
     else console.error(`formcast: ${(err as Error).message}`);
     process.exitCode = 1;
   },

@@ -17,7 +17,10 @@ export async function accountsCommand(config: Config, sub: string | undefined, f
         if (!flags.name || !flags.plan) return fail('accounts create needs --name and --plan');
         const { account, apiKey } = await createAccount(runtime, { name: flags.name, plan: flags.plan });
         if (flags.json) console.log(JSON.stringify({ accountId: account.id, apiKey }));
-        else console.log(`Created account ${account.id} (${account.name}, ${account.plan}).\nAPI key (shown once, keep it safe):\n  ${apiKey}`);
+        else
+          console.log(
+            `Created account ${account.id} (${account.name}, ${account.plan}).\nAPI key (shown once, keep it safe):\n  ${apiKey}`,
+          );
         return 0;
       }
       case 'set-plan': {

@@ -28,7 +28,9 @@ export async function keysCommand(config: Config, sub: string | undefined, flags
       case 'list': {
         const keys = await listApiKeys(runtime, flags.account);
         if (flags.json) console.log(JSON.stringify(keys));
-        else for (const k of keys) console.log(`${k.id}\t${k.prefix}…\t${k.revokedAt ? 'revoked' : 'active'}\t${k.createdAt}\t${k.name}`);
+        else
+          for (const k of keys)
+            console.log(`${k.id}\t${k.prefix}…\t${k.revokedAt ? 'revoked' : 'active'}\t${k.createdAt}\t${k.name}`);
         return 0;
       }
       case 'revoke': {

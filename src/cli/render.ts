@@ -18,7 +18,8 @@ interface Flags {
 /** Offline: the same analysis, validation and fill as the API, on local files. */
 export async function renderCommand(args: string[], flags: Flags): Promise<number> {
   const [templatePath, dataPath] = args;
-  if (!templatePath || !dataPath || !flags.output) return fail('usage: formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten]');
+  if (!templatePath || !dataPath || !flags.output)
+    return fail('usage: formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten]');
   try {
     const template = await readFile(templatePath);
     const data: unknown = JSON.parse(await readFile(dataPath, 'utf8'));
@@ -28,7 +29,11 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
       locale: flags.locale ?? 'fr-FR',
       timezone: flags.timezone ?? 'Europe/Paris',
     });
-    const result = await fillPdf(template, analysis, { values, flatten: !flags['no-flatten'], watermark: flags.watermark ? 'formcast' : undefined });
+    const result = await fillPdf(template, analysis, {
+      values,
+      flatten: !flags['no-flatten'],
+      watermark: flags.watermark ? 'formcast' : undefined,
+    });
     await writeFile(flags.output, result.bytes);
     for (const w of [...warnings, ...result.warnings]) console.error(`warning: ${w}`);
     console.error(`wrote ${flags.output} (${result.bytes.byteLength} bytes)`);
@@ -36,7 +41,8 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
   } catch (err) {
     if (err instanceof DataValidationError || err instanceof PdfEngineError) return fail(err.message);
     if (err instanceof SyntaxError) return fail(`${dataPath} is not valid JSON: ${err.message}`);
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fail(`file not found: ${(err as NodeJS.ErrnoException).path}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return fail(`file not found: ${(err as NodeJS.ErrnoException).path}`);
     throw err;
   }
 }

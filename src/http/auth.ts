@@ -33,7 +33,12 @@ export function authenticate(deps: Pick<Deps, 'rateLimiter' | 'clock' | 'config'
   const blockedUntil = new Lru<string, number>(MAX_BLOCKED_ADDRESSES);
   const limit = deps.config.limits.authFailuresPerMinute;
   const throttled = (seconds: number) =>
-    new AppError('RATE_LIMITED', `Too many failed authentications from this address; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
+    new AppError(
+      'RATE_LIMITED',
+      `Too many failed authentications from this address; retry in ${seconds} s`,
+      undefined,
+      { 'Retry-After': String(seconds) },
+    );
 
   const fail = async (ip: string, err: AppError): Promise<never> => {
     const r = await deps.rateLimiter.hit(`authfail:${ip}`, limit, 60);
@@ -50,9 +55,17 @@ export function authenticate(deps: Pick<Deps, 'rateLimiter' | 'clock' | 'config'
       blockedUntil.delete(request.ip);
     }
     const header = request.headers.authorization;
-    if (!header) return fail(request.ip, new AppError('UNAUTHORIZED', 'Missing Authorization header; send "Authorization: Bearer <API key>"'));
+    if (!header)
+      return fail(
+        request.ip,
+        new AppError('UNAUTHORIZED', 'Missing Authorization header; send "Authorization: Bearer <API key>"'),
+      );
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) return fail(request.ip, new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>"'));
+    if (!match)
+      return fail(
+        request.ip,
+        new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>"'),
+      );
     const found = await lookupKey(match[1]);
     if (!found) return fail(request.ip, new AppError('UNAUTHORIZED', 'Invalid or revoked API key'));
     request.auth = { accountId: found.accountId, plan: found.plan as PlanName, keyId: found.keyId };
@@ -68,9 +81,14 @@ export function rateLimit(deps: Pick<Deps, 'rateLimiter' | 'plans'>) {
     reply.header('RateLimit-Remaining', String(r.remaining));
     reply.header('RateLimit-Reset', String(r.resetSeconds));
     if (!r.allowed) {
-      throw new AppError('RATE_LIMITED', `Rate limit of ${r.limit} requests per minute exceeded; retry in ${r.resetSeconds} s`, undefined, {
-        'Retry-After': String(r.resetSeconds),
-      });
+      throw new AppError(
+        'RATE_LIMITED',
+        `Rate limit of ${r.limit} requests per minute exceeded; retry in ${r.resetSeconds} s`,
+        undefined,
+        {
+          'Retry-After': String(r.resetSeconds),
+        },
+      );
     }
   };
 }

@@ -32,7 +32,11 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /** Watch `req`'s body; the returned signal aborts when it is too slow. Stops once the body is in. */
-export function watchBody(req: IncomingMessage, limits: BodyTimeoutLimits, onSettled: (stop: () => void) => void): AbortSignal {
+export function watchBody(
+  req: IncomingMessage,
+  limits: BodyTimeoutLimits,
+  onSettled: (stop: () => void) => void,
+): AbortSignal {
   const controller = new AbortController();
   const socket = req.socket;
   let last = socket.bytesRead;
@@ -40,7 +44,12 @@ export function watchBody(req: IncomingMessage, limits: BodyTimeoutLimits, onSet
   const trip = (why: string) => {
     stop();
     if (req.complete || socket.destroyed) return;
-    controller.abort(new AppError('REQUEST_TIMEOUT', `The request body arrived too slowly (${why}); send it again on a faster connection`));
+    controller.abort(
+      new AppError(
+        'REQUEST_TIMEOUT',
+        `The request body arrived too slowly (${why}); send it again on a faster connection`,
+      ),
+    );
   };
   const window = setInterval(() => {
     if (req.complete || socket.destroyed) return stop();
@@ -48,7 +57,10 @@ export function watchBody(req: IncomingMessage, limits: BodyTimeoutLimits, onSet
     if (read - last < minPerWindow) trip(`less than ${limits.bodyMinBytesPerSecond} bytes per second`);
     last = read;
   }, limits.bodyRateWindowMs);
-  const deadline = setTimeout(() => trip(`not complete within ${Math.round(limits.bodyTimeoutMs / 1000)} s`), limits.bodyTimeoutMs);
+  const deadline = setTimeout(
+    () => trip(`not complete within ${Math.round(limits.bodyTimeoutMs / 1000)} s`),
+    limits.bodyTimeoutMs,
+  );
   window.unref();
   deadline.unref();
   function stop() {

@@ -1,5 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, DataValidationError, ERROR_STATUS, EngineBusyError, EngineCrashedError, type ErrorCode } from '../errors.js';
+import {
+  AppError,
+  DataValidationError,
+  ERROR_STATUS,
+  EngineBusyError,
+  EngineCrashedError,
+  type ErrorCode,
+} from '../errors.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
 
@@ -20,7 +27,8 @@ interface AjvError {
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return value.length > 60 ? `string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === 'string')
+    return value.length > 60 ? `string of ${value.length} characters` : JSON.stringify(value);
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
   return String(value);
@@ -62,11 +70,15 @@ function fromAjv(errors: AjvError[], context: string | undefined): AppError {
       break;
   }
   if (!field) field = context ?? 'body';
-  return new AppError('VALIDATION_ERROR', `Invalid ${context === 'querystring' ? 'query parameter' : 'value'} "${field}": expected ${expected}, received ${received}`, {
-    field,
-    expected,
-    received,
-  });
+  return new AppError(
+    'VALIDATION_ERROR',
+    `Invalid ${context === 'querystring' ? 'query parameter' : 'value'} "${field}": expected ${expected}, received ${received}`,
+    {
+      field,
+      expected,
+      received,
+    },
+  );
 }
 
 /** Map any thrown value to an AppError; undefined for errors we did not expect. */
@@ -76,13 +88,19 @@ function toAppError(err: unknown): AppError | undefined {
     return new AppError('VALIDATION_ERROR', err.message, { ...err.details });
   }
   if (err instanceof EngineBusyError) {
-    return new AppError('SERVICE_UNAVAILABLE', 'All render workers are busy; retry shortly', undefined, { 'Retry-After': String(err.retryAfterSeconds) });
+    return new AppError('SERVICE_UNAVAILABLE', 'All render workers are busy; retry shortly', undefined, {
+      'Retry-After': String(err.retryAfterSeconds),
+    });
   }
   if (err instanceof EngineCrashedError) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The render worker stopped unexpectedly; retry shortly', undefined, { 'Retry-After': String(err.retryAfterSeconds) });
+    return new AppError('SERVICE_UNAVAILABLE', 'The render worker stopped unexpectedly; retry shortly', undefined, {
+      'Retry-After': String(err.retryAfterSeconds),
+    });
   }
   if (isDatabaseUnavailable(err)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', undefined, { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) });
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', undefined, {
+      'Retry-After': String(DB_RETRY_AFTER_SECONDS),
+    });
   }
   if (err instanceof PdfEngineError) {
     if (err.code === 'INVALID_PDF' || err.code === 'PDF_LIMIT') return new AppError('INVALID_PDF', err.message);
@@ -100,7 +118,10 @@ function toAppError(err: unknown): AppError | undefined {
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return new AppError('BAD_REQUEST', `Unsupported Content-Type; this route accepts ${'application/json'}`);
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts (MAX_JSON_BODY_BYTES)');
+        return new AppError(
+          'PAYLOAD_TOO_LARGE',
+          'The request body is larger than this server accepts (MAX_JSON_BODY_BYTES)',
+        );
       case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
         return new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data');
       case 'FST_REQ_FILE_TOO_LARGE':
@@ -111,9 +132,11 @@ function toAppError(err: unknown): AppError | undefined {
         return new AppError('BAD_REQUEST', 'Too many parts in the multipart body');
     }
     // Fastify's own client errors (4xx) keep their meaning as BAD_REQUEST.
-    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new AppError('BAD_REQUEST', 'The request could not be read');
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+      return new AppError('BAD_REQUEST', 'The request could not be read');
   }
-  if (err instanceof SyntaxError && /JSON/.test(err.message)) return new AppError('BAD_REQUEST', 'The request body is not valid JSON');
+  if (err instanceof SyntaxError && /JSON/.test(err.message))
+    return new AppError('BAD_REQUEST', 'The request body is not valid JSON');
   return undefined;
 }
 
@@ -133,12 +156,16 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (mapped) {
       // Backpressure (503: busy workers, database away) is the system working as designed: info
       // without a stack. Other 5xx are faults worth an error with everything.
-      if (mapped.code === 'SERVICE_UNAVAILABLE') request.log.info({ code: mapped.code, reason: mapped.message }, 'request shed');
+      if (mapped.code === 'SERVICE_UNAVAILABLE')
+        request.log.info({ code: mapped.code, reason: mapped.message }, 'request shed');
       else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
       return sendError(reply, mapped);
     }
     request.log.error({ err }, 'unexpected error');
-    return sendError(reply, new AppError('INTERNAL_ERROR', `An unexpected error occurred; quote request id ${request.id} when reporting it`));
+    return sendError(
+      reply,
+      new AppError('INTERNAL_ERROR', `An unexpected error occurred; quote request id ${request.id} when reporting it`),
+    );
   });
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`)),

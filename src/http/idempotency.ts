@@ -51,7 +51,11 @@ export async function idempotent(
     return reply.status(r.status).send(r.body);
   }
   if (typeof header !== 'string' || !KEY.test(header)) {
-    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1-255 printable ASCII characters', { field: 'Idempotency-Key', expected: '1-255 printable ASCII characters', received: 'invalid header' });
+    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1-255 printable ASCII characters', {
+      field: 'Idempotency-Key',
+      expected: '1-255 printable ASCII characters',
+      received: 'invalid header',
+    });
   }
   const accountId = request.auth.accountId;
   const now = deps.clock.now();
@@ -67,14 +71,35 @@ export async function idempotent(
     .execute();
   const inserted = await deps.db
     .insertInto('idempotency_keys')
-    .values({ ...where, body_hash: bodyHash, status_code: null, response: null, created_at: now.toISOString(), owner: deps.instanceId })
+    .values({
+      ...where,
+      body_hash: bodyHash,
+      status_code: null,
+      response: null,
+      created_at: now.toISOString(),
+      owner: deps.instanceId,
+    })
     .onConflict((oc) => oc.columns(['account_id', 'key', 'route']).doNothing())
     .executeTakeFirst();
 
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
-    const prior = await deps.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', header).where('route', '=', route).executeTakeFirst();
+    const prior = await deps.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('key', '=', header)
+      .where('route', '=', route)
+      .executeTakeFirst();
     if (prior && prior.body_hash !== bodyHash) {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body', { field: 'Idempotency-Key', expected: 'the body of the first request with this key', received: 'a different body' });
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request body',
+        {
+          field: 'Idempotency-Key',
+          expected: 'the body of the first request with this key',
+          received: 'a different body',
+        },
+      );
     }
     if (prior && prior.status_code !== null && prior.response !== null) {
       reply.header('Idempotent-Replayed', 'true');
@@ -82,7 +107,12 @@ export async function idempotent(
       return reply.status(prior.status_code).send(await codec.restore(stored));
     }
     if (!prior || !(await takeOver(deps, where, prior.owner))) {
-      throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly', undefined, { 'Retry-After': '1' });
+      throw new AppError(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'A request with this Idempotency-Key is still being processed; retry shortly',
+        undefined,
+        { 'Retry-After': '1' },
+      );
     }
   }
 
@@ -90,7 +120,12 @@ export async function idempotent(
   try {
     result = await run();
   } catch (err) {
-    await deps.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', header).where('route', '=', route).execute();
+    await deps.db
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', accountId)
+      .where('key', '=', header)
+      .where('route', '=', route)
+      .execute();
     throw err;
   }
   await deps.db
@@ -107,7 +142,11 @@ export async function idempotent(
  * Takes over a key left in progress by a dead instance; false while its owner lives (or another retry
  * took it first). Rows written before owners were recorded (NULL) keep waiting for their 24 hours.
  */
-async function takeOver(deps: Pick<Deps, 'db' | 'clock' | 'instanceId'>, where: { account_id: string; key: string; route: string }, owner: string | null): Promise<boolean> {
+async function takeOver(
+  deps: Pick<Deps, 'db' | 'clock' | 'instanceId'>,
+  where: { account_id: string; key: string; route: string },
+  owner: string | null,
+): Promise<boolean> {
   if (owner === null || (await isAlive(deps, owner))) return false;
   const res = await deps.db
     .updateTable('idempotency_keys')

@@ -34,8 +34,16 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    if (text.trim() === '') return done(new AppError('BAD_REQUEST', 'The request body is empty but Content-Type is application/json'), undefined);
-    if (depthExceeds(text, MAX_JSON_DEPTH)) return done(new AppError('BAD_REQUEST', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    if (text.trim() === '')
+      return done(
+        new AppError('BAD_REQUEST', 'The request body is empty but Content-Type is application/json'),
+        undefined,
+      );
+    if (depthExceeds(text, MAX_JSON_DEPTH))
+      return done(
+        new AppError('BAD_REQUEST', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`),
+        undefined,
+      );
     try {
       request.rawBody = text;
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));

@@ -32,7 +32,11 @@ function check(request: FastifyRequest): void {
   ] as const) {
     const at = findNul(value, root);
     if (at !== undefined) {
-      throw validationError({ field: at || 'body', expected: 'text without NUL (U+0000) characters', received: 'a NUL character' });
+      throw validationError({
+        field: at || 'body',
+        expected: 'text without NUL (U+0000) characters',
+        received: 'a NUL character',
+      });
     }
   }
 }

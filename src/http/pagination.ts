@@ -18,7 +18,14 @@ export type PageQuery = Static<typeof PageQuery>;
 export const CursorPageQuery = Type.Object(
   {
     ...PageQuery.properties,
-    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Id of the last item of the previous page: list what comes after it (stable while items are added)' })),
+    starting_after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'Id of the last item of the previous page: list what comes after it (stable while items are added)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

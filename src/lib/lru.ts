@@ -27,7 +27,8 @@ export class Lru<K, V> {
     if (w > this.maxWeight) return;
     this.map.set(key, value);
     this.weight += w;
-    while (this.map.size > this.maxEntries || this.weight > this.maxWeight) this.delete(this.map.keys().next().value as K);
+    while (this.map.size > this.maxEntries || this.weight > this.maxWeight)
+      this.delete(this.map.keys().next().value as K);
   }
 
   delete(key: K): void {

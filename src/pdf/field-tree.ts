@@ -21,7 +21,6 @@ export interface RawField {
 
 type TreeLimits = Pick<AnalyseLimits, 'maxNodes' | 'maxDepth'>;
 
-
 function isWidget(ctx: PDFContext, d: PDFDict): boolean {
   const subtype = get(ctx, d, 'Subtype');
   // Some producers omit /Subtype on merged field/widget dictionaries; a /Rect gives them away.
@@ -69,7 +68,8 @@ export function collectFields(
   const visited = new Set<PDFDict>();
   let budget = limits.maxNodes;
   const spend = () => {
-    if (--budget < 0) throw new PdfEngineError('PDF_LIMIT', `the form has more than ${limits.maxNodes} field nodes and widgets`);
+    if (--budget < 0)
+      throw new PdfEngineError('PDF_LIMIT', `the form has more than ${limits.maxNodes} field nodes and widgets`);
   };
 
   const attach = (field: PDFDict, widget: PDFDict | undefined, inTree: boolean) => {

@@ -56,19 +56,21 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
   const maxParseMs = options.maxParseMs ?? DEFAULT_LIMITS.maxParseMs;
   let doc: PDFDocument;
   try {
-    doc = await withParseBudget(maxParseMs, () => PDFDocument.load(bytes, {
-      // An empty password decrypts files that only restrict permissions (RC4, AES-128, AES-256).
-      password: '',
-      ignoreEncryption: true,
-      updateMetadata: false,
-      // Fastest = no setTimeout yield every 100 objects (that alone cost ~1 ms per yield).
-      parseSpeed: ParseSpeeds.Fastest,
-      throwOnInvalidObject: false,
-      warnOnInvalidObjects: false,
-      // getForm() would otherwise strip /XFA; callers decide what to do with it.
-      preserveXFA: true,
-      forIncrementalUpdate: options.forIncrementalUpdate ?? false,
-    }));
+    doc = await withParseBudget(maxParseMs, () =>
+      PDFDocument.load(bytes, {
+        // An empty password decrypts files that only restrict permissions (RC4, AES-128, AES-256).
+        password: '',
+        ignoreEncryption: true,
+        updateMetadata: false,
+        // Fastest = no setTimeout yield every 100 objects (that alone cost ~1 ms per yield).
+        parseSpeed: ParseSpeeds.Fastest,
+        throwOnInvalidObject: false,
+        warnOnInvalidObjects: false,
+        // getForm() would otherwise strip /XFA; callers decide what to do with it.
+        preserveXFA: true,
+        forIncrementalUpdate: options.forIncrementalUpdate ?? false,
+      }),
+    );
   } catch (err) {
     if (err instanceof ParseBudgetExceeded) {
       throw new PdfEngineError('PDF_LIMIT', `the PDF is too damaged or complex to parse (${err.message})`);

@@ -25,7 +25,11 @@ export function collectPages(ctx: PDFContext, catalog: PDFDict, limits: WalkLimi
     if (!dict) continue; // skip junk
     // A node met twice is a cycle (or a page with two parents): other readers loop, stop or drop
     // pages on such a tree, so the file is refused rather than half understood.
-    if (seen.has(dict)) throw new PdfEngineError('INVALID_PDF', 'the page tree is cyclic (a node is its own ancestor or has two parents)');
+    if (seen.has(dict))
+      throw new PdfEngineError(
+        'INVALID_PDF',
+        'the page tree is cyclic (a node is its own ancestor or has two parents)',
+      );
     seen.add(dict);
     if (depth > limits.maxDepth) {
       throw new PdfEngineError('PDF_LIMIT', `the page tree is nested deeper than ${limits.maxDepth} levels`);

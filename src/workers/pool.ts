@@ -15,7 +15,16 @@ import os from 'node:os';
 import { PdfEngineError } from '../pdf/types.js';
 import { rssMb } from './memory.js';
 import { workerScript } from './worker-script.js';
-import { ENV_MEMORY_MB, ENV_TEMPLATE_CACHE_MB, ENV_TEST_HOLD_DIR, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type JobKind, type JobMessage, type WorkerMessage } from './protocol.js';
+import {
+  ENV_MEMORY_MB,
+  ENV_TEMPLATE_CACHE_MB,
+  ENV_TEST_HOLD_DIR,
+  ENV_TEST_JOBS,
+  EXIT_OVER_MEMORY,
+  type JobKind,
+  type JobMessage,
+  type WorkerMessage,
+} from './protocol.js';
 
 import { EngineBusyError, EngineCrashedError } from '../errors.js';
 
@@ -146,7 +155,10 @@ export class WorkerPool {
     const full = this.queue.length >= this.opts.maxQueue + this.opts.size - this.active();
     const wait = this.expectedWaitMs();
     // With a worker to spare the job starts at once, whatever the estimate says.
-    const late = this.queue.length + this.active() >= this.opts.size && this.opts.maxWaitMs !== undefined && wait > this.opts.maxWaitMs;
+    const late =
+      this.queue.length + this.active() >= this.opts.size &&
+      this.opts.maxWaitMs !== undefined &&
+      wait > this.opts.maxWaitMs;
     if (full || late) {
       throw new EngineBusyError(Math.min(60, Math.max(1, Math.ceil(wait / 1000))));
     }
@@ -168,7 +180,13 @@ export class WorkerPool {
   }
 
   stats(): PoolStats {
-    return { size: this.opts.size, workers: this.workers.length, active: this.active(), queued: this.queue.length, lost: { ...this.lost } };
+    return {
+      size: this.opts.size,
+      workers: this.workers.length,
+      active: this.active(),
+      queued: this.queue.length,
+      lost: { ...this.lost },
+    };
   }
 
   /** Fails waiting and running jobs, stops every worker and resolves once they have exited. */
@@ -206,7 +224,12 @@ export class WorkerPool {
       this.dispatch((key !== undefined && idle.find((w) => w.keys.has(key))) || idle[0], job);
     }
     const starting = this.workers.filter((w) => !w.ready).length;
-    if (this.script && this.queue.length > starting && this.workers.length < this.opts.size && this.startFailures < MAX_START_FAILURES) {
+    if (
+      this.script &&
+      this.queue.length > starting &&
+      this.workers.length < this.opts.size &&
+      this.startFailures < MAX_START_FAILURES
+    ) {
       this.spawn();
     }
   }
@@ -261,7 +284,8 @@ export class WorkerPool {
         if (job.cache) this.remember(w, job.cache.key);
         if (job.sentAt !== undefined) this.jobMs += JOB_MS_WEIGHT * (performance.now() - job.sentAt - this.jobMs);
         job.resolve(msg.value);
-      } else if (msg.type === 'miss') job.reject(new PdfEngineError('RENDER_FAILED', 'the render worker lost the template'));
+      } else if (msg.type === 'miss')
+        job.reject(new PdfEngineError('RENDER_FAILED', 'the render worker lost the template'));
       else if (msg.memory) this.stop(w, 'memory', job);
       else job.reject(new PdfEngineError(msg.code, msg.message));
       this.pump();
@@ -287,7 +311,8 @@ export class WorkerPool {
   private send(w: Worker, job: Job, withoutBytes: boolean): void {
     job.withoutBytes = withoutBytes;
     job.sentAt ??= performance.now();
-    const args = withoutBytes && job.cache ? job.args.map((a, i) => (job.cache!.cachedArgs.includes(i) ? null : a)) : job.args;
+    const args =
+      withoutBytes && job.cache ? job.args.map((a, i) => (job.cache!.cachedArgs.includes(i) ? null : a)) : job.args;
     const msg: JobMessage = { id: job.id, kind: job.kind, args };
     w.child.send(msg, (err) => {
       if (err && w.job === job) this.crashed(w);
@@ -368,7 +393,8 @@ export class WorkerPool {
     if (i >= 0) this.workers.splice(i, 1);
     if (this.closed) return;
     // Keep the pool warm: a worker that had started is replaced at once.
-    if (replace && this.script && this.startFailures < MAX_START_FAILURES && this.workers.length < this.opts.size) this.spawn();
+    if (replace && this.script && this.startFailures < MAX_START_FAILURES && this.workers.length < this.opts.size)
+      this.spawn();
     this.pump();
   }
 
@@ -386,10 +412,17 @@ function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEng
   const what = kind === 'analyse' ? 'analysing the PDF' : 'render';
   const code = kind === 'analyse' ? 'INVALID_PDF' : 'RENDER_FAILED';
   if (reason === 'timeout') {
-    return new PdfEngineError(code, kind === 'analyse'
-      ? `analysing the PDF exceeded the time budget of ${opts.timeoutMs} ms`
-      : `render exceeded the time budget of ${opts.timeoutMs} ms`);
+    return new PdfEngineError(
+      code,
+      kind === 'analyse'
+        ? `analysing the PDF exceeded the time budget of ${opts.timeoutMs} ms`
+        : `render exceeded the time budget of ${opts.timeoutMs} ms`,
+    );
   }
-  if (reason === 'memory') return new PdfEngineError(code, `${what} exceeded the memory budget of ${opts.maxMemoryMb} MB`);
-  return new PdfEngineError(code, `the render worker stopped unexpectedly while ${kind === 'analyse' ? 'analysing the PDF' : 'rendering'}`);
+  if (reason === 'memory')
+    return new PdfEngineError(code, `${what} exceeded the memory budget of ${opts.maxMemoryMb} MB`);
+  return new PdfEngineError(
+    code,
+    `the render worker stopped unexpectedly while ${kind === 'analyse' ? 'analysing the PDF' : 'rendering'}`,
+  );
 }

@@ -4,7 +4,15 @@
 import { analyse } from '../pdf/analysis/analyse.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
-import { ENV_MEMORY_MB, ENV_TEST_HOLD_DIR, ENV_TEST_JOBS, EXIT_OVER_MEMORY, type FillReply, type JobMessage, type WorkerMessage } from './protocol.js';
+import {
+  ENV_MEMORY_MB,
+  ENV_TEST_HOLD_DIR,
+  ENV_TEST_JOBS,
+  EXIT_OVER_MEMORY,
+  type FillReply,
+  type JobMessage,
+  type WorkerMessage,
+} from './protocol.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Handler = (...args: any[]) => Promise<unknown>;
@@ -16,10 +24,19 @@ class CacheMiss extends Error {}
  * template and analysis null = "you hold it under cacheKey" (the pool only does that when it sent it
  * before); heldBaseId = the base file the pool already has, which then stays out of the answer.
  */
-async function fill(template: Uint8Array | null, analysis: TemplateAnalysis | null, request: FillRequest, cacheKey?: string, heldBaseId?: string): Promise<FillReply> {
-  const parts = template && analysis
-    ? await fillParts(template, analysis, request, cacheKey)
-    : cacheKey === undefined ? undefined : await fillCachedParts(cacheKey, request);
+async function fill(
+  template: Uint8Array | null,
+  analysis: TemplateAnalysis | null,
+  request: FillRequest,
+  cacheKey?: string,
+  heldBaseId?: string,
+): Promise<FillReply> {
+  const parts =
+    template && analysis
+      ? await fillParts(template, analysis, request, cacheKey)
+      : cacheKey === undefined
+        ? undefined
+        : await fillCachedParts(cacheKey, request);
   if (!parts) throw new CacheMiss();
   const { baseId, base, update, warnings } = parts;
   return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings };

@@ -14,27 +14,32 @@ function cli(args: string[], env: Record<string, string>) {
   return run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, cwd: repoRoot });
 }
 
-
 describe('formcast CLI', () => {
   it('creates an account with --json, whose key reads the usage from a running server, then shuts down on SIGTERM', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-'));
     const port = String(20000 + Math.floor(Math.random() * 20000));
     const env = { DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1' };
-    const server = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, cwd: repoRoot });
+    const server = spawn(process.execPath, [BIN, 'serve'], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      cwd: repoRoot,
+    });
     let out = '';
     server.stdout.on('data', (d) => (out += d));
     server.stderr.on('data', (d) => (out += d));
     try {
       await waitFor(`http://127.0.0.1:${port}/health`);
       // the hint follows the listen (it needs a database query): wait for it, within a generous bound
-      for (let i = 0; i < 300 && !out.includes('formcast accounts create'); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 300 && !out.includes('formcast accounts create'); i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(out).toContain('formcast accounts create');
 
       const { stdout } = await cli(['accounts', 'create', '--name', 'Acme', '--plan', 'Pro', '--json'], env);
       const created = JSON.parse(stdout.trim());
       expect(Object.keys(created).sort()).toEqual(['accountId', 'apiKey']);
 
-      const res = await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, { headers: { authorization: `Bearer ${created.apiKey}` } });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, {
+        headers: { authorization: `Bearer ${created.apiKey}` },
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).data.plan).toBe('Pro');
 
@@ -43,9 +48,15 @@ describe('formcast CLI', () => {
       expect(keys).toHaveLength(1);
       const second = JSON.parse((await cli(['keys', 'create', '--account', created.accountId, '--json'], env)).stdout);
       await cli(['keys', 'revoke', '--account', created.accountId, '--key', second.keyId], env);
-      const revoked = await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, { headers: { authorization: `Bearer ${second.apiKey}` } });
+      const revoked = await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, {
+        headers: { authorization: `Bearer ${second.apiKey}` },
+      });
       expect(revoked.status).toBe(401);
-      const usage = (await (await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, { headers: { authorization: `Bearer ${created.apiKey}` } })).json()) as any;
+      const usage = (await (
+        await fetch(`http://127.0.0.1:${port}/v1/renders/usage`, {
+          headers: { authorization: `Bearer ${created.apiKey}` },
+        })
+      ).json()) as any;
       expect(usage.data.plan).toBe('Business');
     } finally {
       const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
@@ -55,11 +66,17 @@ describe('formcast CLI', () => {
   });
 
   it('refuses to start with a bad environment variable, naming it', async () => {
-    await expect(cli(['serve'], { PORT: 'abc', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'formcast-cli-')) })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('PORT') });
+    await expect(
+      cli(['serve'], { PORT: 'abc', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'formcast-cli-')) }),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('PORT') });
   });
 
   it('refuses an unknown plan', async () => {
-    await expect(cli(['accounts', 'create', '--name', 'x', '--plan', 'Gold'], { DATA_DIR: mkdtempSync(path.join(tmpdir(), 'formcast-cli-')) })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('Gold') });
+    await expect(
+      cli(['accounts', 'create', '--name', 'x', '--plan', 'Gold'], {
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'formcast-cli-')),
+      }),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('Gold') });
   });
 
   it.skipIf(!corpusDir())('renders a PDF offline', async () => {

@@ -40,7 +40,13 @@ function s3Case(name: string, options: Partial<S3BlobStoreOptions>): StoreCase {
       fixS3rverSigV4();
       const dir = mkdtempSync(path.join(tmpdir(), 'formcast-s3-'));
       const bucket = 'formcast-test';
-      const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+      const server = new S3rver({
+        address: '127.0.0.1',
+        port: 0,
+        silent: true,
+        directory: dir,
+        configureBuckets: [{ name: bucket }],
+      });
       const { port } = await server.run();
       const store = new S3BlobStore({
         bucket,
@@ -131,7 +137,11 @@ for (const c of STORES) {
       await store.put('list/acc_ab/r3.pdf', bytes('3'));
       expect(await collect(store.list('list/acc_a'))).toEqual(['list/acc_a/deep/r2.pdf', 'list/acc_a/r1.pdf']);
       expect(await collect(store.list('list/acc_a/'))).toEqual(['list/acc_a/deep/r2.pdf', 'list/acc_a/r1.pdf']);
-      expect(await collect(store.list('list'))).toEqual(['list/acc_a/deep/r2.pdf', 'list/acc_a/r1.pdf', 'list/acc_ab/r3.pdf']);
+      expect(await collect(store.list('list'))).toEqual([
+        'list/acc_a/deep/r2.pdf',
+        'list/acc_a/r1.pdf',
+        'list/acc_ab/r3.pdf',
+      ]);
       expect(await collect(store.list('list/none'))).toEqual([]);
     });
 

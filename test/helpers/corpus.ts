@@ -42,7 +42,9 @@ export interface Manifest {
 
 /** The corpus directory, or null when it is not there. */
 export function corpusDir(): string | null {
-  const dir = process.env.CORPUS_DIR ? path.resolve(process.env.CORPUS_DIR) : path.resolve(repoRoot, '../shared/corpus');
+  const dir = process.env.CORPUS_DIR
+    ? path.resolve(process.env.CORPUS_DIR)
+    : path.resolve(repoRoot, '../shared/corpus');
   return fs.existsSync(path.join(dir, 'manifest.json')) ? dir : null;
 }
 

@@ -15,7 +15,9 @@ export function heldJobs() {
     async next(not: number[] = [], ms = 60_000): Promise<number> {
       const until = Date.now() + ms;
       for (;;) {
-        const pid = readdirSync(dir).map(Number).find((p) => !not.includes(p));
+        const pid = readdirSync(dir)
+          .map(Number)
+          .find((p) => !not.includes(p));
         if (pid !== undefined) return pid;
         if (Date.now() > until) throw new Error('no worker took the job');
         await new Promise((r) => setTimeout(r, 20));

@@ -12,18 +12,34 @@ export function buildPdf(objects: Obj[], trailerExtra = '', opts: { prev?: numbe
   let pos = parts[0].length;
   objects.forEach((o, i) => {
     offsets.push(pos);
-    const body = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), typeof o === 'string' ? Buffer.from(o, 'latin1') : o, Buffer.from('\nendobj\n')]);
+    const body = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`),
+      typeof o === 'string' ? Buffer.from(o, 'latin1') : o,
+      Buffer.from('\nendobj\n'),
+    ]);
     parts.push(body);
     pos += body.length;
   });
-  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n`,
+    '0000000000 65535 f \n',
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ].join('');
   const prev = opts.prev !== undefined ? ` /Prev ${opts.prev}` : '';
-  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${prev} ${trailerExtra}>>\nstartxref\n${pos}\n%%EOF\n`));
+  parts.push(
+    Buffer.from(
+      `${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${prev} ${trailerExtra}>>\nstartxref\n${pos}\n%%EOF\n`,
+    ),
+  );
   return Buffer.concat(parts);
 }
 
 function stream(dict: string, data: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
+  return Buffer.concat([
+    Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`),
+    data,
+    Buffer.from('\nendstream'),
+  ]);
 }
 
 /** One page, one text field: the skeleton the attacks are added to. Objects 1-4. */
@@ -95,7 +111,10 @@ export function manyPages(n = 20_000): Buffer {
 export function javascriptLaden(): Buffer {
   const js = '(app.alert\\("hi"\\); this.submitForm\\("http://127.0.0.1:9/x"\\);)';
   return buildPdf(
-    formSkeleton(`/AA << /K << /S /JavaScript /JS ${js} >> /F << /S /JavaScript /JS (AFNumber_Format\\(2, 0, 0, 0, "", true\\);) >> >>`, `/OpenAction << /S /JavaScript /JS ${js} >> /Names << /JavaScript << /Names [(a) << /S /JavaScript /JS ${js} >>] >> >>`),
+    formSkeleton(
+      `/AA << /K << /S /JavaScript /JS ${js} >> /F << /S /JavaScript /JS (AFNumber_Format\\(2, 0, 0, 0, "", true\\);) >> >>`,
+      `/OpenAction << /S /JavaScript /JS ${js} >> /Names << /JavaScript << /Names [(a) << /S /JavaScript /JS ${js} >>] >> >>`,
+    ),
   );
 }
 
@@ -118,7 +137,11 @@ export function activeContent(): Buffer {
     `<< /Type /Annot /Subtype /Link /Rect [50 560 200 580] /A << /S /Launch /F (cmd.exe) /Next ${js('next')} >> >>`,
     '<< /Type /Annot /Subtype /Widget /FT /Btn /Ff 65536 /T (send) /F 4 /Rect [50 500 150 520] /P 3 0 R /A << /S /SubmitForm /F << /FS /URL /F (http://127.0.0.1:9/x) >> >> >>',
     '<< /Type /Annot /Subtype /FileAttachment /Rect [400 700 420 720] /FS 7 0 R >>',
-    Buffer.concat([Buffer.from(`<< /Type /EmbeddedFile /Length ${file.length} >>\nstream\n`), file, Buffer.from('\nendstream')]),
+    Buffer.concat([
+      Buffer.from(`<< /Type /EmbeddedFile /Length ${file.length} >>\nstream\n`),
+      file,
+      Buffer.from('\nendstream'),
+    ]),
     '<< /Type /Annot /Subtype /Link /Rect [50 460 200 480] /A << /S /GoTo /D [3 0 R /Fit] >> >>',
   ]);
 }

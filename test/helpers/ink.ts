@@ -62,7 +62,12 @@ export function darkPixels(img: Pgm, threshold = DARK): number {
 
 /** darkPixels outside the given pixel rectangles [x0 y0 x1 y1] (any corner order). */
 export function darkPixelsOutside(img: Pgm, rects: [number, number, number, number][], threshold = DARK): number {
-  const boxes = rects.map((r) => [Math.min(r[0], r[2]), Math.min(r[1], r[3]), Math.max(r[0], r[2]), Math.max(r[1], r[3])]);
+  const boxes = rects.map((r) => [
+    Math.min(r[0], r[2]),
+    Math.min(r[1], r[3]),
+    Math.max(r[0], r[2]),
+    Math.max(r[1], r[3]),
+  ]);
   let n = 0;
   for (let y = 0; y < img.height; y++) {
     for (let x = 0; x < img.width; x++) {
@@ -121,13 +126,25 @@ export type AnnotationMode = 'all' | 'none' | 'no-signatures';
  * `annotations: 'none'` only the pages' own content is drawn (poppler: -hide-annotations; MuPDF has
  * no such switch, so it draws a copy without /Annots). Pages a renderer could not produce are missing.
  */
-export async function renderPages(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: AnnotationMode } = {}): Promise<Pgm[]> {
+export async function renderPages(
+  renderer: Renderer,
+  pdf: string,
+  dir: string,
+  opts: { dpi?: number; annotations?: AnnotationMode } = {},
+): Promise<Pgm[]> {
   const dpi = String(opts.dpi ?? 36);
   const annotations = opts.annotations ?? 'all';
   fs.mkdirSync(dir, { recursive: true });
   const prefix = renderer === 'poppler' ? 'pp' : 'mu';
   if (renderer === 'poppler') {
-    const args = ['-r', dpi, '-gray', ...(annotations === 'none' ? ['-hide-annotations'] : []), pdf, path.join(dir, prefix)];
+    const args = [
+      '-r',
+      dpi,
+      '-gray',
+      ...(annotations === 'none' ? ['-hide-annotations'] : []),
+      pdf,
+      path.join(dir, prefix),
+    ];
     await run('pdftoppm', args, { maxBuffer: MAX_BUFFER });
   } else {
     let input = pdf;
@@ -138,7 +155,9 @@ export async function renderPages(renderer: Renderer, pdf: string, dir: string, 
       await run('mutool', ['run', script, pdf, input, annotations], { maxBuffer: MAX_BUFFER });
     }
     // -q: MuPDF's warnings about odd input go to stderr and do not change the exit code
-    await run('mutool', ['draw', '-q', '-r', dpi, '-c', 'gray', '-o', path.join(dir, `${prefix}%d.pgm`), input], { maxBuffer: MAX_BUFFER });
+    await run('mutool', ['draw', '-q', '-r', dpi, '-c', 'gray', '-o', path.join(dir, `${prefix}%d.pgm`), input], {
+      maxBuffer: MAX_BUFFER,
+    });
   }
   const out: Pgm[] = [];
   for (const [page, file] of pagesIn(dir, prefix)) out[page - 1] = parsePgm(fs.readFileSync(file));
@@ -146,7 +165,12 @@ export async function renderPages(renderer: Renderer, pdf: string, dir: string, 
 }
 
 /** renderPages reduced to the dark-pixel count of every page. */
-export async function inkPerPage(renderer: Renderer, pdf: string, dir: string, opts: { dpi?: number; annotations?: AnnotationMode } = {}): Promise<number[]> {
+export async function inkPerPage(
+  renderer: Renderer,
+  pdf: string,
+  dir: string,
+  opts: { dpi?: number; annotations?: AnnotationMode } = {},
+): Promise<number[]> {
   return (await renderPages(renderer, pdf, dir, opts)).map((img) => darkPixels(img));
 }
 
@@ -178,7 +202,18 @@ export async function renderGray(pdf: string, page: number, renderer: Renderer):
   try {
     const out = path.join(tmp, 'page.pgm');
     if (renderer === 'poppler') {
-      await run('pdftoppm', ['-r', '72', '-gray', '-f', String(page), '-l', String(page), '-singlefile', pdf, path.join(tmp, 'page')]);
+      await run('pdftoppm', [
+        '-r',
+        '72',
+        '-gray',
+        '-f',
+        String(page),
+        '-l',
+        String(page),
+        '-singlefile',
+        pdf,
+        path.join(tmp, 'page'),
+      ]);
     } else {
       await run('mutool', ['draw', '-q', '-r', '72', '-c', 'gray', '-F', 'pgm', '-o', out, pdf, String(page)]);
     }
@@ -193,7 +228,12 @@ export async function renderGray(pdf: string, page: number, renderer: Renderer):
  * 0 0, on a 72 dpi render), shrunk by `inset` points on each side.
  */
 export function inkIn(img: Pgm, rect: number[], inset = 0): number {
-  const [x1, y1, x2, y2] = [Math.min(rect[0], rect[2]), Math.min(rect[1], rect[3]), Math.max(rect[0], rect[2]), Math.max(rect[1], rect[3])];
+  const [x1, y1, x2, y2] = [
+    Math.min(rect[0], rect[2]),
+    Math.min(rect[1], rect[3]),
+    Math.max(rect[0], rect[2]),
+    Math.max(rect[1], rect[3]),
+  ];
   let dark = 0;
   for (let y = Math.ceil(img.height - y2 + inset); y < Math.floor(img.height - y1 - inset); y++) {
     for (let x = Math.ceil(x1 + inset); x < Math.floor(x2 - inset); x++) {

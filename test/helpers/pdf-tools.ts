@@ -90,13 +90,29 @@ export interface TextLine {
 
 /** Lines of text with their boxes on `page` (`pdftotext -bbox-layout`), in reading order. */
 export async function pdftotextLines(path: string, page = 1): Promise<TextLine[]> {
-  const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', '-bbox-layout', '-f', String(page), '-l', String(page), path, '-'], { maxBuffer: MAX_BUFFER });
+  const { stdout } = await run(
+    'pdftotext',
+    ['-enc', 'UTF-8', '-bbox-layout', '-f', String(page), '-l', String(page), path, '-'],
+    { maxBuffer: MAX_BUFFER },
+  );
   const lines: TextLine[] = [];
   const attr = (tag: string, name: string) => Number(new RegExp(`${name}="([-\\d.]+)"`).exec(tag)![1]);
-  const unescapeXml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  const unescapeXml = (s: string) =>
+    s
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&');
   for (const m of stdout.matchAll(/<line ([^>]*)>([\s\S]*?)<\/line>/g)) {
     const words = [...m[2].matchAll(/<word [^>]*>([\s\S]*?)<\/word>/g)].map((w) => unescapeXml(w[1]));
-    lines.push({ text: words.join(' '), xMin: attr(m[1], 'xMin'), yMin: attr(m[1], 'yMin'), xMax: attr(m[1], 'xMax'), yMax: attr(m[1], 'yMax') });
+    lines.push({
+      text: words.join(' '),
+      xMin: attr(m[1], 'xMin'),
+      yMin: attr(m[1], 'yMin'),
+      xMax: attr(m[1], 'xMax'),
+      yMax: attr(m[1], 'yMax'),
+    });
   }
   return lines;
 }
@@ -107,8 +123,10 @@ export async function pdftotextLines(path: string, page = 1): Promise<TextLine[]
  */
 export async function reachableObjects(file: string): Promise<string> {
   const out = `${file}.qdf`;
-  await run('qpdf', ['--password=', '--qdf', '--object-streams=disable', '--stream-data=uncompress', file, out]).catch((e: { code?: number }) => {
-    if (e.code !== 3) throw e; // 3: written, with warnings
-  });
+  await run('qpdf', ['--password=', '--qdf', '--object-streams=disable', '--stream-data=uncompress', file, out]).catch(
+    (e: { code?: number }) => {
+      if (e.code !== 3) throw e; // 3: written, with warnings
+    },
+  );
   return (await import('node:fs')).readFileSync(out, 'latin1');
 }

@@ -81,12 +81,23 @@ export async function freshPostgresUrl(): Promise<{ url: string; schema: string;
   };
 }
 
-export async function startServer(db: DbName = 'sqlite', opts: { env?: Record<string, string>; overrides?: Partial<Deps>; planA?: string } = {}): Promise<TestServer> {
+export async function startServer(
+  db: DbName = 'sqlite',
+  opts: { env?: Record<string, string>; overrides?: Partial<Deps>; planA?: string } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-test-'));
   let dropSchema = async () => {};
   let stopS3 = async () => {};
   // one render worker per test server keeps parallel suites within the 2-core machine
-  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RENDER_WORKERS: '1', AUTH_FAILURES_PER_MINUTE: '1000000', ...opts.env };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RENDER_WORKERS: '1',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
+    ...opts.env,
+  };
   if (db === 'postgres') {
     const pgUrl = opts.env?.DATABASE_URL ? undefined : await freshPostgresUrl();
     if (pgUrl) {

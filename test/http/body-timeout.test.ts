@@ -14,7 +14,14 @@ interface RawAnswer {
 }
 
 /** Send `head` then `body` over a raw socket, `chunk` bytes every `everyMs`; resolve with the answer. */
-function trickle(url: string, head: string, body: Buffer, chunk: number, everyMs: number, giveUpMs: number): Promise<RawAnswer | 'no answer'> {
+function trickle(
+  url: string,
+  head: string,
+  body: Buffer,
+  chunk: number,
+  everyMs: number,
+  giveUpMs: number,
+): Promise<RawAnswer | 'no answer'> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect(Number(port), hostname);
@@ -52,7 +59,10 @@ const SECONDS = 1000;
 describe('request body time limits (SQLite + folder)', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer('sqlite', { planA: 'Pro', env: { BODY_RATE_WINDOW_MS: '2000', BODY_MIN_BYTES_PER_SECOND: '1000', BODY_TIMEOUT_MS: '600000' } });
+    s = await startServer('sqlite', {
+      planA: 'Pro',
+      env: { BODY_RATE_WINDOW_MS: '2000', BODY_MIN_BYTES_PER_SECOND: '1000', BODY_TIMEOUT_MS: '600000' },
+    });
   });
   afterAll(async () => s?.close());
 
@@ -61,7 +71,9 @@ describe('request body time limits (SQLite + folder)', () => {
   function multipartUpload(pdf: Buffer) {
     const boundary = 'formcastboundary';
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="t.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="t.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
       pdf,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);

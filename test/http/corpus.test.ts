@@ -13,7 +13,14 @@ import { hasTool, pdftkFields, qpdfCheck } from '../helpers/pdf-tools.js';
 const corpus = corpusDir();
 const tools = hasTool('pdftk') && hasTool('qpdf');
 const files = corpus ? loadManifest().files : [];
-const KIND_TYPES: Record<string, string[]> = { text: ['text', 'date', 'number'], checkbox: ['checkbox'], radio: ['radio'], combo: ['dropdown'], listbox: ['dropdown'], signature: ['signature'] };
+const KIND_TYPES: Record<string, string[]> = {
+  text: ['text', 'date', 'number'],
+  checkbox: ['checkbox'],
+  radio: ['radio'],
+  combo: ['dropdown'],
+  listbox: ['dropdown'],
+  signature: ['signature'],
+};
 
 interface SchemaField {
   name: string;
@@ -49,8 +56,14 @@ describe.skipIf(!corpus)('every corpus form through the HTTP API (SQLite + folde
   let out: string;
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));
-    writeFileSync(path.join(dir, 'plans.json'), JSON.stringify({ Business: { templates: 10_000, rendersPerMonth: 100_000, requestsPerMinute: 100_000 } }));
-    s = await startServer('sqlite', { env: { PLANS_FILE: path.join(dir, 'plans.json'), RENDER_WORKERS: '2' }, planA: 'Business' });
+    writeFileSync(
+      path.join(dir, 'plans.json'),
+      JSON.stringify({ Business: { templates: 10_000, rendersPerMonth: 100_000, requestsPerMinute: 100_000 } }),
+    );
+    s = await startServer('sqlite', {
+      env: { PLANS_FILE: path.join(dir, 'plans.json'), RENDER_WORKERS: '2' },
+      planA: 'Business',
+    });
     out = mkdtempSync(path.join(tmpdir(), 'corpus-out-'));
   });
   afterAll(async () => s?.close());
@@ -63,7 +76,10 @@ describe.skipIf(!corpus)('every corpus form through the HTTP API (SQLite + folde
       return;
     }
     expect(up.status, JSON.stringify(up.json)).toBe(201);
-    const schema = (await api(s, s.a).get(`/v1/templates/${up.json.data.id}/schema`)).json.data.schema as { fields: SchemaField[]; pageCount: number };
+    const schema = (await api(s, s.a).get(`/v1/templates/${up.json.data.id}/schema`)).json.data.schema as {
+      fields: SchemaField[];
+      pageCount: number;
+    };
     expect(schema.pageCount).toBe(entry.pageCount);
     const fillable = entry.fields.filter((f) => f.kind !== 'pushbutton');
     expect(schema.fields.length).toBe(fillable.length);
@@ -81,9 +97,17 @@ describe.skipIf(!corpus)('every corpus form through the HTTP API (SQLite + folde
     }
 
     const { data, expected } = dataFor(schema.fields);
-    const unflat = await api(s, s.a).post('/v1/renders', { templateId: up.json.data.id, data, options: { flatten: false, locale: 'en-US', timezone: 'UTC' } });
+    const unflat = await api(s, s.a).post('/v1/renders', {
+      templateId: up.json.data.id,
+      data,
+      options: { flatten: false, locale: 'en-US', timezone: 'UTC' },
+    });
     expect(unflat.status, JSON.stringify(unflat.json)).toBe(201);
-    const flat = await api(s, s.a).post('/v1/renders', { templateId: up.json.data.id, data, options: { locale: 'en-US', timezone: 'UTC' } });
+    const flat = await api(s, s.a).post('/v1/renders', {
+      templateId: up.json.data.id,
+      data,
+      options: { locale: 'en-US', timezone: 'UTC' },
+    });
     expect(flat.status).toBe(201);
     if (!tools) return;
 
@@ -94,7 +118,11 @@ describe.skipIf(!corpus)('every corpus form through the HTTP API (SQLite + folde
     const values = new Map((await pdftkFields(unflatPath)).map((f) => [f.name, f.values.at(-1) ?? '']));
     // Warnings name fields by their schema name: map those back to the PDF names pdftk shows.
     const schemaName = new Map(schema.fields.map((f) => [f.name, f.pdfMeta.originalName]));
-    const quoted = unflat.json.data.warnings.join('\n').match(/"[^"]+"/g)?.map((q: string) => q.slice(1, -1)) ?? [];
+    const quoted =
+      unflat.json.data.warnings
+        .join('\n')
+        .match(/"[^"]+"/g)
+        ?.map((q: string) => q.slice(1, -1)) ?? [];
     const cut = new Set(quoted.map((q: string) => schemaName.get(q) ?? q));
     for (const [originalName, value] of expected) {
       if (cut.has(originalName) || !values.has(originalName)) continue; // cut or hidden values carry a warning

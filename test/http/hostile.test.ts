@@ -58,20 +58,37 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
     expect(res.json.error.code).toBe('INVALID_PDF');
   });
 
-  it.skipIf(!hasTool('qpdf'))('accepts a template full of active content, lists it in the schema, and renders without any of it', async () => {
-    const up = await upload(hostile.activeContent(), 'active.pdf');
-    expect(up.status, JSON.stringify(up.json)).toBe(201);
-    const schema = await api(s, s.a).get(`/v1/templates/${up.json.data.id}/schema`);
-    expect(schema.json.data.schema.removedFromOutput.map((r: { feature: string }) => r.feature)).toEqual(['javascript', 'launch-actions', 'submit-actions', 'embedded-files', 'uri-links']);
-    const dir = mkdtempSync(path.join(tmpdir(), 'active-http-'));
-    for (const flatten of [false, true]) {
-      const render = await api(s, s.a).post('/v1/renders', { templateId: up.json.data.id, data: { name: 42 }, options: { flatten } });
-      expect(render.status, JSON.stringify(render.json)).toBe(201);
-      const file = path.join(dir, `out-${flatten}.pdf`);
-      writeFileSync(file, Buffer.from(await (await fetch(render.json.data.downloadUrl)).arrayBuffer()));
-      expect((await reachableObjects(file)).match(/\/(JavaScript|JS|Launch|SubmitForm|EmbeddedFiles?|FileAttachment|OpenAction|AA|URI)\b/g) ?? []).toEqual([]);
-    }
-  });
+  it.skipIf(!hasTool('qpdf'))(
+    'accepts a template full of active content, lists it in the schema, and renders without any of it',
+    async () => {
+      const up = await upload(hostile.activeContent(), 'active.pdf');
+      expect(up.status, JSON.stringify(up.json)).toBe(201);
+      const schema = await api(s, s.a).get(`/v1/templates/${up.json.data.id}/schema`);
+      expect(schema.json.data.schema.removedFromOutput.map((r: { feature: string }) => r.feature)).toEqual([
+        'javascript',
+        'launch-actions',
+        'submit-actions',
+        'embedded-files',
+        'uri-links',
+      ]);
+      const dir = mkdtempSync(path.join(tmpdir(), 'active-http-'));
+      for (const flatten of [false, true]) {
+        const render = await api(s, s.a).post('/v1/renders', {
+          templateId: up.json.data.id,
+          data: { name: 42 },
+          options: { flatten },
+        });
+        expect(render.status, JSON.stringify(render.json)).toBe(201);
+        const file = path.join(dir, `out-${flatten}.pdf`);
+        writeFileSync(file, Buffer.from(await (await fetch(render.json.data.downloadUrl)).arrayBuffer()));
+        expect(
+          (await reachableObjects(file)).match(
+            /\/(JavaScript|JS|Launch|SubmitForm|EmbeddedFiles?|FileAttachment|OpenAction|AA|URI)\b/g,
+          ) ?? [],
+        ).toEqual([]);
+      }
+    },
+  );
 
   it.each([
     ['deeply nested arrays', hostile.deeplyNested],
@@ -103,7 +120,9 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
 
     // chunked: no Content-Length, so the limit must hold while streaming
     const boundary = 'formcastboundary';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    );
     let sent = 0;
     const rssBefore = process.memoryUsage().rss;
     const body = new ReadableStream<Uint8Array>({
@@ -134,7 +153,11 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
   });
 
   it('answers malformed multipart with BAD_REQUEST', async () => {
-    const res = await api(s, s.a).post('/v1/templates', '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc', { 'content-type': 'multipart/form-data; boundary=y' });
+    const res = await api(s, s.a).post(
+      '/v1/templates',
+      '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc',
+      { 'content-type': 'multipart/form-data; boundary=y' },
+    );
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('BAD_REQUEST');
     const noBoundary = await api(s, s.a).post('/v1/templates', 'abc', { 'content-type': 'multipart/form-data' });
@@ -151,10 +174,16 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
 
   it('answers an enormous string in data with VALIDATION_ERROR, and an oversize body with PAYLOAD_TOO_LARGE', async () => {
     const tpl = (await upload(hostile.javascriptLaden(), 'js.pdf')).json.data;
-    const big = await api(s, s.a).post('/v1/renders', { templateId: tpl.id, data: { name: 'x'.repeat(4 * 1024 * 1024) } });
+    const big = await api(s, s.a).post('/v1/renders', {
+      templateId: tpl.id,
+      data: { name: 'x'.repeat(4 * 1024 * 1024) },
+    });
     expect(big.status).toBe(422);
     expect(big.json.error.code).toBe('VALIDATION_ERROR');
-    const huge = await api(s, s.a).post('/v1/renders', { templateId: tpl.id, data: { name: 'x'.repeat(20 * 1024 * 1024) } });
+    const huge = await api(s, s.a).post('/v1/renders', {
+      templateId: tpl.id,
+      data: { name: 'x'.repeat(20 * 1024 * 1024) },
+    });
     expect(huge.status).toBe(413);
     expect(huge.json.error.code).toBe('PAYLOAD_TOO_LARGE');
   });

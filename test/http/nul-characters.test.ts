@@ -29,7 +29,10 @@ for (const db of DATABASES) {
 
     it('in a template name, description or file name sent as multipart', async () => {
       expectRefused(await api(s, s.b).post('/v1/templates', uploadForm(pdf(), 'a.pdf', { name: `x${NUL}y` })), 'name');
-      expectRefused(await api(s, s.b).post('/v1/templates', uploadForm(pdf(), 'a.pdf', { description: `x${NUL}` })), 'description');
+      expectRefused(
+        await api(s, s.b).post('/v1/templates', uploadForm(pdf(), 'a.pdf', { description: `x${NUL}` })),
+        'description',
+      );
       expectRefused(await api(s, s.b).post('/v1/templates', uploadForm(pdf(), `a${NUL}.pdf`)), 'file');
     });
 

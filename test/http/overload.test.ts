@@ -47,7 +47,10 @@ describe('render durations', () => {
     // A clock years ahead of the machine's: a duration taken as machine time minus clock time goes negative.
     const s = await startServer('sqlite', { overrides: { clock: new TestClock(Date.parse('2031-01-01T00:00:00Z')) } });
     try {
-      const up = await api(s, s.b).post('/v1/templates', uploadForm(readFileSync(path.join(dir, 'pdfs/pdfjs-required-fields.pdf')), 'r.pdf'));
+      const up = await api(s, s.b).post(
+        '/v1/templates',
+        uploadForm(readFileSync(path.join(dir, 'pdfs/pdfjs-required-fields.pdf')), 'r.pdf'),
+      );
       const res = await api(s, s.b).post('/v1/renders', { templateId: up.json.data.id, data: {} });
       expect(res.status).toBe(201);
       expect(res.json.data.durationMs).toBeGreaterThanOrEqual(0);

@@ -40,7 +40,10 @@ describe('security suite on every route (SQLite + folder)', () => {
   ];
   for (const [method, path, body] of ROUTES) {
     it(`${method} ${path} answers 401 UNAUTHORIZED for no, malformed, unknown and revoked keys`, async () => {
-      for (const [label, headers] of [...cases, ['a revoked key', { authorization: `Bearer ${revoked}` }] as [string, Record<string, string>]]) {
+      for (const [label, headers] of [
+        ...cases,
+        ['a revoked key', { authorization: `Bearer ${revoked}` }] as [string, Record<string, string>],
+      ]) {
         const res = await fetch(s.url + path, {
           method,
           headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },

@@ -7,7 +7,9 @@ import { startServer, type Tenant, type TestServer } from '../helpers/server.js'
 
 const MB = 1024 * 1024;
 const BOUNDARY = 'formcastboundary';
-const HEAD = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+const HEAD = Buffer.from(
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+);
 
 /** A multipart body of `size` file bytes produced on demand; `pulled()` says how much the sender read. */
 function streamedUpload(size: number) {

@@ -37,7 +37,7 @@ function typeForFormat(js: string | null): FieldType {
   return 'text';
 }
 
-const unique = <T,>(xs: T[]) => [...new Set(xs)];
+const unique = <T>(xs: T[]) => [...new Set(xs)];
 
 function checkField(file: string, f: AnalysedField, m: ManifestField): void {
   const where = `${file} ${m.fullName}`;
@@ -65,7 +65,10 @@ function checkField(file: string, f: AnalysedField, m: ManifestField): void {
     const values = unique((m.btnOpt ?? m.options ?? []).filter((v): v is string => v !== null));
     expect(f.options, where).toEqual(values);
     expect(f.detail.optionStates, where).toHaveLength(values.length);
-    expect(f.detail.optionStates!.every((s) => m.options!.includes(s)), where).toBe(true);
+    expect(
+      f.detail.optionStates!.every((s) => m.options!.includes(s)),
+      where,
+    ).toBe(true);
   } else if (f.type === 'checkbox') {
     expect(f.options, where).toBeUndefined();
     const proven = PROVEN_ON_STATES[file]?.[m.fullName];

@@ -4,7 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef, type PDFContext, type PDFPage } from '@cantoo/pdf-lib';
+import {
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  type PDFRef,
+  type PDFContext,
+  type PDFPage,
+} from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { PdfEngineError } from '../../src/pdf/types.js';
@@ -29,9 +37,18 @@ async function build(make: (kit: Kit) => void, pageCount = 1): Promise<Uint8Arra
   const ctx = doc.context;
   const node = (entries: Record<string, unknown>) => ctx.register(ctx.obj(entries as never));
   const kit: Kit = {
-    doc, ctx, pages, node,
+    doc,
+    ctx,
+    pages,
+    node,
     widget(entries, pageIndex = 0) {
-      const ref = node({ Type: 'Annot', Subtype: 'Widget', Rect: [10, 10, 100, 30], P: pages[pageIndex].ref, ...entries });
+      const ref = node({
+        Type: 'Annot',
+        Subtype: 'Widget',
+        Rect: [10, 10, 100, 30],
+        P: pages[pageIndex].ref,
+        ...entries,
+      });
       pages[pageIndex].node.addAnnot(ref);
       return ref;
     },
@@ -44,7 +61,10 @@ async function build(make: (kit: Kit) => void, pageCount = 1): Promise<Uint8Arra
 }
 
 async function rejection(p: Promise<unknown>): Promise<PdfEngineError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(PdfEngineError);
   return err as PdfEngineError;
 }
@@ -126,7 +146,11 @@ describe('analyse() guards', () => {
     }, 2);
     const res = await analyse(bytes);
     const lost = res.fields.find((f) => f.pdfMeta.originalName === 'lost');
-    expect(lost).toMatchObject({ type: 'checkbox', pdfMeta: { page: 2 }, detail: { inAcroFormFields: false, onStates: ['Yes'] } });
+    expect(lost).toMatchObject({
+      type: 'checkbox',
+      pdfMeta: { page: 2 },
+      detail: { inAcroFormFields: false, onStates: ['Yes'] },
+    });
     expect(res.fields.find((f) => f.name === 'kept')?.detail.inAcroFormFields).toBe(true);
   });
 
@@ -146,7 +170,8 @@ describe('analyse() guards', () => {
     const [pick, list, when] = res.fields;
     expect(pick).toMatchObject({ type: 'radio', options: ['Café', 'Tea'], detail: { optionStates: ['0', '1'] } });
     expect(list).toMatchObject({
-      type: 'dropdown', options: ['a', 'b'],
+      type: 'dropdown',
+      options: ['a', 'b'],
       detail: { listBox: true, multiSelect: true, optionLabels: ['Alpha', 'b'] },
     });
     expect(when).toMatchObject({ type: 'date', detail: { format: { kind: 'date', pattern: 'yyyy-mm-dd' } } });
@@ -173,7 +198,12 @@ describe('analyse() guards', () => {
 
   it('rejects junk bytes with INVALID_PDF', async () => {
     const enc = new TextEncoder();
-    for (const junk of [new Uint8Array(0), enc.encode('hello world'), enc.encode('%PDF-1.7\n'), enc.encode('%PDF-1.7\n1 0 obj\n<< /Type /Catalog')]) {
+    for (const junk of [
+      new Uint8Array(0),
+      enc.encode('hello world'),
+      enc.encode('%PDF-1.7\n'),
+      enc.encode('%PDF-1.7\n1 0 obj\n<< /Type /Catalog'),
+    ]) {
       expect((await rejection(analyse(junk))).code).toBe('INVALID_PDF');
     }
   });
@@ -189,34 +219,47 @@ describe('analyse() guards', () => {
 
   // pdf-lib's own encrypt() writes empty strings (seen with 2.11.1), so qpdf makes the fixtures.
   const qpdf = spawnSync('qpdf', ['--version']).status === 0;
-  it.skipIf(!qpdf)('decrypts AES-256, AES-128 and RC4 files with an empty user password; refuses a real one', async () => {
-    const plain = await build((k) =>
-      k.setFields([k.widget({ T: str('名前 Zoë'), FT: 'Ch', Ff: 1 << 17, Opt: [str('Ünïcode'), str('東京')] })]),
-    );
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'analyse-enc-'));
-    try {
-      fs.writeFileSync(path.join(tmp, 'plain.pdf'), plain);
-      const encrypt = (user: string, ...args: string[]) => {
-        const out = path.join(tmp, 'enc.pdf');
-        execFileSync('qpdf', ['--allow-weak-crypto', '--object-streams=generate', '--encrypt', user, 'owner', ...args, '--', path.join(tmp, 'plain.pdf'), out]);
-        return new Uint8Array(fs.readFileSync(out));
-      };
-      for (const scheme of [['256'], ['128', '--use-aes=y'], ['128', '--use-aes=n'], ['40']]) {
-        const res = await analyse(encrypt('', ...scheme));
-        expect(res.encrypted, scheme.join(' ')).toBe(true);
-        expect(res.fields[0], scheme.join(' ')).toMatchObject({ name: '名前 Zoë', options: ['Ünïcode', '東京'] });
+  it.skipIf(!qpdf)(
+    'decrypts AES-256, AES-128 and RC4 files with an empty user password; refuses a real one',
+    async () => {
+      const plain = await build((k) =>
+        k.setFields([k.widget({ T: str('名前 Zoë'), FT: 'Ch', Ff: 1 << 17, Opt: [str('Ünïcode'), str('東京')] })]),
+      );
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'analyse-enc-'));
+      try {
+        fs.writeFileSync(path.join(tmp, 'plain.pdf'), plain);
+        const encrypt = (user: string, ...args: string[]) => {
+          const out = path.join(tmp, 'enc.pdf');
+          execFileSync('qpdf', [
+            '--allow-weak-crypto',
+            '--object-streams=generate',
+            '--encrypt',
+            user,
+            'owner',
+            ...args,
+            '--',
+            path.join(tmp, 'plain.pdf'),
+            out,
+          ]);
+          return new Uint8Array(fs.readFileSync(out));
+        };
+        for (const scheme of [['256'], ['128', '--use-aes=y'], ['128', '--use-aes=n'], ['40']]) {
+          const res = await analyse(encrypt('', ...scheme));
+          expect(res.encrypted, scheme.join(' ')).toBe(true);
+          expect(res.fields[0], scheme.join(' ')).toMatchObject({ name: '名前 Zoë', options: ['Ünïcode', '東京'] });
+        }
+        expect((await rejection(analyse(encrypt('secret', '256')))).message).toMatch(/password/);
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
       }
-      expect((await rejection(analyse(encrypt('secret', '256')))).message).toMatch(/password/);
-    } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   const sample = corpusDir() && path.join(corpusDir()!, 'pdfs', 'pdflib-sample-form.pdf');
   it.skipIf(!sample || !fs.existsSync(sample))('never lets a raw exception escape on damaged bytes', async () => {
     const original = new Uint8Array(fs.readFileSync(sample!));
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     const variants: Uint8Array[] = [];
     for (let i = 1; i < 10; i++) variants.push(original.slice(0, Math.floor((original.length * i) / 10)));
     for (let i = 0; i < 30; i++) {
@@ -226,7 +269,10 @@ describe('analyse() guards', () => {
     }
     variants.push(new Uint8Array(zlib.deflateSync(original)));
     for (const v of variants) {
-      const outcome = await analyse(v).then(() => 'ok', (e: unknown) => e);
+      const outcome = await analyse(v).then(
+        () => 'ok',
+        (e: unknown) => e,
+      );
       if (outcome !== 'ok') expect(outcome).toBeInstanceOf(PdfEngineError);
     }
   });

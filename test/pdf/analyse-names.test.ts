@@ -5,15 +5,22 @@ const run = (...full: string[]) => assignNames(full.map((f) => ({ fullName: f, p
 
 describe('assignNames', () => {
   it('keeps the last partial name without its [n] suffix', () => {
-    expect(run('topmostSubform[0].Page1[0].f1_01[0]', 'topmostSubform[0].Page1[0].f1_02[0]')).toEqual(['f1_01', 'f1_02']);
+    expect(run('topmostSubform[0].Page1[0].f1_01[0]', 'topmostSubform[0].Page1[0].f1_02[0]')).toEqual([
+      'f1_01',
+      'f1_02',
+    ]);
     expect(run('名前', 'Première prescription', 'form1[0].#subform[0].P1_Line5b_GivenName[0]')).toEqual([
-      '名前', 'Première prescription', 'P1_Line5b_GivenName',
+      '名前',
+      'Première prescription',
+      'P1_Line5b_GivenName',
     ]);
   });
 
   it('adds parent names when two fields share a last name', () => {
     expect(run('t[0].Page1[0].f1_01[0]', 't[0].Page2[0].f1_01[0]', 't[0].Page2[0].other[0]')).toEqual([
-      'Page1.f1_01', 'Page2.f1_01', 'other',
+      'Page1.f1_01',
+      'Page2.f1_01',
+      'other',
     ]);
   });
 
@@ -23,7 +30,8 @@ describe('assignNames', () => {
 
   it('says a name repeated by XFA subforms once', () => {
     expect(run('f[0].A[0].IA_Edible[0].IA_Edible[0]', 'f[0].B[0].IA_Edible[0].IA_Edible[0]')).toEqual([
-      'A.IA_Edible', 'B.IA_Edible',
+      'A.IA_Edible',
+      'B.IA_Edible',
     ]);
   });
 

@@ -24,11 +24,15 @@ describe('brokenOnAppearance', () => {
   });
 
   it('flags text shown with an empty font name (Scribus)', () => {
-    expect(brokenOnAppearance(form(`${FRAME} BT / 12 Tf 1 1 Td (l) Tj ET`, { Fo0: helv }), 'l')).toMatch(/resources lack/);
+    expect(brokenOnAppearance(form(`${FRAME} BT / 12 Tf 1 1 Td (l) Tj ET`, { Fo0: helv }), 'l')).toMatch(
+      /resources lack/,
+    );
   });
 
   it('flags the check character shown in a font that is not ZapfDingbats', () => {
-    expect(brokenOnAppearance(form(`${FRAME} BT /Helv 8 Tf 1 1 Td (4) Tj ET`, { Helv: helv }), '4')).toMatch(/not ZapfDingbats/);
+    expect(brokenOnAppearance(form(`${FRAME} BT /Helv 8 Tf 1 1 Td (4) Tj ET`, { Helv: helv }), '4')).toMatch(
+      /not ZapfDingbats/,
+    );
   });
 
   it('flags an on-appearance that draws exactly what Off draws', () => {
@@ -36,7 +40,9 @@ describe('brokenOnAppearance', () => {
   });
 
   it('accepts the check character in ZapfDingbats', () => {
-    expect(brokenOnAppearance(form(`${FRAME} BT /ZaDb 8 Tf 1 1 Td (4) Tj ET`, { ZaDb: zadb }), '4', form(FRAME))).toBeUndefined();
+    expect(
+      brokenOnAppearance(form(`${FRAME} BT /ZaDb 8 Tf 1 1 Td (4) Tj ET`, { ZaDb: zadb }), '4', form(FRAME)),
+    ).toBeUndefined();
   });
 
   it('accepts a vector check mark', () => {

@@ -72,12 +72,17 @@ describe.skipIf(!dir || !hasTool('pdftk'))('fields missing from /AcroForm /Field
           const v = written[key];
           const seen = got.get(key);
           const ok =
-            v === undefined ? true
-            : v.kind === 'text' ? seen === v.text
-            : v.kind === 'check' ? !!seen && seen !== 'Off'
-            : v.kind === 'choice' && f.type === 'radio' ? !!seen && seen !== 'Off'
-            : v.kind === 'choice' ? seen === v.value
-            : true;
+            v === undefined
+              ? true
+              : v.kind === 'text'
+                ? seen === v.text
+                : v.kind === 'check'
+                  ? !!seen && seen !== 'Off'
+                  : v.kind === 'choice' && f.type === 'radio'
+                    ? !!seen && seen !== 'Off'
+                    : v.kind === 'choice'
+                      ? seen === v.value
+                      : true;
           if (!ok) wrong.push(`${key}: ${JSON.stringify(v)} -> ${JSON.stringify(seen)}`);
         }
         expect(wrong).toEqual([]);
@@ -115,7 +120,10 @@ describe.skipIf(!hasTool('pdftk'))('forms built with a damaged /Fields (needs pd
   async function listed(bytes: Uint8Array, file: string): Promise<Map<string, string | undefined>> {
     const analysis = await analyse(bytes);
     const out = path.join(tmp, file);
-    const values: Record<string, FillValue> = { 'person.name': { kind: 'text', text: 'Ada' }, agree: { kind: 'check', checked: true } };
+    const values: Record<string, FillValue> = {
+      'person.name': { kind: 'text', text: 'Ada' },
+      agree: { kind: 'check', checked: true },
+    };
     fs.writeFileSync(out, (await fillPdf(bytes, analysis, { values, flatten: false })).bytes);
     return new Map((await pdftkFields(out)).map((f) => [f.name, f.values.at(-1)]));
   }

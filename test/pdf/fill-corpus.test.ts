@@ -54,76 +54,97 @@ describe.skipIf(!dir)('fillPdf on the corpus (needs ../shared/corpus or CORPUS_D
   });
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  describe.skipIf(tools.length > 0)(`checked with qpdf, pdftk and poppler (missing: ${tools.join(', ') || 'none'})`, () => {
-    for (const entry of forms) {
-      const name = path.basename(entry.file);
-      describe(name, () => {
-        let bytes: Uint8Array;
-        let analysis: TemplateAnalysis;
-        let values: Record<string, FillValue>;
-        let byKey: Map<string, AnalysedField>;
-        beforeAll(async () => {
-          bytes = new Uint8Array(fs.readFileSync(path.join(dir!, entry.file)));
-          analysis = await analyse(bytes);
-          values = sampleValues(analysis);
-          byKey = new Map(analysis.fields.map((f) => [f.pdfMeta.originalName, f]));
-        });
+  describe.skipIf(tools.length > 0)(
+    `checked with qpdf, pdftk and poppler (missing: ${tools.join(', ') || 'none'})`,
+    () => {
+      for (const entry of forms) {
+        const name = path.basename(entry.file);
+        describe(name, () => {
+          let bytes: Uint8Array;
+          let analysis: TemplateAnalysis;
+          let values: Record<string, FillValue>;
+          let byKey: Map<string, AnalysedField>;
+          beforeAll(async () => {
+            bytes = new Uint8Array(fs.readFileSync(path.join(dir!, entry.file)));
+            analysis = await analyse(bytes);
+            values = sampleValues(analysis);
+            byKey = new Map(analysis.fields.map((f) => [f.pdfMeta.originalName, f]));
+          });
 
-        it('keeps every value readable by pdftk when not flattened', async (ctx) => {
-          const out = path.join(tmp, `open-${name}`);
-          fs.writeFileSync(out, (await fillPdf(bytes, analysis, { values, flatten: false })).bytes);
-          let fields;
-          try {
-            fields = await pdftkFields(out);
-          } catch {
-            ctx.skip(); // pdftk-java cannot read a few files at all (NullPointerException): not ours to judge
-            return;
-          }
-          const got = new Map(fields.map((f) => [f.name, f.values]));
-          const missing: string[] = [];
-          for (const [key, value] of Object.entries(values)) {
-            const info = byKey.get(key)!;
-            if (!got.has(key) || info.type === 'signature') continue; // pdftk-java skips a few kinds (field-list.test.ts checks reachability)
-            const seen = got.get(key)!;
-            const ok =
-              // pdftk prints an extra empty FieldValue line for some fields: the last one is the value
-              value.kind === 'text' ? seen.at(-1) === value.text
-              : value.kind === 'check' ? !!seen.at(-1) && seen.at(-1) !== 'Off'
-              : value.kind === 'choices' ? value.values.every((v) => seen.includes(v))
-              : value.kind === 'choice' && info.type === 'radio' ? !!seen.at(-1) && seen.at(-1) !== 'Off'
-              : value.kind === 'choice' ? seen.at(-1) === value.value
-              : true;
-            if (!ok) missing.push(`${key}: ${JSON.stringify(value)} -> ${JSON.stringify(seen)}`);
-          }
-          expect(missing).toEqual([]);
-        });
+          it('keeps every value readable by pdftk when not flattened', async (ctx) => {
+            const out = path.join(tmp, `open-${name}`);
+            fs.writeFileSync(out, (await fillPdf(bytes, analysis, { values, flatten: false })).bytes);
+            let fields;
+            try {
+              fields = await pdftkFields(out);
+            } catch {
+              ctx.skip(); // pdftk-java cannot read a few files at all (NullPointerException): not ours to judge
+              return;
+            }
+            const got = new Map(fields.map((f) => [f.name, f.values]));
+            const missing: string[] = [];
+            for (const [key, value] of Object.entries(values)) {
+              const info = byKey.get(key)!;
+              if (!got.has(key) || info.type === 'signature') continue; // pdftk-java skips a few kinds (field-list.test.ts checks reachability)
+              const seen = got.get(key)!;
+              const ok =
+                // pdftk prints an extra empty FieldValue line for some fields: the last one is the value
+                value.kind === 'text'
+                  ? seen.at(-1) === value.text
+                  : value.kind === 'check'
+                    ? !!seen.at(-1) && seen.at(-1) !== 'Off'
+                    : value.kind === 'choices'
+                      ? value.values.every((v) => seen.includes(v))
+                      : value.kind === 'choice' && info.type === 'radio'
+                        ? !!seen.at(-1) && seen.at(-1) !== 'Off'
+                        : value.kind === 'choice'
+                          ? seen.at(-1) === value.value
+                          : true;
+              if (!ok) missing.push(`${key}: ${JSON.stringify(value)} -> ${JSON.stringify(seen)}`);
+            }
+            expect(missing).toEqual([]);
+          });
 
-        it('flattens to a clean PDF without fields that shows every text value', async () => {
-          const out = path.join(tmp, `flat-${name}`);
-          const result = await fillPdf(bytes, analysis, { values, flatten: true });
-          fs.writeFileSync(out, result.bytes);
-          // Values the engine reported as not shown (hidden widget, signed field) or cut off (text
-          // too long for its box: only its beginning must show).
-          // Warnings name fields by their schema name.
-          const warned = (key: string, what: RegExp) => result.warnings.some((w) => w.includes(`"${byKey.get(key)!.name}"`) && what.test(w));
-          const [check, fields, text] = await Promise.all([qpdfCheck(out), pdftkFields(out).catch(() => []), pdftotext(out, { raw: true })]);
-          expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
-          expect(fields).toEqual([]);
-          const page = squash(text);
-          const absent = Object.entries(values)
-            .filter(([k, v]) => v.kind === 'text' && !warned(k, /hidden|signed|not printed/))
-            .filter(([k, v]) => {
-              const text = squash((v as { text: string }).text);
-              // A cut value shows the characters the warning counts (whole words) or its first lines.
-              const cut = result.warnings.find((w) => w.includes(`"${byKey.get(k)!.name}"`) && /cut off/.test(w));
-              const chars = cut && /\((\d+) of \d+ characters shown\)/.exec(cut);
-              const shown = chars ? squash(Array.from((v as { text: string }).text).slice(0, Number(chars[1])).join('')) : cut ? Array.from(text).slice(0, 3).join('') : text;
-              return !page.includes(shown);
-            })
-            .map(([k, v]) => `${k}: ${(v as { text: string }).text}`);
-          expect(absent).toEqual([]);
+          it('flattens to a clean PDF without fields that shows every text value', async () => {
+            const out = path.join(tmp, `flat-${name}`);
+            const result = await fillPdf(bytes, analysis, { values, flatten: true });
+            fs.writeFileSync(out, result.bytes);
+            // Values the engine reported as not shown (hidden widget, signed field) or cut off (text
+            // too long for its box: only its beginning must show).
+            // Warnings name fields by their schema name.
+            const warned = (key: string, what: RegExp) =>
+              result.warnings.some((w) => w.includes(`"${byKey.get(key)!.name}"`) && what.test(w));
+            const [check, fields, text] = await Promise.all([
+              qpdfCheck(out),
+              pdftkFields(out).catch(() => []),
+              pdftotext(out, { raw: true }),
+            ]);
+            expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
+            expect(fields).toEqual([]);
+            const page = squash(text);
+            const absent = Object.entries(values)
+              .filter(([k, v]) => v.kind === 'text' && !warned(k, /hidden|signed|not printed/))
+              .filter(([k, v]) => {
+                const text = squash((v as { text: string }).text);
+                // A cut value shows the characters the warning counts (whole words) or its first lines.
+                const cut = result.warnings.find((w) => w.includes(`"${byKey.get(k)!.name}"`) && /cut off/.test(w));
+                const chars = cut && /\((\d+) of \d+ characters shown\)/.exec(cut);
+                const shown = chars
+                  ? squash(
+                      Array.from((v as { text: string }).text)
+                        .slice(0, Number(chars[1]))
+                        .join(''),
+                    )
+                  : cut
+                    ? Array.from(text).slice(0, 3).join('')
+                    : text;
+                return !page.includes(shown);
+              })
+              .map(([k, v]) => `${k}: ${(v as { text: string }).text}`);
+            expect(absent).toEqual([]);
+          });
         });
-      });
-    }
-  });
+      }
+    },
+  );
 });

@@ -32,7 +32,8 @@ function values(analysis: TemplateAnalysis, tag: string, checked: boolean, every
     if (f.pdfMeta.readOnly || i % every !== 0) return;
     const key = f.pdfMeta.originalName;
     if (f.type === 'checkbox') out[key] = { kind: 'check', checked };
-    else if (f.type === 'text' && !f.detail.comb && !(f.maxLength && f.maxLength < 8)) out[key] = { kind: 'text', text: `${tag}${i}` };
+    else if (f.type === 'text' && !f.detail.comb && !(f.maxLength && f.maxLength < 8))
+      out[key] = { kind: 'text', text: `${tag}${i}` };
   });
   return out;
 }
@@ -41,103 +42,115 @@ async function pdftkValues(file: string): Promise<Map<string, string | undefined
   return new Map((await pdftkFields(file)).map((f) => [f.name, f.values.at(-1)]));
 }
 
-describe.skipIf(!dir || missing.length > 0)(`incremental renders (needs the corpus, qpdf, pdftk, pdftotext; missing: ${missing.join(', ') || 'none'})`, () => {
-  let tmp: string;
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fill-incremental-'));
-  });
-  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-  for (const name of FORMS) {
-    describe(name, () => {
-      let analysis: TemplateAnalysis;
-      let prepared: PreparedTemplate;
-      beforeAll(async () => {
-        const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', name)));
-        analysis = await analyse(bytes);
-        prepared = await prepareTemplate(bytes, analysis);
-      });
-
-      it('appends one update to the base that qpdf accepts and that reads like a full rewrite', async () => {
-        const request = { values: values(analysis, 'Alpha', true), flatten: false };
-        const out = await renderPrepared(prepared, request);
-        const base = prepared.base.bytes;
-        expect(Buffer.from(out.bytes.subarray(0, base.length)).equals(Buffer.from(base))).toBe(true);
-        const update = Buffer.from(out.bytes.subarray(base.length)).toString('latin1');
-        expect(update).toMatch(new RegExp(`/Prev ${prepared.base.startXref}\\b`));
-        expect(update.match(/%%EOF/g)).toHaveLength(1);
-
-        const file = path.join(tmp, `inc-${name}`);
-        fs.writeFileSync(file, out.bytes);
-        const check = await qpdfCheck(file);
-        expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
-        // qpdf rewrites the file from its latest revision: pdftk must read the same values from both.
-        const rewritten = path.join(tmp, `rewritten-${name}`);
-        await run('qpdf', [file, rewritten]).catch((e: { code?: number }) => {
-          if (e.code !== 3) throw e; // 3 = warnings only
-        });
-        const [inc, full] = await Promise.all([pdftkValues(file), pdftkValues(rewritten)]);
-        expect(inc.size).toBeGreaterThan(0);
-        expect([...inc]).toEqual([...full]);
-        for (const [key, v] of Object.entries(request.values)) {
-          if (v.kind === 'text' && inc.has(key)) expect(inc.get(key), key).toBe(v.text);
-        }
-      });
-
-      it('keeps no trace of an earlier render in the next one', async () => {
-        const first = values(analysis, 'First', true);
-        const second = values(analysis, 'Second', false, 2); // every other field, boxes off
-        await renderPrepared(prepared, { values: first, flatten: false });
-        const untouched = await renderPrepared(prepared, { values: {}, flatten: false });
-        expect(Buffer.from(untouched.bytes).equals(Buffer.from(prepared.base.bytes))).toBe(true);
-        const out = await renderPrepared(prepared, { values: second, flatten: false });
-        const file = path.join(tmp, `second-${name}`);
-        fs.writeFileSync(file, out.bytes);
-        const got = await pdftkValues(file);
-        const leaked = [...got].filter(([, v]) => v?.startsWith('First'));
-        expect(leaked).toEqual([]);
-        for (const [key, v] of Object.entries(second)) {
-          if (!got.has(key)) continue;
-          if (v.kind === 'text') expect(got.get(key), key).toBe(v.text);
-          if (v.kind === 'check') expect([undefined, '', 'Off']).toContain(got.get(key));
-        }
-      });
-
-      it('flattens to a file without fields that shows the values, and the next render has its fields again', async () => {
-        const request = { values: values(analysis, 'Flat', true), flatten: true };
-        const out = await renderPrepared(prepared, request);
-        const file = path.join(tmp, `flat-${name}`);
-        fs.writeFileSync(file, out.bytes);
-        const [check, fields, text] = await Promise.all([qpdfCheck(file), pdftkFields(file), pdftotext(file, { raw: true })]);
-        expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
-        expect(fields).toEqual([]);
-        const page = text.replace(/\s+/g, '');
-        const shown = Object.values(request.values).filter((v) => v.kind === 'text' && page.includes(v.text));
-        // Some widgets are hidden or too small to show a whole tag: most values must be there.
-        expect(shown.length).toBeGreaterThan(Object.values(request.values).filter((v) => v.kind === 'text').length * 0.8);
-
-        const again = await renderPrepared(prepared, { values: {}, flatten: false });
-        const againFile = path.join(tmp, `again-${name}`);
-        fs.writeFileSync(againFile, again.bytes);
-        expect((await pdftkFields(againFile)).length).toBeGreaterThan(0);
-      });
+describe.skipIf(!dir || missing.length > 0)(
+  `incremental renders (needs the corpus, qpdf, pdftk, pdftotext; missing: ${missing.join(', ') || 'none'})`,
+  () => {
+    let tmp: string;
+    beforeAll(() => {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fill-incremental-'));
     });
-  }
+    afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('serializes concurrent renders of one prepared template', async () => {
-    const name = 'luxembourg-certificat-salaire-160-2019.pdf';
-    const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', name)));
-    const analysis = await analyse(bytes);
-    const prepared = await prepareTemplate(bytes, analysis);
-    const requests = ['One', 'Two', 'Three'].map((tag) => ({ values: values(analysis, tag, tag !== 'Two'), flatten: false }));
-    const outs = await Promise.all(requests.map((r) => renderPrepared(prepared, r)));
-    for (let i = 0; i < outs.length; i++) {
-      const file = path.join(tmp, `concurrent-${i}.pdf`);
-      fs.writeFileSync(file, outs[i].bytes);
-      const got = await pdftkValues(file);
-      for (const [key, v] of Object.entries(requests[i].values)) {
-        if (v.kind === 'text' && got.has(key)) expect(got.get(key), key).toBe(v.text);
-      }
+    for (const name of FORMS) {
+      describe(name, () => {
+        let analysis: TemplateAnalysis;
+        let prepared: PreparedTemplate;
+        beforeAll(async () => {
+          const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', name)));
+          analysis = await analyse(bytes);
+          prepared = await prepareTemplate(bytes, analysis);
+        });
+
+        it('appends one update to the base that qpdf accepts and that reads like a full rewrite', async () => {
+          const request = { values: values(analysis, 'Alpha', true), flatten: false };
+          const out = await renderPrepared(prepared, request);
+          const base = prepared.base.bytes;
+          expect(Buffer.from(out.bytes.subarray(0, base.length)).equals(Buffer.from(base))).toBe(true);
+          const update = Buffer.from(out.bytes.subarray(base.length)).toString('latin1');
+          expect(update).toMatch(new RegExp(`/Prev ${prepared.base.startXref}\\b`));
+          expect(update.match(/%%EOF/g)).toHaveLength(1);
+
+          const file = path.join(tmp, `inc-${name}`);
+          fs.writeFileSync(file, out.bytes);
+          const check = await qpdfCheck(file);
+          expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
+          // qpdf rewrites the file from its latest revision: pdftk must read the same values from both.
+          const rewritten = path.join(tmp, `rewritten-${name}`);
+          await run('qpdf', [file, rewritten]).catch((e: { code?: number }) => {
+            if (e.code !== 3) throw e; // 3 = warnings only
+          });
+          const [inc, full] = await Promise.all([pdftkValues(file), pdftkValues(rewritten)]);
+          expect(inc.size).toBeGreaterThan(0);
+          expect([...inc]).toEqual([...full]);
+          for (const [key, v] of Object.entries(request.values)) {
+            if (v.kind === 'text' && inc.has(key)) expect(inc.get(key), key).toBe(v.text);
+          }
+        });
+
+        it('keeps no trace of an earlier render in the next one', async () => {
+          const first = values(analysis, 'First', true);
+          const second = values(analysis, 'Second', false, 2); // every other field, boxes off
+          await renderPrepared(prepared, { values: first, flatten: false });
+          const untouched = await renderPrepared(prepared, { values: {}, flatten: false });
+          expect(Buffer.from(untouched.bytes).equals(Buffer.from(prepared.base.bytes))).toBe(true);
+          const out = await renderPrepared(prepared, { values: second, flatten: false });
+          const file = path.join(tmp, `second-${name}`);
+          fs.writeFileSync(file, out.bytes);
+          const got = await pdftkValues(file);
+          const leaked = [...got].filter(([, v]) => v?.startsWith('First'));
+          expect(leaked).toEqual([]);
+          for (const [key, v] of Object.entries(second)) {
+            if (!got.has(key)) continue;
+            if (v.kind === 'text') expect(got.get(key), key).toBe(v.text);
+            if (v.kind === 'check') expect([undefined, '', 'Off']).toContain(got.get(key));
+          }
+        });
+
+        it('flattens to a file without fields that shows the values, and the next render has its fields again', async () => {
+          const request = { values: values(analysis, 'Flat', true), flatten: true };
+          const out = await renderPrepared(prepared, request);
+          const file = path.join(tmp, `flat-${name}`);
+          fs.writeFileSync(file, out.bytes);
+          const [check, fields, text] = await Promise.all([
+            qpdfCheck(file),
+            pdftkFields(file),
+            pdftotext(file, { raw: true }),
+          ]);
+          expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
+          expect(fields).toEqual([]);
+          const page = text.replace(/\s+/g, '');
+          const shown = Object.values(request.values).filter((v) => v.kind === 'text' && page.includes(v.text));
+          // Some widgets are hidden or too small to show a whole tag: most values must be there.
+          expect(shown.length).toBeGreaterThan(
+            Object.values(request.values).filter((v) => v.kind === 'text').length * 0.8,
+          );
+
+          const again = await renderPrepared(prepared, { values: {}, flatten: false });
+          const againFile = path.join(tmp, `again-${name}`);
+          fs.writeFileSync(againFile, again.bytes);
+          expect((await pdftkFields(againFile)).length).toBeGreaterThan(0);
+        });
+      });
     }
-  });
-});
+
+    it('serializes concurrent renders of one prepared template', async () => {
+      const name = 'luxembourg-certificat-salaire-160-2019.pdf';
+      const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', name)));
+      const analysis = await analyse(bytes);
+      const prepared = await prepareTemplate(bytes, analysis);
+      const requests = ['One', 'Two', 'Three'].map((tag) => ({
+        values: values(analysis, tag, tag !== 'Two'),
+        flatten: false,
+      }));
+      const outs = await Promise.all(requests.map((r) => renderPrepared(prepared, r)));
+      for (let i = 0; i < outs.length; i++) {
+        const file = path.join(tmp, `concurrent-${i}.pdf`);
+        fs.writeFileSync(file, outs[i].bytes);
+        const got = await pdftkValues(file);
+        for (const [key, v] of Object.entries(requests[i].values)) {
+          if (v.kind === 'text' && got.has(key)) expect(got.get(key), key).toBe(v.text);
+        }
+      }
+    });
+  },
+);

@@ -54,75 +54,80 @@ const counts = (s: string) => {
   return m;
 };
 
-describe.skipIf(!available)(`scripts drawn into ${FORM} and read back by pdftotext (needs the corpus and poppler)`, () => {
-  let tmp: string;
-  const results = new Map<boolean, { result: FillResult; text: string; file: string }>();
+describe.skipIf(!available)(
+  `scripts drawn into ${FORM} and read back by pdftotext (needs the corpus and poppler)`,
+  () => {
+    let tmp: string;
+    const results = new Map<boolean, { result: FillResult; text: string; file: string }>();
 
-  beforeAll(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fill-scripts-'));
-    const bytes = new Uint8Array(fs.readFileSync(formPath));
-    const analysis = await analyse(bytes);
-    const names = new Set(analysis.fields.map((f) => f.pdfMeta.originalName));
-    for (const c of CASES) expect(names.has(c.field), c.field).toBe(true);
-    const values: Record<string, FillValue> = Object.fromEntries(CASES.map((c) => [c.field, { kind: 'text', text: c.text }]));
-    for (const flatten of [true, false]) {
-      const result = await fillPdf(bytes, analysis, { values, flatten });
-      const out = path.join(tmp, `${flatten ? 'flat' : 'open'}.pdf`);
-      fs.writeFileSync(out, result.bytes);
-      results.set(flatten, { result, text: await pdftotext(out), file: out });
+    beforeAll(async () => {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fill-scripts-'));
+      const bytes = new Uint8Array(fs.readFileSync(formPath));
+      const analysis = await analyse(bytes);
+      const names = new Set(analysis.fields.map((f) => f.pdfMeta.originalName));
+      for (const c of CASES) expect(names.has(c.field), c.field).toBe(true);
+      const values: Record<string, FillValue> = Object.fromEntries(
+        CASES.map((c) => [c.field, { kind: 'text', text: c.text }]),
+      );
+      for (const flatten of [true, false]) {
+        const result = await fillPdf(bytes, analysis, { values, flatten });
+        const out = path.join(tmp, `${flatten ? 'flat' : 'open'}.pdf`);
+        fs.writeFileSync(out, result.bytes);
+        results.set(flatten, { result, text: await pdftotext(out), file: out });
+      }
+    });
+    afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+    /** x of the first text position in the field's appearance, and the widget's width. */
+    async function textStart(field: string): Promise<{ x: number; width: number }> {
+      const doc = await PDFDocument.load(results.get(false)!.result.bytes);
+      const widget = doc.getForm().getTextField(field).acroField.getWidgets()[0];
+      const ap = widget.dict.lookup(PDFName.of('AP'), PDFDict);
+      const stream = ap.lookup(PDFName.of('N')) as PDFRawStream;
+      const raw = stream.getContents();
+      const content = Buffer.from(stream.dict.has(PDFName.of('Filter')) ? inflateSync(raw) : raw).toString('latin1');
+      const m = /1 0 0 1 ([\d.]+) [\d.]+ Tm/.exec(content);
+      return { x: Number(m?.[1]), width: widget.getRectangle().width };
     }
-  });
-  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  /** x of the first text position in the field's appearance, and the widget's width. */
-  async function textStart(field: string): Promise<{ x: number; width: number }> {
-    const doc = await PDFDocument.load(results.get(false)!.result.bytes);
-    const widget = doc.getForm().getTextField(field).acroField.getWidgets()[0];
-    const ap = widget.dict.lookup(PDFName.of('AP'), PDFDict);
-    const stream = ap.lookup(PDFName.of('N')) as PDFRawStream;
-    const raw = stream.getContents();
-    const content = Buffer.from(stream.dict.has(PDFName.of('Filter')) ? inflateSync(raw) : raw).toString('latin1');
-    const m = /1 0 0 1 ([\d.]+) [\d.]+ Tm/.exec(content);
-    return { x: Number(m?.[1]), width: widget.getRectangle().width };
-  }
-
-  it('right-aligns a right-to-left value in a field aligned left by default, and keeps Latin-script values at the left', async () => {
-    const rtl = await textStart('301 Facility Name'); // Arabic
-    const ltr = await textStart('301 Completed by'); // Greek
-    expect(rtl.x).toBeGreaterThan(rtl.width / 2);
-    expect(ltr.x).toBeLessThan(10);
-  });
-
-  for (const flatten of [true, false]) {
-    const mode = flatten ? 'flattened' : 'not flattened';
-
-    it(`writes a PDF qpdf finds no error in (${mode})`, async () => {
-      const check = await qpdfCheck(results.get(flatten)!.file);
-      expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
+    it('right-aligns a right-to-left value in a field aligned left by default, and keeps Latin-script values at the left', async () => {
+      const rtl = await textStart('301 Facility Name'); // Arabic
+      const ltr = await textStart('301 Completed by'); // Greek
+      expect(rtl.x).toBeGreaterThan(rtl.width / 2);
+      expect(ltr.x).toBeLessThan(10);
     });
 
-    it(`reports no dropped characters (${mode})`, () => {
-      const { result } = results.get(flatten)!;
-      expect(result.warnings.filter((w) => /left out|dropped/.test(w))).toEqual([]);
-    });
+    for (const flatten of [true, false]) {
+      const mode = flatten ? 'flattened' : 'not flattened';
 
-    for (const c of CASES) {
-      if (!c.mixed) {
-        it(`gives ${c.script} back to pdftotext in order (${mode})`, () => {
-          expect(squash(results.get(flatten)!.text)).toContain(squash(c.text));
-        });
-      } else {
-        it(`gives ${c.script} back to pdftotext word by word, digit group intact, nothing missing (${mode})`, () => {
-          const text = normal(results.get(flatten)!.text);
-          // the extracted line holding this value: the one with its first word
-          const words = normal(c.text).split(/\s+/);
-          const line = text.split('\n').find((l) => l.includes(words[0])) ?? '';
-          for (const w of words) expect(line).toContain(w);
-          const need = counts(c.text);
-          const got = counts(line);
-          for (const [ch, n] of need) expect(got.get(ch) ?? 0, ch).toBeGreaterThanOrEqual(n);
-        });
+      it(`writes a PDF qpdf finds no error in (${mode})`, async () => {
+        const check = await qpdfCheck(results.get(flatten)!.file);
+        expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
+      });
+
+      it(`reports no dropped characters (${mode})`, () => {
+        const { result } = results.get(flatten)!;
+        expect(result.warnings.filter((w) => /left out|dropped/.test(w))).toEqual([]);
+      });
+
+      for (const c of CASES) {
+        if (!c.mixed) {
+          it(`gives ${c.script} back to pdftotext in order (${mode})`, () => {
+            expect(squash(results.get(flatten)!.text)).toContain(squash(c.text));
+          });
+        } else {
+          it(`gives ${c.script} back to pdftotext word by word, digit group intact, nothing missing (${mode})`, () => {
+            const text = normal(results.get(flatten)!.text);
+            // the extracted line holding this value: the one with its first word
+            const words = normal(c.text).split(/\s+/);
+            const line = text.split('\n').find((l) => l.includes(words[0])) ?? '';
+            for (const w of words) expect(line).toContain(w);
+            const need = counts(c.text);
+            const got = counts(line);
+            for (const [ch, n] of need) expect(got.get(ch) ?? 0, ch).toBeGreaterThanOrEqual(n);
+          });
+        }
       }
     }
-  }
-});
+  },
+);

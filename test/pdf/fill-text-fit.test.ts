@@ -49,7 +49,13 @@ async function form(specs: BoxSpec[]): Promise<Uint8Array> {
 /** poppler's text lines inside the spec's box (top-left origin), with a tolerance for rounding. */
 function linesIn(lines: TextLine[], s: BoxSpec, slack = 0.6): TextLine[] {
   const top = PAGE - s.y - s.height;
-  return lines.filter((l) => l.xMin >= s.x - slack && l.xMax <= s.x + s.width + slack && l.yMin >= top - slack && l.yMax <= top + s.height + slack);
+  return lines.filter(
+    (l) =>
+      l.xMin >= s.x - slack &&
+      l.xMax <= s.x + s.width + slack &&
+      l.yMin >= top - slack &&
+      l.yMax <= top + s.height + slack,
+  );
 }
 
 /** poppler's text lines that overlap the spec's box at all. */
@@ -87,7 +93,9 @@ describe.skipIf(missing.length > 0)('text fitting on pdf-lib-built forms (needs 
 
   it('keeps a number whole below the readable minimum in a tiny box and reports the shrink by schema name', async () => {
     const total: BoxSpec = { name: 'totals.grand', x: 50, y: 300, width: 30, height: 14, size: 10 };
-    const { lines, warnings, analysis } = await render([total], { 'totals.grand': { kind: 'text', text: '$12,345,678.90' } });
+    const { lines, warnings, analysis } = await render([total], {
+      'totals.grand': { kind: 'text', text: '$12,345,678.90' },
+    });
     expect(linesIn(lines, total).map((l) => l.text)).toEqual(['$12,345,678.90']);
     const name = analysis.fields[0].name;
     expect(warnings).toHaveLength(1);
@@ -120,15 +128,21 @@ describe.skipIf(missing.length > 0)('text fitting on pdf-lib-built forms (needs 
     expect(text.startsWith(inside[0].text)).toBe(true);
     expect(text.charAt(inside[0].text.length)).toBe(' ');
     expect(inside[0].text.length).toBeLessThan(text.length);
-    expect(warnings).toEqual([`field "${analysis.fields[0].name}": the text does not fit the field and is cut off (${inside[0].text.length} of ${text.length} characters shown)`]);
+    expect(warnings).toEqual([
+      `field "${analysis.fields[0].name}": the text does not fit the field and is cut off (${inside[0].text.length} of ${text.length} characters shown)`,
+    ]);
   });
 
   it('cuts fixed-size text that overflows at a word, with no glyph outside the box', async () => {
     const who: BoxSpec = { name: 'who', x: 50, y: 300, width: 70, height: 16, size: 12 };
-    const { lines, warnings } = await render([who], { who: { kind: 'text', text: 'Maximilian Oberhausen-Wittgenstein' } });
+    const { lines, warnings } = await render([who], {
+      who: { kind: 'text', text: 'Maximilian Oberhausen-Wittgenstein' },
+    });
     expect(linesIn(lines, who).map((l) => l.text)).toEqual(['Maximilian']);
     expect(linesTouching(lines, who)).toHaveLength(1);
-    expect(warnings).toEqual(['field "who": the text does not fit the field and is cut off (10 of 34 characters shown)']);
+    expect(warnings).toEqual([
+      'field "who": the text does not fit the field and is cut off (10 of 34 characters shown)',
+    ]);
   });
 
   it('draws every line of an overflowing multiline field whole or not at all', async () => {
@@ -138,8 +152,12 @@ describe.skipIf(missing.length > 0)('text fitting on pdf-lib-built forms (needs 
     const touching = linesTouching(lines, notes);
     expect(touching.length).toBeGreaterThan(0);
     expect(linesIn(lines, notes, 0.3)).toEqual(touching); // nothing drawn across the box's edge
-    expect(touching.map((l) => l.text)).toEqual(Array.from({ length: touching.length }, (_, i) => `line ${i + 1} of the notes`));
-    expect(warnings).toEqual([`field "notes": the text does not fit the field and is cut off (${touching.length} of 12 lines shown)`]);
+    expect(touching.map((l) => l.text)).toEqual(
+      Array.from({ length: touching.length }, (_, i) => `line ${i + 1} of the notes`),
+    );
+    expect(warnings).toEqual([
+      `field "notes": the text does not fit the field and is cut off (${touching.length} of 12 lines shown)`,
+    ]);
   });
 
   it('shrinks an auto-size multiline field to 6 pt before it drops lines', async () => {
@@ -154,44 +172,59 @@ describe.skipIf(missing.length > 0)('text fitting on pdf-lib-built forms (needs 
     const shown = linesIn(cut.lines, notes, 0.3);
     expect(linesTouching(cut.lines, notes)).toEqual(shown);
     for (const l of shown) expect(l.yMax - l.yMin).toBeGreaterThanOrEqual(6 * LINE_BOX - 0.1);
-    expect(cut.warnings).toEqual([`field "notes": the text does not fit the field and is cut off (${shown.length} of 20 lines shown)`]);
+    expect(cut.warnings).toEqual([
+      `field "notes": the text does not fit the field and is cut off (${shown.length} of 20 lines shown)`,
+    ]);
   });
 });
 
 const dir = corpusDir();
 
-describe.skipIf(!dir || missing.length > 0)('text fitting on corpus forms (needs ../shared/corpus and pdftotext)', () => {
-  let bytes: Uint8Array;
-  let analysis: TemplateAnalysis;
-  beforeAll(async () => {
-    bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', 'irs-f1040-2024.pdf')));
-    analysis = await analyse(bytes);
-  });
+describe.skipIf(!dir || missing.length > 0)(
+  'text fitting on corpus forms (needs ../shared/corpus and pdftotext)',
+  () => {
+    let bytes: Uint8Array;
+    let analysis: TemplateAnalysis;
+    beforeAll(async () => {
+      bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', 'irs-f1040-2024.pdf')));
+      analysis = await analyse(bytes);
+    });
 
-  it('names cut fields by their schema name, not their PDF name', async () => {
-    const texts = analysis.fields.filter((f) => f.type === 'text' && !f.pdfMeta.readOnly && !f.detail.multiline && !f.detail.comb).slice(0, 5);
-    expect(texts.some((f) => f.name !== f.pdfMeta.originalName)).toBe(true);
-    const long = 'A name far too long for any box of this form, repeated: a name far too long for any box of this form';
-    const values = Object.fromEntries(texts.map((f) => [f.pdfMeta.originalName, { kind: 'text', text: long } as FillValue]));
-    const { warnings } = await fillPdf(bytes, analysis, { values, flatten: true });
-    const cut = warnings.filter((w) => /cut off/.test(w));
-    expect(cut).toHaveLength(texts.length);
-    for (const f of texts) expect(cut.filter((w) => w.startsWith(`field "${f.name}":`))).toHaveLength(1);
-    for (const w of warnings) expect(w).not.toContain('topmostSubform');
-  });
+    it('names cut fields by their schema name, not their PDF name', async () => {
+      const texts = analysis.fields
+        .filter((f) => f.type === 'text' && !f.pdfMeta.readOnly && !f.detail.multiline && !f.detail.comb)
+        .slice(0, 5);
+      expect(texts.some((f) => f.name !== f.pdfMeta.originalName)).toBe(true);
+      const long =
+        'A name far too long for any box of this form, repeated: a name far too long for any box of this form';
+      const values = Object.fromEntries(
+        texts.map((f) => [f.pdfMeta.originalName, { kind: 'text', text: long } as FillValue]),
+      );
+      const { warnings } = await fillPdf(bytes, analysis, { values, flatten: true });
+      const cut = warnings.filter((w) => /cut off/.test(w));
+      expect(cut).toHaveLength(texts.length);
+      for (const f of texts) expect(cut.filter((w) => w.startsWith(`field "${f.name}":`))).toHaveLength(1);
+      for (const w of warnings) expect(w).not.toContain('topmostSubform');
+    });
 
-  it('draws a long amount whole in the form\'s own amount boxes', async () => {
-    const boxes = analysis.fields.filter((f) => f.type === 'text' && !f.pdfMeta.readOnly && !f.detail.multiline && !f.detail.comb && f.pdfMeta.page === 1);
-    const values = Object.fromEntries(boxes.map((f) => [f.pdfMeta.originalName, { kind: 'text', text: '12,345,678.90' } as FillValue]));
-    const { bytes: out } = await fillPdf(bytes, analysis, { values, flatten: true });
-    const file = path.join(os.tmpdir(), `text-fit-f1040-${process.pid}.pdf`);
-    fs.writeFileSync(file, out);
-    try {
-      const text = await pdftotext(file, { raw: true });
-      const whole = text.match(/12,345,678\.90/g) ?? [];
-      expect(whole.length).toBe(boxes.length);
-    } finally {
-      fs.rmSync(file, { force: true });
-    }
-  });
-});
+    it("draws a long amount whole in the form's own amount boxes", async () => {
+      const boxes = analysis.fields.filter(
+        (f) =>
+          f.type === 'text' && !f.pdfMeta.readOnly && !f.detail.multiline && !f.detail.comb && f.pdfMeta.page === 1,
+      );
+      const values = Object.fromEntries(
+        boxes.map((f) => [f.pdfMeta.originalName, { kind: 'text', text: '12,345,678.90' } as FillValue]),
+      );
+      const { bytes: out } = await fillPdf(bytes, analysis, { values, flatten: true });
+      const file = path.join(os.tmpdir(), `text-fit-f1040-${process.pid}.pdf`);
+      fs.writeFileSync(file, out);
+      try {
+        const text = await pdftotext(file, { raw: true });
+        const whole = text.match(/12,345,678\.90/g) ?? [];
+        expect(whole.length).toBe(boxes.length);
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+    });
+  },
+);

@@ -52,7 +52,8 @@ describe.skipIf(tools.length > 0)(`flattened pages in poppler (missing: ${tools.
     contents.forEach((content, i) => {
       const page = doc.addPage([300, 200]);
       page.node.delete(PDFName.of('Contents'));
-      if (content !== undefined) page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(content)));
+      if (content !== undefined)
+        page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(content)));
       form.createTextField(`f${i}`).addToPage(page, { x: 20, y: 100, width: 200, height: 24 });
     });
     return doc.save();
@@ -60,14 +61,21 @@ describe.skipIf(tools.length > 0)(`flattened pages in poppler (missing: ${tools.
 
   async function flatten(bytes: Uint8Array, values: Record<string, string>) {
     const analysis = await analyse(bytes);
-    return fillPdf(bytes, analysis, { values: Object.fromEntries(Object.entries(values).map(([k, text]) => [k, { kind: 'text', text }])), flatten: true });
+    return fillPdf(bytes, analysis, {
+      values: Object.fromEntries(Object.entries(values).map(([k, text]) => [k, { kind: 'text', text }])),
+      flatten: true,
+    });
   }
 
   async function wordsOnPage(bytes: Uint8Array, page: number): Promise<{ word: string; xMin: number; yMin: number }[]> {
     const file = path.join(tmp, `${Math.random().toString(36).slice(2)}.pdf`);
     fs.writeFileSync(file, bytes);
     const { stdout } = await run('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-']);
-    return [...stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)<\/word>/g)].map((m) => ({ word: m[3], xMin: Number(m[1]), yMin: Number(m[2]) }));
+    return [...stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)<\/word>/g)].map((m) => ({
+      word: m[3],
+      xMin: Number(m[1]),
+      yMin: Number(m[2]),
+    }));
   }
 
   it('shows values on a page that has no content of its own', async () => {
@@ -94,7 +102,10 @@ describe.skipIf(tools.length > 0)(`flattened pages in poppler (missing: ${tools.
   });
 
   it('draws the page with ink in poppler when it had no content stream', async () => {
-    const out = await flatten(await formWith([undefined, 'q 0 0 0 rg 10 10 50 50 re f Q']), { f0: 'Delta', f1: 'Echo' });
+    const out = await flatten(await formWith([undefined, 'q 0 0 0 rg 10 10 50 50 re f Q']), {
+      f0: 'Delta',
+      f1: 'Echo',
+    });
     const file = path.join(tmp, 'ink.pdf');
     fs.writeFileSync(file, out.bytes);
     const { stderr } = await run('pdftoppm', ['-r', '20', '-gray', '-f', '1', '-l', '1', file, path.join(tmp, 'ink')]);
@@ -121,7 +132,12 @@ describe.skipIf(!hasTool('pdftotext'))('flattening follows the print flags', () 
   it('leaves out widgets without the Print flag and hidden ones, and says so', async () => {
     const bytes = await formWithFlags({ printed: 4, screenOnly: 0, noFlags: undefined, hidden: 4 | 2, noView: 4 | 32 });
     const analysis = await analyse(bytes);
-    const values = Object.fromEntries(analysis.fields.map((f) => [f.pdfMeta.originalName, { kind: 'text' as const, text: `Value${f.pdfMeta.originalName}` }]));
+    const values = Object.fromEntries(
+      analysis.fields.map((f) => [
+        f.pdfMeta.originalName,
+        { kind: 'text' as const, text: `Value${f.pdfMeta.originalName}` },
+      ]),
+    );
     const out = await fillPdf(bytes, analysis, { values, flatten: true });
     const file = path.join(os.tmpdir(), `flags-${process.pid}.pdf`);
     fs.writeFileSync(file, out.bytes);
@@ -136,7 +152,10 @@ describe.skipIf(!hasTool('pdftotext'))('flattening follows the print flags', () 
   it('keeps screen-only widgets as fields when not flattened', async () => {
     const bytes = await formWithFlags({ screenOnly: 0 });
     const analysis = await analyse(bytes);
-    const out = await fillPdf(bytes, analysis, { values: { screenOnly: { kind: 'text', text: 'Kept' } }, flatten: false });
+    const out = await fillPdf(bytes, analysis, {
+      values: { screenOnly: { kind: 'text', text: 'Kept' } },
+      flatten: false,
+    });
     expect(out.warnings).toEqual([]);
   });
 });

@@ -5,7 +5,10 @@ describe('parseFormatAction', () => {
   it('reads AFDate_FormatEx and AFDate_Format(n)', () => {
     expect(parseFormatAction('AFDate_FormatEx("mm/dd/yyyy");')).toEqual({ kind: 'date', pattern: 'mm/dd/yyyy' });
     expect(parseFormatAction("AFDate_FormatEx('dd-mmm-yy')")).toEqual({ kind: 'date', pattern: 'dd-mmm-yy' });
-    expect(parseFormatAction('AFDate_FormatEx("m/d/yyyy HH:MM");')).toEqual({ kind: 'date', pattern: 'm/d/yyyy HH:MM' });
+    expect(parseFormatAction('AFDate_FormatEx("m/d/yyyy HH:MM");')).toEqual({
+      kind: 'date',
+      pattern: 'm/d/yyyy HH:MM',
+    });
     expect(parseFormatAction('AFDate_Format(2);')).toEqual({ kind: 'date', pattern: 'mm/dd/yy' });
     expect(parseFormatAction('AFDate_Format(0)')).toEqual({ kind: 'date', pattern: AF_DATE_FORMATS[0] });
     expect(parseFormatAction('AFDate_Format(99)')).toBeUndefined();
@@ -19,15 +22,33 @@ describe('parseFormatAction', () => {
 
   it('reads AFNumber_Format with spacing and currency variants', () => {
     expect(parseFormatAction('AFNumber_Format(2,2,0,0,"",false )')).toEqual({
-      kind: 'number', decimals: 2, sepStyle: 2, negStyle: 0, currency: '', currencyPrepend: false,
+      kind: 'number',
+      decimals: 2,
+      sepStyle: 2,
+      negStyle: 0,
+      currency: '',
+      currencyPrepend: false,
     });
     expect(parseFormatAction('AFNumber_Format(0, 0, 0, 0, "", true);')).toEqual({
-      kind: 'number', decimals: 0, sepStyle: 0, negStyle: 0, currency: '', currencyPrepend: true,
+      kind: 'number',
+      decimals: 0,
+      sepStyle: 0,
+      negStyle: 0,
+      currency: '',
+      currencyPrepend: true,
     });
     expect(parseFormatAction('AFNumber_Format(2, 1, 2, 0, "\u20ac", false);')).toEqual({
-      kind: 'number', decimals: 2, sepStyle: 1, negStyle: 2, currency: '€', currencyPrepend: false,
+      kind: 'number',
+      decimals: 2,
+      sepStyle: 1,
+      negStyle: 2,
+      currency: '€',
+      currencyPrepend: false,
     });
-    expect(parseFormatAction('AFNumber_Format(2, 0, 3, 0, "$ ", true);')).toMatchObject({ currency: '$ ', negStyle: 3 });
+    expect(parseFormatAction('AFNumber_Format(2, 0, 3, 0, "$ ", true);')).toMatchObject({
+      currency: '$ ',
+      negStyle: 3,
+    });
   });
 
   it('reads AFPercent_Format and AFSpecial_*', () => {
@@ -35,12 +56,16 @@ describe('parseFormatAction', () => {
     expect(parseFormatAction('AFSpecial_Format(0);')).toEqual({ kind: 'special', psf: 0 });
     expect(parseFormatAction('AFSpecial_Format(3);')).toEqual({ kind: 'special', psf: 3 });
     expect(parseFormatAction('AFSpecial_Format(7);')).toBeUndefined();
-    expect(parseFormatAction('AFSpecial_KeystrokeEx("999-99-9999");')).toEqual({ kind: 'specialEx', mask: '999-99-9999' });
+    expect(parseFormatAction('AFSpecial_KeystrokeEx("999-99-9999");')).toEqual({
+      kind: 'specialEx',
+      mask: '999-99-9999',
+    });
   });
 
   it('finds the call inside a longer script and handles escapes', () => {
     expect(parseFormatAction('/* fmt */\nAFDate_FormatEx("yyyy\\/mm\\/dd");\nevent.rc = true;')).toEqual({
-      kind: 'date', pattern: 'yyyy/mm/dd',
+      kind: 'date',
+      pattern: 'yyyy/mm/dd',
     });
   });
 

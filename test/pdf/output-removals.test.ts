@@ -16,10 +16,12 @@ const dir = corpusDir();
 
 /** One object as qpdf prints it (exit code 3 only means qpdf warned about the file). */
 async function show(file: string, object: string): Promise<string> {
-  const r = await run('qpdf', ['--password=', `--show-object=${object}`, file]).catch((e: { code?: number; stdout?: string }) => {
-    if (e.code === 3 && e.stdout) return { stdout: e.stdout };
-    throw e;
-  });
+  const r = await run('qpdf', ['--password=', `--show-object=${object}`, file]).catch(
+    (e: { code?: number; stdout?: string }) => {
+      if (e.code === 3 && e.stdout) return { stdout: e.stdout };
+      throw e;
+    },
+  );
   return r.stdout;
 }
 
@@ -41,21 +43,24 @@ describe.skipIf(!dir || !hasTool('qpdf'))('features every output leaves out', ()
 
   const forms = dir ? loadManifest().files.filter((f) => f.validAcroForm) : [];
 
-  it.each(forms.map((f) => [path.basename(f.file)]))('%s: the analysis lists usage rights and XFA exactly when the template has them, and outputs have neither', async (name) => {
-    const file = path.join(dir!, 'pdfs', name);
-    const bytes = new Uint8Array(fs.readFileSync(file));
-    const analysis = await analyse(bytes);
-    const original = await catalogOf(file);
-    const features = (analysis.removedFromOutput ?? []).map((r) => r.feature);
-    expect(features.includes('usage-rights'), 'usage-rights listed').toBe(/\/UR3?\b/.test(original));
-    expect(features.includes('xfa'), 'xfa listed').toBe(analysis.hasXfa);
-    for (const flatten of [false, true]) {
-      const out = path.join(tmp, `${flatten}-${name}`);
-      fs.writeFileSync(out, (await fillPdf(bytes, analysis, { values: {}, flatten })).bytes);
-      const catalog = await catalogOf(out);
-      expect(catalog, `catalog of the ${flatten ? 'flattened' : 'interactive'} output`).not.toMatch(/\/UR3?\b/);
-    }
-  });
+  it.each(forms.map((f) => [path.basename(f.file)]))(
+    '%s: the analysis lists usage rights and XFA exactly when the template has them, and outputs have neither',
+    async (name) => {
+      const file = path.join(dir!, 'pdfs', name);
+      const bytes = new Uint8Array(fs.readFileSync(file));
+      const analysis = await analyse(bytes);
+      const original = await catalogOf(file);
+      const features = (analysis.removedFromOutput ?? []).map((r) => r.feature);
+      expect(features.includes('usage-rights'), 'usage-rights listed').toBe(/\/UR3?\b/.test(original));
+      expect(features.includes('xfa'), 'xfa listed').toBe(analysis.hasXfa);
+      for (const flatten of [false, true]) {
+        const out = path.join(tmp, `${flatten}-${name}`);
+        fs.writeFileSync(out, (await fillPdf(bytes, analysis, { values: {}, flatten })).bytes);
+        const catalog = await catalogOf(out);
+        expect(catalog, `catalog of the ${flatten ? 'flattened' : 'interactive'} output`).not.toMatch(/\/UR3?\b/);
+      }
+    },
+  );
 
   it('finds reader-extended forms in the corpus (so the test above proves something)', async () => {
     let extended = 0;

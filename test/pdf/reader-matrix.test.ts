@@ -19,7 +19,15 @@ import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import type { AnalysedField, FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
 import { corpusDir, loadManifest, type ManifestFile } from '../helpers/corpus.js';
-import { changeIn, darkPixels, darkPixelsOutside, renderPages, type AnnotationMode, type Pgm, type Renderer } from '../helpers/ink.js';
+import {
+  changeIn,
+  darkPixels,
+  darkPixelsOutside,
+  renderPages,
+  type AnnotationMode,
+  type Pgm,
+  type Renderer,
+} from '../helpers/ink.js';
 import {
   asStrings,
   checkboxValueVisible,
@@ -160,7 +168,12 @@ const stateAs = (reader: Reader, name: string) => (reader === 'pdftk' ? nameAsLa
  * prints names) and, where the buttons have /Opt, the export value it stands for (pdftk reports
  * /Opt entries, pdf.js the state name; manifest btnOpt lists a checkbox's /Opt).
  */
-function acceptedButtonValues(reader: Reader, info: AnalysedField, value: FillValue, btnOpt: string[] | undefined): string[] {
+function acceptedButtonValues(
+  reader: Reader,
+  info: AnalysedField,
+  value: FillValue,
+  btnOpt: string[] | undefined,
+): string[] {
   if (value.kind === 'check') {
     return [...(info.detail.onStates ?? []).flatMap((s) => [s, stateAs(reader, s)]), ...(btnOpt ?? [])];
   }
@@ -177,7 +190,14 @@ function acceptedButtonValues(reader: Reader, info: AnalysedField, value: FillVa
  * cannot tell. `seen` is the field's value lines (pdftk) or value (pdf.js); `numItems` is how many
  * values pdf.js says a list box has selected (its getFieldObjects gives only the first as `value`).
  */
-function shows(reader: Reader, info: AnalysedField, value: FillValue, seen: string[], btnOpt: string[] | undefined, numItems?: number): boolean | undefined {
+function shows(
+  reader: Reader,
+  info: AnalysedField,
+  value: FillValue,
+  seen: string[],
+  btnOpt: string[] | undefined,
+  numItems?: number,
+): boolean | undefined {
   switch (value.kind) {
     case 'text':
       // pdftk prints an extra empty FieldValue line for some fields: the last line is the value
@@ -196,7 +216,8 @@ function shows(reader: Reader, info: AnalysedField, value: FillValue, seen: stri
       if (info.type === 'radio') return acceptedButtonValues(reader, info, value, btnOpt).includes(seen.at(-1) ?? '');
       return seen.includes(value.value);
     case 'choices':
-      if (reader === 'pdf.js') return seen.length === 1 && value.values.includes(seen[0]) && numItems === value.values.length;
+      if (reader === 'pdf.js')
+        return seen.length === 1 && value.values.includes(seen[0]) && numItems === value.values.length;
       return value.values.every((v) => seen.includes(v));
     default:
       return undefined;
@@ -256,7 +277,11 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
   // The same with every box unchecked and every radio group cleared: the reference for the marks.
   const offValues = Object.fromEntries(
     Object.entries(values).map(([k, v]): [string, FillValue] =>
-      v.kind === 'check' ? [k, { kind: 'check', checked: false }] : v.kind === 'choice' && byKeyOf(analysis, k)?.type === 'radio' ? [k, { kind: 'clear' }] : [k, v],
+      v.kind === 'check'
+        ? [k, { kind: 'check', checked: false }]
+        : v.kind === 'choice' && byKeyOf(analysis, k)?.type === 'radio'
+          ? [k, { kind: 'clear' }]
+          : [k, v],
     ),
   );
   const flatOff = await fillPdf(bytes, analysis, { values: offValues, flatten: true });
@@ -296,11 +321,15 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
     jobs.push(async () => (r.pdftk.template = await settle(pdftkFields(templatePath))));
   }
   if (has.pdftotext) jobs.push(async () => (r.pdftotext = await settle(pdftotextPages(flatPath))));
-  for (const [renderer, ok] of [['poppler', has.pdftoppm], ['mupdf', has.mutool]] as const) {
+  for (const [renderer, ok] of [
+    ['poppler', has.pdftoppm],
+    ['mupdf', has.mutool],
+  ] as const) {
     if (!ok) continue;
     const slot: Partial<InkRuns> = {};
     const sub = (name: string) => path.join(base, `${renderer}-${name}`);
-    const ink = (file: string, name: string, annotations: AnnotationMode) => settle(renderPages(renderer, file, sub(name), { annotations, dpi: DPI }));
+    const ink = (file: string, name: string, annotations: AnnotationMode) =>
+      settle(renderPages(renderer, file, sub(name), { annotations, dpi: DPI }));
     // MuPDF tags unsigned signature widgets with a "sign here" mark of its own: not in the file, so
     // not in the flattened page either. The baseline leaves signature widgets out (poppler adds nothing).
     jobs.push(async () => (slot.open = await ink(openPath, 'open', renderer === 'mupdf' ? 'no-signatures' : 'all')));
@@ -323,7 +352,8 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
   return r;
 }
 
-const byKeyOf = (analysis: TemplateAnalysis, key: string) => analysis.fields.find((f) => f.pdfMeta.originalName === key);
+const byKeyOf = (analysis: TemplateAnalysis, key: string) =>
+  analysis.fields.find((f) => f.pdfMeta.originalName === key);
 
 function settleNow<T>(f: () => T): Outcome<T> {
   try {
@@ -385,7 +415,11 @@ function nonPrinting(r: FormRun, flat: Pgm[], content: Pgm[]): Mark[] {
     if (w.flags & PRINT) continue;
     if (visible.some((o) => o !== w && o.page === w.page && o.flags & PRINT && overlap(o.rect, w.rect))) continue;
     if (!flat[w.page] || !content[w.page]) throw new Error(`page ${w.page + 1} was not drawn`);
-    const { change, pixels } = changeIn(flat[w.page], content[w.page], toPixels(w.rect, reading.pageTransforms[w.page], DPI));
+    const { change, pixels } = changeIn(
+      flat[w.page],
+      content[w.page],
+      toPixels(w.rect, reading.pageTransforms[w.page], DPI),
+    );
     if (pixels > 0) out.push({ key: w.fieldName, page: w.page + 1, change, pixels });
   }
   return out;
@@ -402,7 +436,12 @@ function screenOnlyRects(r: FormRun): [number, number, number, number][][] {
     if (w.flags & INVISIBLE || w.flags & PRINT) continue;
     const [x0, y0, x1, y1] = toPixels(w.rect, reading.pageTransforms[w.page], DPI);
     const grow = 2;
-    (out[w.page] ??= []).push([Math.min(x0, x1) - grow, Math.min(y0, y1) - grow, Math.max(x0, x1) + grow, Math.max(y0, y1) + grow]);
+    (out[w.page] ??= []).push([
+      Math.min(x0, x1) - grow,
+      Math.min(y0, y1) - grow,
+      Math.max(x0, x1) + grow,
+      Math.max(y0, y1) + grow,
+    ]);
   }
   return out;
 }
@@ -515,7 +554,9 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
           const seen = asStrings(pdfjsValue(entries));
           const numItems = entries.find((e: PdfjsFieldObject) => e.numItems !== undefined)?.numItems;
           if (shows('pdf.js', info, value, seen, btnOpt(r, key), numItems) === false) {
-            wrong.push(`${key}: wrote ${JSON.stringify(value)}, pdf.js has ${JSON.stringify(seen)}${numItems !== undefined ? ` of ${numItems}` : ''}`);
+            wrong.push(
+              `${key}: wrote ${JSON.stringify(value)}, pdf.js has ${JSON.stringify(seen)}${numItems !== undefined ? ` of ${numItems}` : ''}`,
+            );
           }
         }
         expect(wrong).toEqual([]);
@@ -530,7 +571,10 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
           ctx.skip(); // pdftk-java cannot read this template at all
           return;
         }
-        expect(need(flat, 'pdftk on the flattened output').map((f) => f.name), 'fields pdftk still lists').toEqual([]);
+        expect(
+          need(flat, 'pdftk on the flattened output').map((f) => f.name),
+          'fields pdftk still lists',
+        ).toEqual([]);
       });
 
       it.skipIf(!has.pdftotext)('shows every text value to pdftotext on its page when flattened', () => {
@@ -563,24 +607,43 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
           // The interactive drawing shows screen-only widgets (a Print / Reset button bar) that print,
           // and so flatten, to nothing: both drawings are counted outside them.
           const screenOnly = screenOnlyRects(r);
-          const outside = (img: Pgm | undefined, page: number) => (img ? darkPixelsOutside(img, screenOnly[page] ?? []) : 0);
+          const outside = (img: Pgm | undefined, page: number) =>
+            img ? darkPixelsOutside(img, screenOnly[page] ?? []) : 0;
           const lost = template
-            .map((t, i) => ({ page: i + 1, templateContent: t, interactive: outside(open[i], i), flattened: outside(flat[i], i) }))
-            .filter((p) => p.flattened < Math.floor(p.interactive * INK_TOLERANCE) || p.flattened < Math.floor(p.templateContent * CONTENT_TOLERANCE));
+            .map((t, i) => ({
+              page: i + 1,
+              templateContent: t,
+              interactive: outside(open[i], i),
+              flattened: outside(flat[i], i),
+            }))
+            .filter(
+              (p) =>
+                p.flattened < Math.floor(p.interactive * INK_TOLERANCE) ||
+                p.flattened < Math.floor(p.templateContent * CONTENT_TOLERANCE),
+            );
           expect(lost).toEqual([]);
         });
-        it.skipIf(!ok)(`draws a mark in every checked box and chosen radio button when flattened, drawn by ${tool}`, () => {
-          const found = need(r.ink[renderer]!.marks, `${tool} on the flattened outputs`);
-          const blank = found
-            .filter((m) => m.change < MARK_MIN * m.pixels * 255)
-            .map((m) => `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`);
-          expect(blank).toEqual([]);
-        });
+        it.skipIf(!ok)(
+          `draws a mark in every checked box and chosen radio button when flattened, drawn by ${tool}`,
+          () => {
+            const found = need(r.ink[renderer]!.marks, `${tool} on the flattened outputs`);
+            const blank = found
+              .filter((m) => m.change < MARK_MIN * m.pixels * 255)
+              .map(
+                (m) =>
+                  `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`,
+              );
+            expect(blank).toEqual([]);
+          },
+        );
 
         it.skipIf(!ok)(`leaves out widgets that do not print when flattened, drawn by ${tool}`, () => {
           const drawn = need(r.ink[renderer]!.nonPrinting, `${tool} on the flattened output and the template`)
             .filter((m) => m.change > NOPRINT_MAX * m.pixels * 255)
-            .map((m) => `p${m.page} ${m.key}: differs from the template's content by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`);
+            .map(
+              (m) =>
+                `p${m.page} ${m.key}: differs from the template's content by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`,
+            );
           expect(drawn).toEqual([]);
         });
       }

@@ -1,7 +1,13 @@
 // The fitting rules of text-fit.ts on their own: which values stay whole, the size a line gets,
 // where a cut falls, and the warning each outcome produces.
 import { describe, expect, it } from 'vitest';
-import { MIN_READABLE_SIZE, cutToWidth, fitLineSize, fitWarning, mustStayWhole } from '../../src/pdf/appearance/text-fit.js';
+import {
+  MIN_READABLE_SIZE,
+  cutToWidth,
+  fitLineSize,
+  fitWarning,
+  mustStayWhole,
+} from '../../src/pdf/appearance/text-fit.js';
 import type { AnalysedField } from '../../src/pdf/types.js';
 
 const field = (type: AnalysedField['type'], format?: AnalysedField['detail']['format']): AnalysedField => ({
@@ -17,7 +23,16 @@ const isSpace = (c: string) => c === ' ';
 
 describe('text-fit rules', () => {
   it('keeps amounts, dates and identifiers whole whatever the field type', () => {
-    for (const v of ['1,234.50', '$1,234.50', '(12.00)', '12/31/2024', '2024-12-31', '123-45-6789', '€ 1.234,50', '45 %']) {
+    for (const v of [
+      '1,234.50',
+      '$1,234.50',
+      '(12.00)',
+      '12/31/2024',
+      '2024-12-31',
+      '123-45-6789',
+      '€ 1.234,50',
+      '45 %',
+    ]) {
       expect(mustStayWhole(field('text'), v), v).toBe(true);
     }
   });
@@ -56,9 +71,14 @@ describe('text-fit rules', () => {
 
   it('names the field in its warnings, cut first, shrink otherwise', () => {
     expect(fitWarning('total', [{ cut: false }])).toBeUndefined();
-    expect(fitWarning('total', [{ cut: false, shrunkTo: 3.46 }])).toBe('field "total": the value is drawn at 3.4 pt, below the readable 6 pt, as the field is too small for it');
-    expect(fitWarning('notes', [{ cut: false, shrunkTo: 4 }, { cut: true, lines: { shown: 2, total: 5 } }])).toBe(
-      'field "notes": the text does not fit the field and is cut off (2 of 5 lines shown)',
+    expect(fitWarning('total', [{ cut: false, shrunkTo: 3.46 }])).toBe(
+      'field "total": the value is drawn at 3.4 pt, below the readable 6 pt, as the field is too small for it',
     );
+    expect(
+      fitWarning('notes', [
+        { cut: false, shrunkTo: 4 },
+        { cut: true, lines: { shown: 2, total: 5 } },
+      ]),
+    ).toBe('field "notes": the text does not fit the field and is cut off (2 of 5 lines shown)');
   });
 });

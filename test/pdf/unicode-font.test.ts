@@ -6,7 +6,12 @@ import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { describe, expect, it, vi } from 'vitest';
 import { resolveLevels, visualOrder } from '../../src/pdf/appearance/bidi.js';
 import { FontSet } from '../../src/pdf/appearance/fonts.js';
-import { UnicodeFont, withTrueCodePoints, type KitFont, type ParsedFont } from '../../src/pdf/appearance/unicode-font.js';
+import {
+  UnicodeFont,
+  withTrueCodePoints,
+  type KitFont,
+  type ParsedFont,
+} from '../../src/pdf/appearance/unicode-font.js';
 
 const require = createRequire(import.meta.url);
 const ARABIC = '@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf';

@@ -60,62 +60,71 @@ class CuttableProxy {
   }
 }
 
-describe.skipIf(!pgUrl || !corpus)(`PostgreSQL connections dropped under a running service${pgUrl ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`, () => {
-  let s: TestServer;
-  let proxy: CuttableProxy;
-  let schema: string;
-  let drop: () => Promise<void>;
-  let templateId: string;
+describe.skipIf(!pgUrl || !corpus)(
+  `PostgreSQL connections dropped under a running service${pgUrl ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`,
+  () => {
+    let s: TestServer;
+    let proxy: CuttableProxy;
+    let schema: string;
+    let drop: () => Promise<void>;
+    let templateId: string;
 
-  beforeAll(async () => {
-    const fresh = await freshPostgresUrl();
-    schema = fresh.schema;
-    drop = fresh.drop;
-    const u = new URL(fresh.url);
-    proxy = new CuttableProxy(u.hostname, Number(u.port || 5432));
-    await proxy.up();
-    u.hostname = '127.0.0.1';
-    u.port = String(proxy.port);
-    s = await startServer('postgres', { env: { DATABASE_URL: u.toString() } });
-    const up = await api(s, s.b).post('/v1/templates', uploadForm(readFileSync(path.join(corpus!, 'pdfs/pdfjs-required-fields.pdf')), 'req.pdf'));
-    expect(up.status).toBe(201);
-    templateId = up.json.data.id;
-  });
-  afterAll(async () => {
-    await s?.close();
-    await drop?.();
-  });
-
-  it('survives pg_terminate_backend of all its connections and answers again at once', async () => {
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    try {
-      const killed = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [schema]);
-      expect(killed.rowCount).toBeGreaterThan(0);
-    } finally {
-      await admin.end();
-    }
-    // Whatever the pool held is gone; the next queries open new connections.
-    await until(async () => (await api(s, s.b).get(`/v1/templates/${templateId}`)).status === 200, 10_000);
-    expect((await api(s, s.b).get('/v1/templates')).status).toBe(200);
-  });
-
-  it('answers 503 with Retry-After while the database is away, keeps /health up, and recovers', async () => {
-    await proxy.down();
-    try {
-      const res = await api(s, s.b).get(`/v1/templates/${templateId}`);
-      expect(res.status).toBe(503);
-      expect(res.json.error.code).toBe('SERVICE_UNAVAILABLE');
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      const render = await api(s, s.b).post('/v1/renders', { templateId, data: {} });
-      expect(render.status).toBe(503);
-      expect((await api(s).get('/ready')).status).toBe(503);
-      expect((await api(s).get('/health')).status).toBe(200);
-    } finally {
+    beforeAll(async () => {
+      const fresh = await freshPostgresUrl();
+      schema = fresh.schema;
+      drop = fresh.drop;
+      const u = new URL(fresh.url);
+      proxy = new CuttableProxy(u.hostname, Number(u.port || 5432));
       await proxy.up();
-    }
-    await until(async () => (await api(s).get('/ready')).status === 200, 15_000);
-    const render = await api(s, s.b).post('/v1/renders', { templateId, data: {} });
-    expect(render.status).toBe(201);
-  });
-});
+      u.hostname = '127.0.0.1';
+      u.port = String(proxy.port);
+      s = await startServer('postgres', { env: { DATABASE_URL: u.toString() } });
+      const up = await api(s, s.b).post(
+        '/v1/templates',
+        uploadForm(readFileSync(path.join(corpus!, 'pdfs/pdfjs-required-fields.pdf')), 'req.pdf'),
+      );
+      expect(up.status).toBe(201);
+      templateId = up.json.data.id;
+    });
+    afterAll(async () => {
+      await s?.close();
+      await drop?.();
+    });
+
+    it('survives pg_terminate_backend of all its connections and answers again at once', async () => {
+      const admin = new pg.Client({ connectionString: pgUrl });
+      await admin.connect();
+      try {
+        const killed = await admin.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+          [schema],
+        );
+        expect(killed.rowCount).toBeGreaterThan(0);
+      } finally {
+        await admin.end();
+      }
+      // Whatever the pool held is gone; the next queries open new connections.
+      await until(async () => (await api(s, s.b).get(`/v1/templates/${templateId}`)).status === 200, 10_000);
+      expect((await api(s, s.b).get('/v1/templates')).status).toBe(200);
+    });
+
+    it('answers 503 with Retry-After while the database is away, keeps /health up, and recovers', async () => {
+      await proxy.down();
+      try {
+        const res = await api(s, s.b).get(`/v1/templates/${templateId}`);
+        expect(res.status).toBe(503);
+        expect(res.json.error.code).toBe('SERVICE_UNAVAILABLE');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        const render = await api(s, s.b).post('/v1/renders', { templateId, data: {} });
+        expect(render.status).toBe(503);
+        expect((await api(s).get('/ready')).status).toBe(503);
+        expect((await api(s).get('/health')).status).toBe(200);
+      } finally {
+        await proxy.up();
+      }
+      await until(async () => (await api(s).get('/ready')).status === 200, 15_000);
+      const render = await api(s, s.b).post('/v1/renders', { templateId, data: {} });
+      expect(render.status).toBe(201);
+    });
+  },
+);

@@ -42,21 +42,36 @@ describe.skipIf(!corpus)('graceful shutdown of a real server process', () => {
     const base = `http://127.0.0.1:${port}`;
     try {
       await waitFor(`${base}/health`);
-      const { stdout } = await run(process.execPath, [BIN, 'accounts', 'create', '--name', 'Acme', '--plan', 'Pro', '--json'], { env: { ...env, LOG_LEVEL: 'silent' }, cwd: repoRoot });
+      const { stdout } = await run(
+        process.execPath,
+        [BIN, 'accounts', 'create', '--name', 'Acme', '--plan', 'Pro', '--json'],
+        { env: { ...env, LOG_LEVEL: 'silent' }, cwd: repoRoot },
+      );
       const auth = { authorization: `Bearer ${JSON.parse(stdout.trim()).apiKey}` };
-      const up = await fetch(`${base}/v1/templates`, { method: 'POST', headers: auth, body: uploadForm(readFileSync(path.join(corpus!, 'pdfs/irs-f1040-2010-prefilled.pdf')), 'f1040.pdf') });
+      const up = await fetch(`${base}/v1/templates`, {
+        method: 'POST',
+        headers: auth,
+        body: uploadForm(readFileSync(path.join(corpus!, 'pdfs/irs-f1040-2010-prefilled.pdf')), 'f1040.pdf'),
+      });
       const templateId = ((await up.json()) as { data: { id: string } }).data.id;
 
       // An idle keep-alive connection, as a client pool leaves them.
       const idleAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       expect((await request(idleAgent, `${base}/health`, 'GET', {})).status).toBe(200);
       let idleClosed = false;
-      for (const sockets of Object.values(idleAgent.freeSockets)) for (const s of sockets ?? []) s.once('close', () => (idleClosed = true));
+      for (const sockets of Object.values(idleAgent.freeSockets))
+        for (const s of sockets ?? []) s.once('close', () => (idleClosed = true));
 
       // A render in flight when the signal arrives: SIGTERM once the server has logged the request.
       const renderAgent = new http.Agent({ keepAlive: true });
       const logged = out.length;
-      const render = request(renderAgent, `${base}/v1/renders`, 'POST', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ templateId, data: { f1_01_0_: 'Ada' } }));
+      const render = request(
+        renderAgent,
+        `${base}/v1/renders`,
+        'POST',
+        { ...auth, 'content-type': 'application/json' },
+        JSON.stringify({ templateId, data: { f1_01_0_: 'Ada' } }),
+      );
       while (!out.slice(logged).includes('/v1/renders')) await new Promise((r) => setTimeout(r, 10));
       const signalledAt = Date.now();
       server.kill('SIGTERM');

@@ -11,7 +11,10 @@ describe('configuration', () => {
   });
 
   it('chooses PostgreSQL for a postgres:// DATABASE_URL', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h/db',
+    });
   });
 
   it('refuses bad variables, naming each one at once', () => {

@@ -18,7 +18,8 @@ const GARBAGE = new Uint8Array([1, 2, 3]);
 
 function request(analysis: TemplateAnalysis): FillRequest {
   const values: FillRequest['values'] = {};
-  for (const f of analysis.fields) if (f.type === 'text' && !f.pdfMeta.readOnly) values[f.pdfMeta.originalName] = { kind: 'text', text: 'Cached 42' };
+  for (const f of analysis.fields)
+    if (f.type === 'text' && !f.pdfMeta.readOnly) values[f.pdfMeta.originalName] = { kind: 'text', text: 'Cached 42' };
   return { values, flatten: true };
 }
 
@@ -44,7 +45,9 @@ describe.skipIf(!dir)('pool template cache', () => {
     const second = await engine.fill(GARBAGE, analysis, request(analysis), 'lux@v1');
     expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
     // Another key is another template version: its bytes are sent (and these cannot be rendered).
-    await expect(engine.fill(GARBAGE, analysis, request(analysis), 'lux@v2')).rejects.toMatchObject({ code: 'RENDER_FAILED' });
+    await expect(engine.fill(GARBAGE, analysis, request(analysis), 'lux@v2')).rejects.toMatchObject({
+      code: 'RENDER_FAILED',
+    });
   });
 
   it('receives the base file once per cache key, then only the incremental update', async () => {
@@ -72,7 +75,9 @@ describe.skipIf(!dir)('pool template cache', () => {
     const second = await engine.fill(bytes, analysis, request(analysis), 'lux@v1'); // sent bare, missed, resent
     expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
     // The resend carries the caller's bytes: unusable ones now fail.
-    await expect(engine.fill(GARBAGE, analysis, request(analysis), 'lux@v1')).rejects.toMatchObject({ code: 'RENDER_FAILED' });
+    await expect(engine.fill(GARBAGE, analysis, request(analysis), 'lux@v1')).rejects.toMatchObject({
+      code: 'RENDER_FAILED',
+    });
     expect(engine.stats()).toMatchObject({ workers: 1, lost: { timeout: 0, memory: 0, crash: 0 } });
   });
 });

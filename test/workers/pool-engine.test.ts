@@ -24,7 +24,9 @@ function requestFor(analysis: TemplateAnalysis, flatten: boolean): FillRequest {
 }
 
 /** Event-loop delay (ms) while `work` runs. */
-async function loopDelay<T>(work: () => Promise<T>): Promise<{ value: T; max: number; p50: number; p99: number; ms: number }> {
+async function loopDelay<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; max: number; p50: number; p99: number; ms: number }> {
   const h = monitorEventLoopDelay({ resolution: 5 });
   h.enable();
   const started = performance.now();
@@ -61,7 +63,9 @@ describe.skipIf(!dir)('pool engine', () => {
 
   it('accepts a Buffer slice of the shared pool (only the view is sent)', async () => {
     const tiny = Buffer.from('not a pdf at all'); // allocated from Node's 8 KiB pool: byteOffset may be > 0
-    const padded = Buffer.concat([Buffer.alloc(100, 0x20), pdf('luxembourg-certificat-salaire-160-2019.pdf')]).subarray(100);
+    const padded = Buffer.concat([Buffer.alloc(100, 0x20), pdf('luxembourg-certificat-salaire-160-2019.pdf')]).subarray(
+      100,
+    );
     await expect(engine.analyse(tiny)).rejects.toMatchObject({ code: 'INVALID_PDF' });
     expect((await engine.analyse(padded)).fields.length).toBeGreaterThan(50);
   });
@@ -77,7 +81,9 @@ describe.skipIf(!dir)('pool engine', () => {
   it('answers PDF_LIMIT when the template exceeds the configured limits', async () => {
     const strict = createPoolEngine({ size: 1, limits: { maxPages: 2000, maxFields: 10 } });
     try {
-      await expect(strict.analyse(pdf('luxembourg-certificat-salaire-160-2019.pdf'))).rejects.toMatchObject({ code: 'PDF_LIMIT' });
+      await expect(strict.analyse(pdf('luxembourg-certificat-salaire-160-2019.pdf'))).rejects.toMatchObject({
+        code: 'PDF_LIMIT',
+      });
     } finally {
       await strict.close();
     }
@@ -89,8 +95,12 @@ describe.skipIf(!dir)('pool engine', () => {
     const request = requestFor(analysis, true);
     await Promise.all([engine.fill(bytes, analysis, request), engine.fill(bytes, analysis, request)]); // warm both workers
 
-    const pooled = await loopDelay(() => Promise.all(Array.from({ length: 8 }, () => engine.fill(bytes, analysis, request))));
-    console.log(`8 pooled 1040 renders: event-loop delay p50 ${pooled.p50.toFixed(1)} ms, p99 ${pooled.p99.toFixed(1)} ms, max ${pooled.max.toFixed(1)} ms (${pooled.ms.toFixed(0)} ms in all)`);
+    const pooled = await loopDelay(() =>
+      Promise.all(Array.from({ length: 8 }, () => engine.fill(bytes, analysis, request))),
+    );
+    console.log(
+      `8 pooled 1040 renders: event-loop delay p50 ${pooled.p50.toFixed(1)} ms, p99 ${pooled.p99.toFixed(1)} ms, max ${pooled.max.toFixed(1)} ms (${pooled.ms.toFixed(0)} ms in all)`,
+    );
     expect(pooled.value.every((r) => r.bytes.length > 10_000)).toBe(true);
     // Generous bounds: on a loaded 2-core box every timer is late now and then (the workers compete for
     // the same cores); what matters is that no render work runs on this thread.
@@ -122,7 +132,8 @@ describe('pool shutdown', () => {
     const pids = new Set<number>();
     // Workers start lazily and slowly on a loaded machine: ask until both have answered.
     for (let i = 0; i < 20 && pids.size < 2; i++) {
-      for (const pid of await Promise.all([pool.run<number>('test:pid', [300]), pool.run<number>('test:pid', [300])])) pids.add(pid);
+      for (const pid of await Promise.all([pool.run<number>('test:pid', [300]), pool.run<number>('test:pid', [300])]))
+        pids.add(pid);
     }
     expect(pids.size).toBe(2);
     const running = pool.run('test:sleep', [10_000]).catch((e: unknown) => e);

@@ -10,7 +10,15 @@ type Lost = Parameters<NonNullable<PoolOptions['onWorkerLost']>>[0];
 describe('pool: worker killed from outside', { timeout: 120_000 }, () => {
   const held = heldJobs();
   const lost: Lost[] = [];
-  const pool = new WorkerPool({ size: 1, timeoutMs: 60_000, maxMemoryMb: 400, maxQueue: 8, testJobs: true, testHoldDir: held.dir, onWorkerLost: (e) => lost.push(e) });
+  const pool = new WorkerPool({
+    size: 1,
+    timeoutMs: 60_000,
+    maxMemoryMb: 400,
+    maxQueue: 8,
+    testJobs: true,
+    testHoldDir: held.dir,
+    onWorkerLost: (e) => lost.push(e),
+  });
   afterAll(async () => {
     await pool.close();
     held.cleanup();

@@ -14,7 +14,14 @@ type Lost = Parameters<NonNullable<PoolOptions['onWorkerLost']>>[0];
 
 describe('pool isolation', () => {
   const lost: Lost[] = [];
-  const pool = new WorkerPool({ size: 2, timeoutMs: 3000, maxMemoryMb: 400, maxQueue: 8, testJobs: true, onWorkerLost: (e) => lost.push(e) });
+  const pool = new WorkerPool({
+    size: 2,
+    timeoutMs: 3000,
+    maxMemoryMb: 400,
+    maxQueue: 8,
+    testJobs: true,
+    onWorkerLost: (e) => lost.push(e),
+  });
   const engine = poolEngine(pool, {});
   afterAll(() => pool.close());
 
@@ -23,7 +30,11 @@ describe('pool isolation', () => {
     const started = performance.now();
     const hang = pool.run('test:spin', []);
     const other = pool.run<number>('test:sleep', [200]); // on the other worker, unaffected
-    await expect(hang).rejects.toMatchObject({ name: 'PdfEngineError', code: 'RENDER_FAILED', message: 'render exceeded the time budget of 3000 ms' });
+    await expect(hang).rejects.toMatchObject({
+      name: 'PdfEngineError',
+      code: 'RENDER_FAILED',
+      message: 'render exceeded the time budget of 3000 ms',
+    });
     const waited = performance.now() - started;
     expect(waited).toBeGreaterThanOrEqual(2990);
     expect(waited).toBeLessThan(4500);
@@ -36,7 +47,14 @@ describe('pool isolation', () => {
   });
 
   // A roomy time budget here: on a loaded machine, filling 400 MB can take seconds.
-  const roomy = new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 400, maxQueue: 8, testJobs: true, onWorkerLost: (e) => lost.push(e) });
+  const roomy = new WorkerPool({
+    size: 1,
+    timeoutMs: 30_000,
+    maxMemoryMb: 400,
+    maxQueue: 8,
+    testJobs: true,
+    onWorkerLost: (e) => lost.push(e),
+  });
   // biome-ignore lint/suspicious/noDuplicateTestHooks: this pool is made for the tests below; closing it beside its definition keeps the pair together
   afterAll(() => roomy.close());
 
@@ -53,13 +71,18 @@ describe('pool isolation', () => {
   });
 
   it('stops a job whose JS heap outgrows the memory budget', async () => {
-    await expect(roomy.run('test:heap', [3000])).rejects.toMatchObject({ code: 'RENDER_FAILED', message: 'render exceeded the memory budget of 400 MB' });
+    await expect(roomy.run('test:heap', [3000])).rejects.toMatchObject({
+      code: 'RENDER_FAILED',
+      message: 'render exceeded the memory budget of 400 MB',
+    });
     expect(lost.at(-1)).toMatchObject({ reason: 'memory', kind: 'test:heap' });
     await expect(pool.run('test:sleep', [1])).resolves.toBe(1);
   });
 
   it('passes engine errors through with their code and message', async () => {
-    const err = await pool.run('test:throw-engine', ['PDF_LIMIT', 'the form has more than 10 fields']).catch((e: unknown) => e);
+    const err = await pool
+      .run('test:throw-engine', ['PDF_LIMIT', 'the form has more than 10 fields'])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PdfEngineError);
     expect(err).toMatchObject({ code: 'PDF_LIMIT', message: 'the form has more than 10 fields' });
   });
@@ -76,7 +99,10 @@ describe('pool isolation', () => {
     if (!dir) return;
     const quick = createPoolEngine({ size: 1, timeoutMs: 1 });
     try {
-      await expect(quick.analyse(form())).rejects.toMatchObject({ code: 'INVALID_PDF', message: 'analysing the PDF exceeded the time budget of 1 ms' });
+      await expect(quick.analyse(form())).rejects.toMatchObject({
+        code: 'INVALID_PDF',
+        message: 'analysing the PDF exceeded the time budget of 1 ms',
+      });
     } finally {
       await quick.close();
     }
@@ -86,7 +112,14 @@ describe('pool isolation', () => {
 describe('pool queue', () => {
   it('admits jobs while their expected wait fits the budget and refuses the next with a Retry-After', async () => {
     // One worker and the initial estimate of 100 ms per job: jobs 0-10 wait at most 1000 ms, the 12th would wait 1100 ms.
-    const pool = new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 400, maxQueue: 10_000, maxWaitMs: 1000, testJobs: true });
+    const pool = new WorkerPool({
+      size: 1,
+      timeoutMs: 30_000,
+      maxMemoryMb: 400,
+      maxQueue: 10_000,
+      maxWaitMs: 1000,
+      testJobs: true,
+    });
     try {
       const admitted = Array.from({ length: 11 }, () => pool.run('test:sleep', [1]));
       const refused = await pool.run('test:sleep', [1]).catch((e: unknown) => e);

@@ -80,7 +80,14 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, chunks: Uint8Array | readonly Uint8Array[]): Promise<void> {
     // One body with a known length (the network dominates the cost of joining the chunks here).
     const bytes = chunks instanceof Uint8Array ? chunks : Buffer.concat(chunks);
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: bytes, ContentLength: bytes.byteLength }));
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Body: bytes,
+        ContentLength: bytes.byteLength,
+      }),
+    );
   }
 
   async get(key: string): Promise<Uint8Array> {

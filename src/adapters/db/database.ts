@@ -22,7 +22,10 @@ export interface DbHandle {
  * connections the server dropped while idle (restart, failover, pg_terminate_backend, a proxy's idle
  * timeout): the pool discards them and connects again on the next query, so they are not fatal.
  */
-export async function openDatabase(config: Config['database'], onConnectionError: (err: Error) => void = () => {}): Promise<DbHandle> {
+export async function openDatabase(
+  config: Config['database'],
+  onConnectionError: (err: Error) => void = () => {},
+): Promise<DbHandle> {
   let db: Db;
   if (config.kind === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(path.dirname(config.file), { recursive: true });
@@ -62,13 +65,16 @@ async function upToDate(db: Db, schema: string | undefined): Promise<boolean> {
 
 export async function migrate(db: Db, kind: DbKind = 'sqlite'): Promise<void> {
   // Kysely looks for its bookkeeping tables across all schemas; pin them to ours (search_path may differ).
-  const schema = kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
+  const schema =
+    kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
   if (await upToDate(db, schema)) return;
   const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: schema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String((error as Error)?.message ?? error)}`);
+    throw new Error(
+      `database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String((error as Error)?.message ?? error)}`,
+    );
   }
 }
 

@@ -24,19 +24,27 @@ export function heartbeatTtlMs(renderTimeoutMs: number): number {
   return Math.min(15_000, Math.max(2_000, Math.floor(renderTimeoutMs / 2)));
 }
 
-export async function startHeartbeat(db: Db, clock: Clock, ttlMs: number, onError: (err: unknown) => void): Promise<Heartbeat> {
+export async function startHeartbeat(
+  db: Db,
+  clock: Clock,
+  ttlMs: number,
+  onError: (err: unknown) => void,
+): Promise<Heartbeat> {
   const id = randomUUID();
   const expires = () => new Date(clock.now().getTime() + ttlMs).toISOString();
   await db.insertInto('instances').values({ id, expires_at: expires() }).execute();
   let renewing: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = db
-      .insertInto('instances')
-      .values({ id, expires_at: expires() })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ expires_at: expires() })) // recreated if someone purged it
-      .execute()
-      .catch(onError);
-  }, Math.max(500, Math.floor(ttlMs / 3)));
+  const timer = setInterval(
+    () => {
+      renewing = db
+        .insertInto('instances')
+        .values({ id, expires_at: expires() })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ expires_at: expires() })) // recreated if someone purged it
+        .execute()
+        .catch(onError);
+    },
+    Math.max(500, Math.floor(ttlMs / 3)),
+  );
   timer.unref();
   return {
     id,
@@ -51,6 +59,11 @@ export async function startHeartbeat(db: Db, clock: Clock, ttlMs: number, onErro
 /** Whether `owner` is a live instance (this process always is, whatever its clock says). */
 export async function isAlive(deps: { db: Db; clock: Clock; instanceId: string }, owner: string): Promise<boolean> {
   if (owner === deps.instanceId) return true;
-  const row = await deps.db.selectFrom('instances').select('id').where('id', '=', owner).where('expires_at', '>=', deps.clock.now().toISOString()).executeTakeFirst();
+  const row = await deps.db
+    .selectFrom('instances')
+    .select('id')
+    .where('id', '=', owner)
+    .where('expires_at', '>=', deps.clock.now().toISOString())
+    .executeTakeFirst();
   return row !== undefined;
 }

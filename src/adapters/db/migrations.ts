@@ -45,7 +45,11 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('templates_account_created').on('templates').columns(['account_id', 'created_at', 'id']).execute();
+      await db.schema
+        .createIndex('templates_account_created')
+        .on('templates')
+        .columns(['account_id', 'created_at', 'id'])
+        .execute();
 
       await db.schema
         .createTable('renders')
@@ -66,8 +70,16 @@ const migrations: Record<string, Migration> = {
         .addColumn('expires_at', 'text', (c) => c.notNull())
         .addColumn('deleted_at', 'text')
         .execute();
-      await db.schema.createIndex('renders_account_created').on('renders').columns(['account_id', 'created_at', 'id']).execute();
-      await db.schema.createIndex('renders_account_month').on('renders').columns(['account_id', 'month', 'status']).execute();
+      await db.schema
+        .createIndex('renders_account_created')
+        .on('renders')
+        .columns(['account_id', 'created_at', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('renders_account_month')
+        .on('renders')
+        .columns(['account_id', 'month', 'status'])
+        .execute();
       await db.schema.createIndex('renders_expires').on('renders').columns(['expires_at']).execute();
 
       await db.schema

@@ -3,17 +3,32 @@
 // connection (57P01 admin shutdown, e.g. pg_terminate_backend; 57P02/57P03 crash or start-up), a
 // connection exception (class 08), or a socket that failed; SQLite: a locked or full database.
 const CODES = new Set([
-  '57P01', '57P02', '57P03', '53300', // admin shutdown, crash shutdown, cannot connect now, too many connections
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'ENOSPC',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300', // admin shutdown, crash shutdown, cannot connect now, too many connections
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'ENOSPC',
 ]);
 
-const MESSAGES = /Connection terminated|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|connection is closed/i;
+const MESSAGES =
+  /Connection terminated|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|connection is closed/i;
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_IOERR'))) return true;
+  if (typeof code === 'string' && (CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_IOERR')))
+    return true;
   const message = (err as { message?: unknown }).message;
   return typeof message === 'string' && MESSAGES.test(message);
 }

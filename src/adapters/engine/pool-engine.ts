@@ -54,7 +54,12 @@ export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFie
   // Each template version's base file (the bulk of every render of it), received once from a worker:
   // afterwards workers send only the incremental update (see FillReply).
   const bases = new Lru<string, { id: string; bytes: Uint8Array }>(BASES_MAX, BASES_BYTES, (b) => b.bytes.byteLength);
-  const fill = async (template: Uint8Array, analysis: TemplateAnalysis, request: Parameters<PoolEngine['fill']>[2], cacheKey?: string) => {
+  const fill = async (
+    template: Uint8Array,
+    analysis: TemplateAnalysis,
+    request: Parameters<PoolEngine['fill']>[2],
+    cacheKey?: string,
+  ) => {
     const held = cacheKey === undefined ? undefined : bases.get(cacheKey);
     const reply = await pool.run<FillReply>(
       'fill',
@@ -64,7 +69,8 @@ export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFie
     let base = reply.base;
     if (base) {
       if (cacheKey !== undefined) bases.set(cacheKey, { id: reply.baseId, bytes: base });
-    } else if (held?.id === reply.baseId) base = held.bytes; // the reference taken before sending: eviction cannot lose it
+    } else if (held?.id === reply.baseId)
+      base = held.bytes; // the reference taken before sending: eviction cannot lose it
     else throw new PdfEngineError('RENDER_FAILED', 'the render worker answered without the base file');
     return partsResult(base, reply.update, reply.warnings);
   };

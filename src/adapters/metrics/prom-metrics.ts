@@ -5,7 +5,12 @@ import type { RenderEngine } from '../../ports/render-engine.js';
 /** Prometheus metrics in a registry of our own (no global state, so tests can build several apps). */
 export class PromMetrics implements Metrics {
   private readonly registry = new Registry();
-  private readonly requests = new Counter({ name: 'formcast_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly requests = new Counter({
+    name: 'formcast_http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'formcast_http_request_duration_seconds',
     help: 'HTTP request latency',
@@ -13,7 +18,12 @@ export class PromMetrics implements Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
-  private readonly renders = new Counter({ name: 'formcast_renders_total', help: 'Renders by outcome', labelNames: ['status'], registers: [this.registry] });
+  private readonly renders = new Counter({
+    name: 'formcast_renders_total',
+    help: 'Renders by outcome',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
   private readonly renderSeconds = new Histogram({
     name: 'formcast_render_duration_seconds',
     help: 'Render generation time',
@@ -25,9 +35,30 @@ export class PromMetrics implements Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'formcast_' });
     if (engine?.stats) {
       const stats = () => engine.stats!();
-      new Gauge({ name: 'formcast_render_pool_queue_depth', help: 'Jobs waiting for a render worker', registers: [this.registry], collect() { this.set(stats().queued); } });
-      new Gauge({ name: 'formcast_render_pool_active', help: 'Jobs running in render workers', registers: [this.registry], collect() { this.set(stats().active); } });
-      new Gauge({ name: 'formcast_render_pool_size', help: 'Render workers', registers: [this.registry], collect() { this.set(stats().size); } });
+      new Gauge({
+        name: 'formcast_render_pool_queue_depth',
+        help: 'Jobs waiting for a render worker',
+        registers: [this.registry],
+        collect() {
+          this.set(stats().queued);
+        },
+      });
+      new Gauge({
+        name: 'formcast_render_pool_active',
+        help: 'Jobs running in render workers',
+        registers: [this.registry],
+        collect() {
+          this.set(stats().active);
+        },
+      });
+      new Gauge({
+        name: 'formcast_render_pool_size',
+        help: 'Render workers',
+        registers: [this.registry],
+        collect() {
+          this.set(stats().size);
+        },
+      });
     }
   }
 

@@ -15,13 +15,20 @@ type AccountDeps = Pick<Deps, 'db' | 'clock'>;
 export class AccountInputError extends Error {}
 
 /** Operator action (CLI): a new account with its first API key, returned once in clear. */
-export async function createAccount(deps: AccountDeps, input: { name: string; plan: string }): Promise<{ account: Account; apiKey: string; keyId: string }> {
+export async function createAccount(
+  deps: AccountDeps,
+  input: { name: string; plan: string },
+): Promise<{ account: Account; apiKey: string; keyId: string }> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw new AccountInputError('account name must be 1-200 characters');
-  if (!isPlanName(input.plan)) throw new AccountInputError(`unknown plan "${input.plan}" (plans: ${PLAN_NAMES.join(', ')})`);
+  if (!isPlanName(input.plan))
+    throw new AccountInputError(`unknown plan "${input.plan}" (plans: ${PLAN_NAMES.join(', ')})`);
   const account: Account = { id: newId('acc'), name, plan: input.plan, createdAt: deps.clock.now().toISOString() };
   return deps.db.transaction().execute(async (trx) => {
-    await trx.insertInto('accounts').values({ id: account.id, name: account.name, plan: account.plan, created_at: account.createdAt }).execute();
+    await trx
+      .insertInto('accounts')
+      .values({ id: account.id, name: account.name, plan: account.plan, created_at: account.createdAt })
+      .execute();
     const key = await issueApiKey({ db: trx, clock: deps.clock }, account.id, 'default');
     return { account, apiKey: key.secret, keyId: key.id };
   });

@@ -52,29 +52,52 @@ export async function issueApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: s
 }
 
 /** POST /v1/api-keys: within the plan's key quota (active keys only), exact under concurrency. */
-export async function createApiKey(deps: Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans'>, account: { id: string; plan: string }, name: string) {
+export async function createApiKey(
+  deps: Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans'>,
+  account: { id: string; plan: string },
+  name: string,
+) {
   const limit = deps.plans[account.plan as keyof Deps['plans']].apiKeys;
   return deps.db.transaction().execute(async (trx) => {
     await lockAccount(trx, deps.dbKind, account.id);
     const n = await countActiveKeys(trx, account.id);
     if (n >= limit) {
-      throw new AppError('API_KEY_LIMIT_REACHED', `API key limit reached: ${n}/${limit} active keys on the ${account.plan} plan`);
+      throw new AppError(
+        'API_KEY_LIMIT_REACHED',
+        `API key limit reached: ${n}/${limit} active keys on the ${account.plan} plan`,
+      );
     }
     return issueApiKey({ db: trx, clock: deps.clock }, account.id, name);
   });
 }
 
 export async function listApiKeys(deps: Pick<Deps, 'db'>, accountId: string): Promise<ApiKeyView[]> {
-  const rows = await deps.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  const rows = await deps.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
   return rows.map(toView);
 }
 
 /** Revocation is immediate and final; revoking twice answers the same 204. */
 export async function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, keyId: string): Promise<void> {
-  const row = await deps.db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+  const row = await deps.db
+    .selectFrom('api_keys')
+    .select(['id', 'revoked_at'])
+    .where('id', '=', keyId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!row) throw notFound.apiKey(keyId);
   if (row.revoked_at) return;
-  await deps.db.updateTable('api_keys').set({ revoked_at: deps.clock.now().toISOString() }).where('id', '=', keyId).where('account_id', '=', accountId).execute();
+  await deps.db
+    .updateTable('api_keys')
+    .set({ revoked_at: deps.clock.now().toISOString() })
+    .where('id', '=', keyId)
+    .where('account_id', '=', accountId)
+    .execute();
 }
 
 /** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
@@ -83,7 +106,12 @@ export async function authenticateKey(deps: Pick<Deps, 'db'>, secret: string) {
   const found = await deps.db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select(['api_keys.id as keyId', 'accounts.id as accountId', 'accounts.plan as plan', 'accounts.name as accountName'])
+    .select([
+      'api_keys.id as keyId',
+      'accounts.id as accountId',
+      'accounts.plan as plan',
+      'accounts.name as accountName',
+    ])
     .where('api_keys.hash', '=', hashKey(secret))
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
@@ -100,11 +128,30 @@ async function touchKey(deps: Pick<Deps, 'db'>, keyId: string): Promise<void> {
     .updateTable('api_keys')
     .set({ last_used_at: now.toISOString() })
     .where('id', '=', keyId)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(now.getTime() - TOUCH_EVERY_MS).toISOString())]))
+    .where((eb) =>
+      eb.or([
+        eb('last_used_at', 'is', null),
+        eb('last_used_at', '<', new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()),
+      ]),
+    )
     .execute()
     .catch(() => undefined); // bookkeeping only: never fail a request over it
 }
 
-function toView(row: { id: string; name: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null }): ApiKeyView {
-  return { id: row.id, name: row.name, prefix: row.prefix, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
+function toView(row: {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}): ApiKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
 }

@@ -22,9 +22,39 @@ export interface Plan {
 const MB = 1_048_576;
 
 export const DEFAULT_PLANS: Record<PlanName, Plan> = {
-  Free: { name: 'Free', rendersPerMonth: 100, templates: 5, apiKeys: 2, maxUploadBytes: 10 * MB, watermark: true, retentionDays: 7, webhooks: false, requestsPerMinute: 300 },
-  Pro: { name: 'Pro', rendersPerMonth: 5_000, templates: 100, apiKeys: 10, maxUploadBytes: 25 * MB, watermark: false, retentionDays: 30, webhooks: true, requestsPerMinute: 1_200 },
-  Business: { name: 'Business', rendersPerMonth: 50_000, templates: 1_000, apiKeys: 50, maxUploadBytes: 50 * MB, watermark: false, retentionDays: 90, webhooks: true, requestsPerMinute: 6_000 },
+  Free: {
+    name: 'Free',
+    rendersPerMonth: 100,
+    templates: 5,
+    apiKeys: 2,
+    maxUploadBytes: 10 * MB,
+    watermark: true,
+    retentionDays: 7,
+    webhooks: false,
+    requestsPerMinute: 300,
+  },
+  Pro: {
+    name: 'Pro',
+    rendersPerMonth: 5_000,
+    templates: 100,
+    apiKeys: 10,
+    maxUploadBytes: 25 * MB,
+    watermark: false,
+    retentionDays: 30,
+    webhooks: true,
+    requestsPerMinute: 1_200,
+  },
+  Business: {
+    name: 'Business',
+    rendersPerMonth: 50_000,
+    templates: 1_000,
+    apiKeys: 50,
+    maxUploadBytes: 50 * MB,
+    watermark: false,
+    retentionDays: 90,
+    webhooks: true,
+    requestsPerMinute: 6_000,
+  },
 };
 
 export type Plans = Record<PlanName, Plan>;
@@ -33,7 +63,14 @@ export function isPlanName(v: string): v is PlanName {
   return (PLAN_NAMES as readonly string[]).includes(v);
 }
 
-const NUMERIC_KEYS = ['rendersPerMonth', 'templates', 'apiKeys', 'maxUploadBytes', 'retentionDays', 'requestsPerMinute'] as const;
+const NUMERIC_KEYS = [
+  'rendersPerMonth',
+  'templates',
+  'apiKeys',
+  'maxUploadBytes',
+  'retentionDays',
+  'requestsPerMinute',
+] as const;
 const BOOLEAN_KEYS = ['watermark', 'webhooks'] as const;
 
 /** Merge overrides into the defaults; throws with every problem listed. */
@@ -55,13 +92,16 @@ export function resolvePlans(overrides: unknown): Plans {
     }
     for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
       if ((NUMERIC_KEYS as readonly string[]).includes(key)) {
-        if (!Number.isSafeInteger(value) || (value as number) < 0) problems.push(`${planName}.${key} must be a non-negative integer`);
+        if (!Number.isSafeInteger(value) || (value as number) < 0)
+          problems.push(`${planName}.${key} must be a non-negative integer`);
         else (plans[planName] as unknown as Record<string, unknown>)[key] = value;
       } else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
         if (typeof value !== 'boolean') problems.push(`${planName}.${key} must be a boolean`);
         else (plans[planName] as unknown as Record<string, unknown>)[key] = value;
       } else {
-        problems.push(`${planName}.${key} is not a plan setting (settings: ${[...NUMERIC_KEYS, ...BOOLEAN_KEYS].join(', ')})`);
+        problems.push(
+          `${planName}.${key} is not a plan setting (settings: ${[...NUMERIC_KEYS, ...BOOLEAN_KEYS].join(', ')})`,
+        );
       }
     }
   }

@@ -24,7 +24,11 @@ export async function countRendersThisMonth(db: Deps['db'], accountId: string, m
 }
 
 export async function countTemplates(db: Deps['db'], accountId: string): Promise<number> {
-  const { n } = await db.selectFrom('templates').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const { n } = await db
+    .selectFrom('templates')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(n);
 }
 
@@ -39,7 +43,10 @@ export async function countActiveKeys(db: Deps['db'], accountId: string): Promis
   return Number(n);
 }
 
-export async function getUsage(deps: Pick<Deps, 'db' | 'clock' | 'plans'>, account: { id: string; plan: PlanName }): Promise<Usage> {
+export async function getUsage(
+  deps: Pick<Deps, 'db' | 'clock' | 'plans'>,
+  account: { id: string; plan: PlanName },
+): Promise<Usage> {
   const plan = deps.plans[account.plan];
   const month = monthOf(deps.clock.now());
   const [renders, templates, keys] = await Promise.all([

@@ -9,43 +9,70 @@ import { hasAmbiguousParams } from './link-params.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
 
 /** GET /v1/files/:id?expires&signature — no Authorization header; the signature authorises. */
-export const downloadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.get('/files/:id', {
-    // before query validation: a repeated parameter must be 403, not a 422 about its type
-    onRequest: async (request) => {
-      if (hasAmbiguousParams(request.url)) throw new AppError('DOWNLOAD_FORBIDDEN', 'This download link is invalid: a parameter is repeated or its name is encoded');
-    },
-    schema: {
-      tags: ['downloads'],
-      summary: 'Download a rendered PDF through a signed link (no Authorization header)',
-      security: [],
-      params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
-      querystring: Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) }),
-    },
-  }, async (request, reply) => {
-    const now = deps.clock.now();
-    const check = checkSignature(deps.signingKey, request.params.id, request.query.expires, request.query.signature, now.getTime());
-    if (check === 'invalid') throw new AppError('DOWNLOAD_FORBIDDEN', 'This download link is invalid');
-    if (check === 'expired') throw new AppError('DOWNLOAD_FORBIDDEN', 'This download link has expired; GET /v1/renders/:id for a fresh one');
-    const render = await deps.db
-      .selectFrom('renders')
-      .select(['id', 'blob_key', 'template_name', 'expires_at', 'deleted_at', 'status'])
-      .where('id', '=', request.params.id)
-      .executeTakeFirst();
-    if (!render || render.deleted_at || !render.blob_key || render.status !== 'completed' || render.expires_at <= now.toISOString()) {
-      throw new AppError('DOWNLOAD_FORBIDDEN', 'This render no longer exists');
-    }
-    let file;
-    try {
-      file = await deps.blobs.stream(render.blob_key);
-    } catch (err) {
-      if (err instanceof BlobNotFoundError) throw new AppError('DOWNLOAD_FORBIDDEN', 'This render no longer exists');
-      throw err;
-    }
-    reply.header('Content-Type', 'application/pdf');
-    reply.header('Content-Length', String(file.size));
-    reply.header('Content-Disposition', attachmentDisposition(downloadFileName(render.template_name, render.id)));
-    reply.header('Cache-Control', 'private, no-store');
-    return reply.send(file.body);
-  });
-};
+export const downloadRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/files/:id',
+      {
+        // before query validation: a repeated parameter must be 403, not a 422 about its type
+        onRequest: async (request) => {
+          if (hasAmbiguousParams(request.url))
+            throw new AppError(
+              'DOWNLOAD_FORBIDDEN',
+              'This download link is invalid: a parameter is repeated or its name is encoded',
+            );
+        },
+        schema: {
+          tags: ['downloads'],
+          summary: 'Download a rendered PDF through a signed link (no Authorization header)',
+          security: [],
+          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          querystring: Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) }),
+        },
+      },
+      async (request, reply) => {
+        const now = deps.clock.now();
+        const check = checkSignature(
+          deps.signingKey,
+          request.params.id,
+          request.query.expires,
+          request.query.signature,
+          now.getTime(),
+        );
+        if (check === 'invalid') throw new AppError('DOWNLOAD_FORBIDDEN', 'This download link is invalid');
+        if (check === 'expired')
+          throw new AppError(
+            'DOWNLOAD_FORBIDDEN',
+            'This download link has expired; GET /v1/renders/:id for a fresh one',
+          );
+        const render = await deps.db
+          .selectFrom('renders')
+          .select(['id', 'blob_key', 'template_name', 'expires_at', 'deleted_at', 'status'])
+          .where('id', '=', request.params.id)
+          .executeTakeFirst();
+        if (
+          !render ||
+          render.deleted_at ||
+          !render.blob_key ||
+          render.status !== 'completed' ||
+          render.expires_at <= now.toISOString()
+        ) {
+          throw new AppError('DOWNLOAD_FORBIDDEN', 'This render no longer exists');
+        }
+        let file;
+        try {
+          file = await deps.blobs.stream(render.blob_key);
+        } catch (err) {
+          if (err instanceof BlobNotFoundError)
+            throw new AppError('DOWNLOAD_FORBIDDEN', 'This render no longer exists');
+          throw err;
+        }
+        reply.header('Content-Type', 'application/pdf');
+        reply.header('Content-Length', String(file.size));
+        reply.header('Content-Disposition', attachmentDisposition(downloadFileName(render.template_name, render.id)));
+        reply.header('Cache-Control', 'private, no-store');
+        return reply.send(file.body);
+      },
+    );
+  };

@@ -13,8 +13,15 @@ export function signedDownloadUrl(publicUrl: string, key: Buffer, renderId: stri
 
 export type LinkCheck = 'ok' | 'invalid' | 'expired';
 
-export function checkSignature(key: Buffer, renderId: string, expiresRaw: unknown, signature: unknown, nowMs: number): LinkCheck {
-  if (typeof expiresRaw !== 'string' || !/^\d{1,12}$/.test(expiresRaw) || typeof signature !== 'string') return 'invalid';
+export function checkSignature(
+  key: Buffer,
+  renderId: string,
+  expiresRaw: unknown,
+  signature: unknown,
+  nowMs: number,
+): LinkCheck {
+  if (typeof expiresRaw !== 'string' || !/^\d{1,12}$/.test(expiresRaw) || typeof signature !== 'string')
+    return 'invalid';
   const expires = Number(expiresRaw);
   const expected = Buffer.from(sign(key, renderId, expires));
   const given = Buffer.from(signature);

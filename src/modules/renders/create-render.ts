@@ -31,7 +31,14 @@ const DAY_MS = 86_400_000;
 
 export async function createRender(deps: Deps, account: { id: string; plan: PlanName }, input: CreateRenderInput) {
   const plan = deps.plans[account.plan];
-  const options = { flatten: true, locale: 'fr-FR', timezone: 'Europe/Paris', watermark: 'auto' as boolean | 'auto', strict: false, ...input.options };
+  const options = {
+    flatten: true,
+    locale: 'fr-FR',
+    timezone: 'Europe/Paris',
+    watermark: 'auto' as boolean | 'auto',
+    strict: false,
+    ...input.options,
+  };
 
   // 0. under overload, shed at once what could not start in time: before any template load or quota
   deps.engine.admit?.();
@@ -39,7 +46,11 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   // 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input
   const template = await loadTemplate(deps, account.id, input.templateId);
   const analysis = parseAnalysis(template);
-  const { values, warnings } = validateData(analysis.fields, input.data, { strict: options.strict, locale: options.locale, timezone: options.timezone });
+  const { values, warnings } = validateData(analysis.fields, input.data, {
+    strict: options.strict,
+    locale: options.locale,
+    timezone: options.timezone,
+  });
   const watermark = resolveWatermark(plan, options.watermark);
   if (watermark.warning) warnings.push(watermark.warning);
 
@@ -57,7 +68,12 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     await failDeadRenders(deps, trx, { accountId: account.id, month });
     const used = await countRendersThisMonth(trx, account.id, month);
     if (used >= plan.rendersPerMonth) {
-      throw new AppError('RENDER_LIMIT_REACHED', `Monthly render limit reached: ${used}/${plan.rendersPerMonth} renders used in ${month} on the ${plan.name} plan`, { used, limit: plan.rendersPerMonth }, { 'Retry-After': String(secondsToNextMonth(started)) });
+      throw new AppError(
+        'RENDER_LIMIT_REACHED',
+        `Monthly render limit reached: ${used}/${plan.rendersPerMonth} renders used in ${month} on the ${plan.name} plan`,
+        { used, limit: plan.rendersPerMonth },
+        { 'Retry-After': String(secondsToNextMonth(started)) },
+      );
     }
     await trx
       .insertInto('renders')
@@ -85,11 +101,18 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
 
   // While pending, the record holds one render of the quota. Nothing attempted: drop it. A failure:
   // keep it as `failed`, which stops it counting. Both only from `pending` (the sweeper may have acted).
-  const dropReservation = () => deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
+  const dropReservation = () =>
+    deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
   const markFailed = (code: string, message: string) =>
     deps.db
       .updateTable('renders')
-      .set({ status: 'failed', error_code: code, error_message: message, duration_ms: elapsedMs(), warnings: JSON.stringify(warnings) })
+      .set({
+        status: 'failed',
+        error_code: code,
+        error_message: message,
+        duration_ms: elapsedMs(),
+        warnings: JSON.stringify(warnings),
+      })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .execute();
@@ -104,7 +127,12 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   }
   let file: readonly Uint8Array[];
   try {
-    const result = await deps.engine.fill(templateBytes, analysis, { values, flatten: options.flatten, watermark: watermark.text, keepUriLinks: deps.config.outputUriLinks }, template.blob_key);
+    const result = await deps.engine.fill(
+      templateBytes,
+      analysis,
+      { values, flatten: options.flatten, watermark: watermark.text, keepUriLinks: deps.config.outputUriLinks },
+      template.blob_key,
+    );
     file = result.chunks ?? [result.bytes]; // a pool engine's base + update, written without joining them
     warnings.push(...result.warnings);
   } catch (err) {
@@ -131,7 +159,13 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   const durationMs = elapsedMs();
   const done = await deps.db
     .updateTable('renders')
-    .set({ status: 'completed', blob_key: blobKey, file_size: fileSize, duration_ms: durationMs, warnings: JSON.stringify(warnings) })
+    .set({
+      status: 'completed',
+      blob_key: blobKey,
+      file_size: fileSize,
+      duration_ms: durationMs,
+      warnings: JSON.stringify(warnings),
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending') // the sweeper may have given up on it and released its quota
     .executeTakeFirst();

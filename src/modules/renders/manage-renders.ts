@@ -21,10 +21,19 @@ export async function listRenders(deps: ReadDeps, accountId: string, f: RenderFi
   base = f.status ? base.where('status', '=', f.status) : base.where('status', 'in', ['completed', 'failed']);
   if (f.templateId) base = base.where('template_id', '=', f.templateId);
   const [rows, total] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).offset((f.page - 1) * f.limit).execute(),
+    base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(f.limit)
+      .offset((f.page - 1) * f.limit)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { data: await Promise.all(rows.map((r) => toListItem(deps, r))), meta: { page: f.page, limit: f.limit, total: Number(total.n) } };
+  return {
+    data: await Promise.all(rows.map((r) => toListItem(deps, r))),
+    meta: { page: f.page, limit: f.limit, total: Number(total.n) },
+  };
 }
 
 export async function getRender(deps: ReadDeps, accountId: string, id: string) {

@@ -28,7 +28,9 @@ export async function toDetail(deps: Pick<Deps, 'blobs' | 'config' | 'signingKey
     expiresIn: item.downloadUrl ? deps.config.limits.downloadUrlSeconds : 0,
     warnings: JSON.parse(row.warnings) as string[],
     templateVersion: row.template_version,
-    ...(row.status === 'failed' ? { error: { code: row.error_code ?? 'RENDER_FAILED', message: row.error_message ?? 'The render failed' } } : {}),
+    ...(row.status === 'failed'
+      ? { error: { code: row.error_code ?? 'RENDER_FAILED', message: row.error_message ?? 'The render failed' } }
+      : {}),
   };
 }
 

@@ -27,11 +27,20 @@ type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'insta
 /** Longest wait between two recoveries of renders left pending by a dead process. */
 export const RECOVER_EVERY_MS = 60_000;
 
-export async function acquireLease(deps: Pick<Deps, 'db' | 'clock'>, name: string, holder: string, ttlMs: number): Promise<boolean> {
+export async function acquireLease(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  name: string,
+  holder: string,
+  ttlMs: number,
+): Promise<boolean> {
   const now = deps.clock.now();
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   // Take a free or expired lease; the conditional update is atomic in both databases.
-  await deps.db.insertInto('leases').values({ name, holder: '', expires_at: '' }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await deps.db
+    .insertInto('leases')
+    .values({ name, holder: '', expires_at: '' })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
   const res = await deps.db
     .updateTable('leases')
     .set({ holder, expires_at: expires })
@@ -43,7 +52,12 @@ export async function acquireLease(deps: Pick<Deps, 'db' | 'clock'>, name: strin
 
 /** Gives the lease up if `holder` has it, so the next sweep (here or elsewhere) need not wait for it to expire. */
 export async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string): Promise<void> {
-  await deps.db.updateTable('leases').set({ holder: '', expires_at: '' }).where('name', '=', name).where('holder', '=', holder).execute();
+  await deps.db
+    .updateTable('leases')
+    .set({ holder: '', expires_at: '' })
+    .where('name', '=', name)
+    .where('holder', '=', holder)
+    .execute();
 }
 
 /**
@@ -60,7 +74,9 @@ export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise
   try {
     return await sweepLeased(deps);
   } finally {
-    await releaseLease(deps, LEASE, holder).catch((err) => deps.log.warn({ err }, 'could not release the sweeper lease'));
+    await releaseLease(deps, LEASE, holder).catch((err) =>
+      deps.log.warn({ err }, 'could not release the sweeper lease'),
+    );
   }
 }
 
@@ -71,7 +87,13 @@ async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
 
   // 1. expired renders: tombstone first, then delete the file
   for (;;) {
-    const rows = await deps.db.selectFrom('renders').select(['id', 'blob_key']).where('expires_at', '<=', nowIso).where('deleted_at', 'is', null).limit(BATCH).execute();
+    const rows = await deps.db
+      .selectFrom('renders')
+      .select(['id', 'blob_key'])
+      .where('expires_at', '<=', nowIso)
+      .where('deleted_at', 'is', null)
+      .limit(BATCH)
+      .execute();
     for (const r of rows) {
       await deps.db.updateTable('renders').set({ deleted_at: nowIso, blob_key: null }).where('id', '=', r.id).execute();
       if (r.blob_key) await deps.blobs.delete(r.blob_key);
@@ -94,16 +116,24 @@ async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
 
   // 3. tombstones only matter for the current month's quota; drop them after two months
   const purgeBefore = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-  const purged = await deps.db.deleteFrom('renders').where('deleted_at', 'is not', null).where('month', '<', purgeBefore).executeTakeFirst();
+  const purged = await deps.db
+    .deleteFrom('renders')
+    .where('deleted_at', 'is not', null)
+    .where('month', '<', purgeBefore)
+    .executeTakeFirst();
   result.purged = Number(purged.numDeletedRows);
 
   // 4. idempotency keys are remembered for 24 hours
-  await deps.db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString()).execute();
+  await deps.db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
+    .execute();
 
   // 5. files no record points at (a crash between writing a file and its record)
   result.orphans = await sweepOrphanBlobs(deps, now.getTime() - staleAfterMs(deps));
 
-  if (result.expired || result.stalePending || result.purged || result.orphans) deps.log.info(result, 'retention sweep');
+  if (result.expired || result.stalePending || result.purged || result.orphans)
+    deps.log.info(result, 'retention sweep');
   return result;
 }
 
@@ -134,6 +164,8 @@ export function startSweeper(deps: SweepDeps): () => Promise<void> {
     clearInterval(timer);
     clearInterval(recoverTimer);
     await Promise.all([running, recovering]);
-    await releaseLease(deps, LEASE, holder).catch((err) => deps.log.warn({ err }, 'could not release the sweeper lease'));
+    await releaseLease(deps, LEASE, holder).catch((err) =>
+      deps.log.warn({ err }, 'could not release the sweeper lease'),
+    );
   };
 }

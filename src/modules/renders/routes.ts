@@ -64,53 +64,99 @@ function replayWithFreshLink(deps: Deps, accountId: string): ReplayCodec {
   };
 }
 
-export const renderRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.post('/renders', {
-    schema: {
-      tags: ['renders'],
-      summary: 'Fill a template with data and get a download link',
-      body: Type.Object(
-        {
-          templateId: Type.String({ minLength: 1, maxLength: 100 }),
-          data: Type.Object({}, { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' }),
-          options: Type.Optional(Options),
+export const renderRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/renders',
+      {
+        schema: {
+          tags: ['renders'],
+          summary: 'Fill a template with data and get a download link',
+          body: Type.Object(
+            {
+              templateId: Type.String({ minLength: 1, maxLength: 100 }),
+              data: Type.Object(
+                {},
+                { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
+              ),
+              options: Type.Optional(Options),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            201: Type.Object({ data: RenderCreated }),
+            404: errorResponse(),
+            422: errorResponse(),
+            429: errorResponse(),
+          },
         },
-        { additionalProperties: false },
-      ),
-      response: { 201: Type.Object({ data: RenderCreated }), 404: errorResponse(), 422: errorResponse(), 429: errorResponse() },
-    },
-  }, async (request, reply) => {
-    return idempotent(deps, request, reply, 'POST /v1/renders', hashBody(request.rawBody ?? ''), async () => ({
-      status: 201,
-      body: { data: await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body) },
-    }), replayWithFreshLink(deps, request.auth.accountId));
-  });
+      },
+      async (request, reply) => {
+        return idempotent(
+          deps,
+          request,
+          reply,
+          'POST /v1/renders',
+          hashBody(request.rawBody ?? ''),
+          async () => ({
+            status: 201,
+            body: {
+              data: await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body),
+            },
+          }),
+          replayWithFreshLink(deps, request.auth.accountId),
+        );
+      },
+    );
 
-  app.get('/renders', {
-    schema: {
-      tags: ['renders'],
-      summary: 'List renders, newest first',
-      querystring: Type.Object(
-        {
-          page: Type.Integer({ minimum: 1, default: 1 }),
-          limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-          templateId: Type.Optional(Type.String({ maxLength: 100 })),
-          status: Type.Optional(Type.Union([Type.Literal('completed'), Type.Literal('failed')])),
+    app.get(
+      '/renders',
+      {
+        schema: {
+          tags: ['renders'],
+          summary: 'List renders, newest first',
+          querystring: Type.Object(
+            {
+              page: Type.Integer({ minimum: 1, default: 1 }),
+              limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+              templateId: Type.Optional(Type.String({ maxLength: 100 })),
+              status: Type.Optional(Type.Union([Type.Literal('completed'), Type.Literal('failed')])),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: Type.Object({ data: Type.Array(ListItem), meta: PageMeta }) },
         },
-        { additionalProperties: false },
-      ),
-      response: { 200: Type.Object({ data: Type.Array(ListItem), meta: PageMeta }) },
-    },
-  }, async (request) => listRenders(deps, request.auth.accountId, request.query));
+      },
+      async (request) => listRenders(deps, request.auth.accountId, request.query),
+    );
 
-  app.get('/renders/:id', {
-    schema: { tags: ['renders'], summary: 'Get a render with a freshly signed download link', params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 200: Type.Object({ data: Detail }), 404: errorResponse() } },
-  }, async (request) => ({ data: await getRender(deps, request.auth.accountId, request.params.id) }));
+    app.get(
+      '/renders/:id',
+      {
+        schema: {
+          tags: ['renders'],
+          summary: 'Get a render with a freshly signed download link',
+          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          response: { 200: Type.Object({ data: Detail }), 404: errorResponse() },
+        },
+      },
+      async (request) => ({ data: await getRender(deps, request.auth.accountId, request.params.id) }),
+    );
 
-  app.delete('/renders/:id', {
-    schema: { tags: ['renders'], summary: 'Delete a render and its file at once', params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 204: Type.Null(), 404: errorResponse() } },
-  }, async (request, reply) => {
-    await deleteRender(deps, request.auth.accountId, request.params.id);
-    return reply.status(204).send(null);
-  });
-};
+    app.delete(
+      '/renders/:id',
+      {
+        schema: {
+          tags: ['renders'],
+          summary: 'Delete a render and its file at once',
+          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          response: { 204: Type.Null(), 404: errorResponse() },
+        },
+      },
+      async (request, reply) => {
+        await deleteRender(deps, request.auth.accountId, request.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+  };

@@ -10,7 +10,10 @@ export function resolveWatermark(plan: Plan, requested: boolean | 'auto'): { tex
   if (plan.watermark) {
     return {
       text: WATERMARK_TEXT,
-      warning: requested === false ? `The ${plan.name} plan always adds a watermark; "watermark": false was ignored` : undefined,
+      warning:
+        requested === false
+          ? `The ${plan.name} plan always adds a watermark; "watermark": false was ignored`
+          : undefined,
     };
   }
   return requested === true ? { text: 'formcast' } : {};

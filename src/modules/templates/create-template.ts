@@ -20,10 +20,18 @@ export function templateBlobKey(accountId: string, templateId: string): string {
 }
 
 function limitReached(used: number, limit: number, plan: string) {
-  return new AppError('TEMPLATE_LIMIT_REACHED', `Template limit reached: ${used}/${limit} templates on the ${plan} plan`, { used, limit });
+  return new AppError(
+    'TEMPLATE_LIMIT_REACHED',
+    `Template limit reached: ${used}/${limit} templates on the ${plan} plan`,
+    { used, limit },
+  );
 }
 
-export async function createTemplate(deps: Deps, account: { id: string; plan: PlanName }, input: CreateTemplateInput): Promise<TemplateView> {
+export async function createTemplate(
+  deps: Deps,
+  account: { id: string; plan: PlanName },
+  input: CreateTemplateInput,
+): Promise<TemplateView> {
   // 1. validate the text fields
   const name = checkName(input.name ?? input.fileName);
   const description = checkDescription(input.description ?? '');

@@ -11,26 +11,63 @@ import { loadTemplate, parseAnalysis, publicField, toTemplateView, type Template
  * Newest first (created_at desc, id desc: a total order). With `startingAfter` (a template id of this
  * account), the list starts just after that template, so pages do not shift when templates are added.
  */
-export async function listTemplates(deps: Pick<Deps, 'db'>, accountId: string, page: number, limit: number, startingAfter?: string) {
+export async function listTemplates(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  page: number,
+  limit: number,
+  startingAfter?: string,
+) {
   let after: { created_at: string; id: string } | undefined;
   if (startingAfter !== undefined) {
-    after = await deps.db.selectFrom('templates').select(['created_at', 'id']).where('account_id', '=', accountId).where('id', '=', startingAfter).executeTakeFirst();
-    if (!after) throw validationError({ field: 'starting_after', expected: 'the id of one of your templates', received: JSON.stringify(startingAfter) });
+    after = await deps.db
+      .selectFrom('templates')
+      .select(['created_at', 'id'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', startingAfter)
+      .executeTakeFirst();
+    if (!after)
+      throw validationError({
+        field: 'starting_after',
+        expected: 'the id of one of your templates',
+        received: JSON.stringify(startingAfter),
+      });
   }
   const [rows, total] = await Promise.all([
     deps.db
       .selectFrom('templates')
-      .select(['id', 'name', 'description', 'file_name', 'file_size', 'field_count', 'page_count', 'is_frozen', 'version', 'created_at', 'updated_at'])
+      .select([
+        'id',
+        'name',
+        'description',
+        'file_name',
+        'file_size',
+        'field_count',
+        'page_count',
+        'is_frozen',
+        'version',
+        'created_at',
+        'updated_at',
+      ])
       .where('account_id', '=', accountId)
       .$if(after !== undefined, (q) =>
-        q.where((eb) => eb.or([eb('created_at', '<', after!.created_at), eb.and([eb('created_at', '=', after!.created_at), eb('id', '<', after!.id)])])),
+        q.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after!.created_at),
+            eb.and([eb('created_at', '=', after!.created_at), eb('id', '<', after!.id)]),
+          ]),
+        ),
       )
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)
       .offset((page - 1) * limit)
       .execute(),
-    deps.db.selectFrom('templates').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+    deps.db
+      .selectFrom('templates')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { data: rows.map((r) => toTemplateView(r, false)), meta: { page, limit, total: Number(total.n) } };
 }
@@ -46,7 +83,11 @@ export async function getTemplateSchema(deps: Pick<Deps, 'db'>, accountId: strin
     templateId: row.id,
     templateName: row.name,
     version: row.version,
-    schema: { fields: analysis.fields.map(publicField), pageCount: analysis.pageCount, removedFromOutput: analysis.removedFromOutput ?? [] },
+    schema: {
+      fields: analysis.fields.map(publicField),
+      pageCount: analysis.pageCount,
+      removedFromOutput: analysis.removedFromOutput ?? [],
+    },
   };
 }
 
@@ -60,7 +101,12 @@ export interface TemplatePatch {
  * PATCH: at least one of name, description, isFrozen. A frozen template refuses name/description changes
  * even when the same request unfreezes it: unfreeze first, then edit (two explicit steps).
  */
-export async function updateTemplate(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, id: string, patch: TemplatePatch): Promise<TemplateView> {
+export async function updateTemplate(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  accountId: string,
+  id: string,
+  patch: TemplatePatch,
+): Promise<TemplateView> {
   if (patch.name === undefined && patch.description === undefined && patch.isFrozen === undefined) {
     throw validationError({ field: 'body', expected: 'at least one of name, description, isFrozen', received: 'none' });
   }
@@ -82,7 +128,12 @@ export async function updateTemplate(deps: Pick<Deps, 'db' | 'clock'>, accountId
 }
 
 /** PUT /templates/:id/file: new PDF, schema re-extracted, version + 1. */
-export async function replaceTemplateFile(deps: Deps, account: { id: string; plan: PlanName }, id: string, input: { bytes: Uint8Array; fileName: string }): Promise<TemplateView> {
+export async function replaceTemplateFile(
+  deps: Deps,
+  account: { id: string; plan: PlanName },
+  id: string,
+  input: { bytes: Uint8Array; fileName: string },
+): Promise<TemplateView> {
   const current = await loadTemplate(deps, account.id, id);
   if (current.is_frozen) throw frozen(id);
   const analysis = await deps.engine.analyse(input.bytes);
@@ -119,9 +170,19 @@ export async function replaceTemplateFile(deps: Deps, account: { id: string; pla
 export async function deleteTemplate(deps: Pick<Deps, 'db' | 'blobs'>, accountId: string, id: string): Promise<void> {
   const row = await loadTemplate(deps, accountId, id);
   if (row.is_frozen) throw frozen(id);
-  const res = await deps.db.deleteFrom('templates').where('id', '=', id).where('account_id', '=', accountId).where('is_frozen', '=', 0).executeTakeFirst();
+  const res = await deps.db
+    .deleteFrom('templates')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('is_frozen', '=', 0)
+    .executeTakeFirst();
   if (Number(res.numDeletedRows) === 0) {
-    const again = await deps.db.selectFrom('templates').select('is_frozen').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    const again = await deps.db
+      .selectFrom('templates')
+      .select('is_frozen')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (!again) throw notFound.template(id);
     throw frozen(id);
   }

@@ -19,8 +19,11 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
   const tooLarge = () =>
     // No Connection: close here: the rest of the body is drained (bounded) by http/body-drain.ts so the
     // client can read this answer instead of a reset.
-    new AppError('FILE_TOO_LARGE', `The file exceeds the ${formatMb(maxBytes)} upload limit of the ${planName} plan`, { limitBytes: maxBytes });
-  if (!request.isMultipart()) throw new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data with a "file" part');
+    new AppError('FILE_TOO_LARGE', `The file exceeds the ${formatMb(maxBytes)} upload limit of the ${planName} plan`, {
+      limitBytes: maxBytes,
+    });
+  if (!request.isMultipart())
+    throw new AppError('BAD_REQUEST', 'Expected Content-Type multipart/form-data with a "file" part');
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge();
 
@@ -32,11 +35,17 @@ export async function readUpload(request: FastifyRequest, maxBytes: number, plan
   return { ...file, fields };
 }
 
-async function readParts(request: FastifyRequest, maxBytes: number, tooLarge: () => AppError): Promise<{ file?: { bytes: Buffer; fileName: string }; fields: Record<string, string> }> {
+async function readParts(
+  request: FastifyRequest,
+  maxBytes: number,
+  tooLarge: () => AppError,
+): Promise<{ file?: { bytes: Buffer; fileName: string }; fields: Record<string, string> }> {
   const fields: Record<string, string> = {};
   let file: { bytes: Buffer; fileName: string } | undefined;
   try {
-    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 } });
+    const parts = request.parts({
+      limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 },
+    });
     for await (const part of parts) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file') {
@@ -55,7 +64,10 @@ async function readParts(request: FastifyRequest, maxBytes: number, tooLarge: ()
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
     if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-      throw new AppError('BAD_REQUEST', 'Too many parts: send one "file" and at most the "name" and "description" fields');
+      throw new AppError(
+        'BAD_REQUEST',
+        'Too many parts: send one "file" and at most the "name" and "description" fields',
+      );
     }
     throw new AppError('BAD_REQUEST', `The multipart body could not be read: ${(err as Error).message}`);
   }
@@ -77,7 +89,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * The file part's bytes, or undefined as soon as it passes `maxBytes`. Stops at the limit: busboy's own
  * limit only truncates, then reads (and discards) the whole rest of the body before the part ends.
  */
-function readAtMost(file: NodeJS.ReadableStream & { truncated?: boolean }, maxBytes: number): Promise<Buffer | undefined> {
+function readAtMost(
+  file: NodeJS.ReadableStream & { truncated?: boolean },
+  maxBytes: number,
+): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

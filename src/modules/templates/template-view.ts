@@ -19,7 +19,10 @@ export interface TemplateView {
 
 export type TemplateRow = TemplatesTable;
 
-export function toTemplateView(row: Omit<TemplateRow, 'analysis' | 'blob_key' | 'account_id'>, withDescription = true): TemplateView {
+export function toTemplateView(
+  row: Omit<TemplateRow, 'analysis' | 'blob_key' | 'account_id'>,
+  withDescription = true,
+): TemplateView {
   const view: TemplateView = {
     id: row.id,
     name: row.name,
@@ -37,8 +40,17 @@ export function toTemplateView(row: Omit<TemplateRow, 'analysis' | 'blob_key' | 
 }
 
 /** Load a template of this account; another account's id answers exactly like a missing one. */
-export async function loadTemplate(deps: Pick<Deps, 'db'>, accountId: string, templateId: string): Promise<TemplateRow> {
-  const row = await deps.db.selectFrom('templates').selectAll().where('id', '=', templateId).where('account_id', '=', accountId).executeTakeFirst();
+export async function loadTemplate(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  templateId: string,
+): Promise<TemplateRow> {
+  const row = await deps.db
+    .selectFrom('templates')
+    .selectAll()
+    .where('id', '=', templateId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (!row) throw notFound.template(templateId);
   return row;
 }
@@ -57,7 +69,12 @@ export function parseAnalysis(row: Pick<TemplateRow, 'analysis' | 'blob_key'>): 
 
 /** The public schema field: the analysis without engine-internal detail. */
 export function publicField(f: AnalysedField): Omit<AnalysedField, 'detail'> {
-  const out: Omit<AnalysedField, 'detail'> = { name: f.name, type: f.type, required: f.required, pdfMeta: { ...f.pdfMeta } };
+  const out: Omit<AnalysedField, 'detail'> = {
+    name: f.name,
+    type: f.type,
+    required: f.required,
+    pdfMeta: { ...f.pdfMeta },
+  };
   if (f.maxLength !== undefined) out.maxLength = f.maxLength;
   if (f.options !== undefined) out.options = f.options;
   // checkboxes with several on-states accept one of them as a string (see docs/decisions.md)

@@ -16,7 +16,11 @@ export { DEFAULT_LIMITS } from '../limits.js';
 
 export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>): Promise<TemplateAnalysis> {
   const lim = resolveLimits(limits);
-  const { context: ctx, catalog, encrypted } = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
+  const {
+    context: ctx,
+    catalog,
+    encrypted,
+  } = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   try {
     const pages = collectPages(ctx, catalog, lim);
     const acroForm = getDict(ctx, catalog, 'AcroForm');
@@ -39,13 +43,18 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
       throw new PdfEngineError('INVALID_PDF', 'the PDF form has no fillable fields');
     }
 
-    const names = assignNames(described.map((f, i) => ({ fullName: f.pdfMeta.originalName, partialNames: partialNames[i] })));
+    const names = assignNames(
+      described.map((f, i) => ({ fullName: f.pdfMeta.originalName, partialNames: partialNames[i] })),
+    );
     return {
       fields: described.map((f, i) => ({ name: names[i], ...f })),
       pageCount: pages.length,
       encrypted,
       hasXfa: acroForm.has(PDFName.of('XFA')),
-      removedFromOutput: findRemovals({ catalog, pages: pages.map((p) => p.dict), formDicts: rawFields.flatMap((f) => [f.dict, ...f.widgets]) }, acroForm),
+      removedFromOutput: findRemovals(
+        { catalog, pages: pages.map((p) => p.dict), formDicts: rawFields.flatMap((f) => [f.dict, ...f.widgets]) },
+        acroForm,
+      ),
     };
   } catch (err) {
     if (err instanceof PdfEngineError) throw err;

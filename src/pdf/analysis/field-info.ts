@@ -3,15 +3,32 @@
 import { PDFArray, PDFName, PDFNumber, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import { parseFormatAction } from './format-action.js';
 import type { RawField } from '../field-tree.js';
-import { asDict, get, getDict, getName, keyNames, nameText, pdfName, resolve, streamText, textOf } from '../pdf-objects.js';
+import {
+  asDict,
+  get,
+  getDict,
+  getName,
+  keyNames,
+  nameText,
+  pdfName,
+  resolve,
+  streamText,
+  textOf,
+} from '../pdf-objects.js';
 import type { AnalysedField, FieldDetail, FieldFormat, FieldType } from '../types.js';
 
 // Field flag bits (PDF 32000-1, tables 221, 226, 228, 230), 1-based bit n = 1 << (n - 1).
 const FF = {
-  readOnly: 1 << 0, required: 1 << 1,
-  multiline: 1 << 12, password: 1 << 13, comb: 1 << 24, // Tx
-  radio: 1 << 15, pushbutton: 1 << 16, // Btn
-  combo: 1 << 17, edit: 1 << 18, multiSelect: 1 << 21, // Ch
+  readOnly: 1 << 0,
+  required: 1 << 1,
+  multiline: 1 << 12,
+  password: 1 << 13,
+  comb: 1 << 24, // Tx
+  radio: 1 << 15,
+  pushbutton: 1 << 16, // Btn
+  combo: 1 << 17,
+  edit: 1 << 18,
+  multiSelect: 1 << 21, // Ch
 } as const;
 
 /** Longest format script we read; AF* calls are a few dozen bytes. */
@@ -20,7 +37,11 @@ const MAX_SCRIPT_BYTES = 64 * 1024;
 /** Value of an inheritable key on the field or its nearest ancestor (cycle-safe, bounded). */
 function inherited(ctx: PDFContext, field: PDFDict, key: string, maxDepth: number): PDFObject | undefined {
   const seen = new Set<PDFDict>();
-  for (let cur: PDFDict | undefined = field; cur && !seen.has(cur) && seen.size <= maxDepth; cur = getDict(ctx, cur, 'Parent')) {
+  for (
+    let cur: PDFDict | undefined = field;
+    cur && !seen.has(cur) && seen.size <= maxDepth;
+    cur = getDict(ctx, cur, 'Parent')
+  ) {
     seen.add(cur);
     const v = get(ctx, cur, key);
     if (v !== undefined) return v;
@@ -109,9 +130,14 @@ function radioOptions(ctx: PDFContext, raw: RawField, opt: string[] | undefined)
 }
 
 /** The field's public description and engine detail, or undefined when it is not fillable. */
-export function describeField(ctx: PDFContext, raw: RawField, maxDepth: number): Omit<AnalysedField, 'name'> | undefined {
+export function describeField(
+  ctx: PDFContext,
+  raw: RawField,
+  maxDepth: number,
+): Omit<AnalysedField, 'name'> | undefined {
   // Some producers put /FT, /Ff or /MaxLen on the kid widgets only: fall back to the first one.
-  const key = (k: string) => inherited(ctx, raw.dict, k, maxDepth) ?? (raw.widgets[0] !== raw.dict ? get(ctx, raw.widgets[0], k) : undefined);
+  const key = (k: string) =>
+    inherited(ctx, raw.dict, k, maxDepth) ?? (raw.widgets[0] !== raw.dict ? get(ctx, raw.widgets[0], k) : undefined);
   const ftObj = resolve(ctx, key('FT'));
   const ft = ftObj instanceof PDFName ? nameText(ftObj) : undefined;
   if (ft !== 'Tx' && ft !== 'Btn' && ft !== 'Ch' && ft !== 'Sig') return undefined;
@@ -128,7 +154,8 @@ export function describeField(ctx: PDFContext, raw: RawField, maxDepth: number):
   if (ft === 'Tx' || ft === 'Ch') format = parseFormatAction(formatScript(ctx, raw, maxDepth));
   if (ft === 'Tx') {
     // AFTime stays text: callers send "14:30", which is not a date. detail.format keeps the pattern.
-    type = format?.kind === 'date' ? 'date' : format?.kind === 'number' || format?.kind === 'percent' ? 'number' : 'text';
+    type =
+      format?.kind === 'date' ? 'date' : format?.kind === 'number' || format?.kind === 'percent' ? 'number' : 'text';
     const n = numberOf(ctx, key('MaxLen'));
     if (n !== undefined && n > 0 && n <= 0x7fffffff) maxLength = n;
     detail.multiline = Boolean(ff & FF.multiline);

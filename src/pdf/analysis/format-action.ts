@@ -6,8 +6,20 @@ type Arg = number | string | boolean;
 
 /** Acrobat's AFDate_Format(n) table (same order as Acrobat's and pdf.js's AForm). */
 export const AF_DATE_FORMATS = [
-  'm/d', 'm/d/yy', 'mm/dd/yy', 'mm/yy', 'd-mmm', 'd-mmm-yy', 'dd-mmm-yy', 'yy-mm-dd',
-  'mmm-yy', 'mmmm-yy', 'mmm d, yyyy', 'mmmm d, yyyy', 'm/d/yy h:MM tt', 'm/d/yy HH:MM',
+  'm/d',
+  'm/d/yy',
+  'mm/dd/yy',
+  'mm/yy',
+  'd-mmm',
+  'd-mmm-yy',
+  'dd-mmm-yy',
+  'yy-mm-dd',
+  'mmm-yy',
+  'mmmm-yy',
+  'mmm d, yyyy',
+  'mmmm d, yyyy',
+  'm/d/yy h:MM tt',
+  'm/d/yy HH:MM',
 ] as const;
 
 /** Acrobat's AFTime_Format(n) table. */
@@ -51,7 +63,11 @@ function parseArgs(src: string, start: number): Arg[] | undefined {
 }
 
 const int = (v: Arg | undefined, dflt: number): number =>
-  typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : dflt;
+  typeof v === 'number' && Number.isFinite(v)
+    ? Math.trunc(v)
+    : typeof v === 'string' && /^\d+$/.test(v)
+      ? Number(v)
+      : dflt;
 const str = (v: Arg | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 const bool = (v: Arg | undefined): boolean => v === true || v === 1 || v === 'true';
 

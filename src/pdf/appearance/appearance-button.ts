@@ -35,7 +35,8 @@ function dingbat(font: PDFFont, char: string): string | undefined {
     const encoding = (font as unknown as { embedder?: { encoding?: EncodingLike } }).embedder?.encoding;
     if (!encoding) return undefined;
     dingbatByCode = new Map();
-    for (const cp of encoding.supportedCodePoints) dingbatByCode.set(encoding.encodeUnicodeCodePoint(cp).code, String.fromCodePoint(cp));
+    for (const cp of encoding.supportedCodePoints)
+      dingbatByCode.set(encoding.encodeUnicodeCodePoint(cp).code, String.fromCodePoint(cp));
   }
   return dingbatByCode.get(char.charCodeAt(0));
 }
@@ -94,11 +95,13 @@ function reusableOff(normal: PDFDict, box: WidgetBox): PDFRef | undefined {
   if (!(ref instanceof PDFRef) || !(off instanceof PDFStream) || box.rotation !== 0) return undefined;
   const bbox = off.dict.lookup(N('BBox'));
   const matrix = off.dict.lookup(N('Matrix'));
-  const nums = (a: unknown) => (a instanceof PDFArray ? a.asArray().map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN)) : undefined);
+  const nums = (a: unknown) =>
+    a instanceof PDFArray ? a.asArray().map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN)) : undefined;
   const b = nums(bbox);
   const m = nums(matrix);
   const near = (p: number, q: number) => Math.abs(p - q) < 0.5;
-  if (b?.length !== 4 || !near(b[0], 0) || !near(b[1], 0) || !near(b[2], box.width) || !near(b[3], box.height)) return undefined;
+  if (b?.length !== 4 || !near(b[0], 0) || !near(b[1], 0) || !near(b[2], box.width) || !near(b[3], box.height))
+    return undefined;
   if (m && !(m.length === 6 && [1, 0, 0, 1, 0, 0].every((v, i) => near(m[i], v)))) return undefined;
   return ref;
 }
@@ -123,7 +126,12 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
     const on = state && normal.lookup(state);
     if (!state) continue;
     // An on-state that is no stream at all (pdflatex writes /Yes << >>) draws nothing anywhere.
-    if (on instanceof PDFStream && brokenOnAppearance(on, markOf(widget, radio), offStream instanceof PDFStream ? offStream : undefined) === undefined) continue;
+    if (
+      on instanceof PDFStream &&
+      brokenOnAppearance(on, markOf(widget, radio), offStream instanceof PDFStream ? offStream : undefined) ===
+        undefined
+    )
+      continue;
     // Fresh /AP and /N dictionaries: shared ones may serve widgets of other sizes.
     const newNormal = fc.ctx.obj({});
     for (const [k, v] of normal.entries()) newNormal.set(k, v);
@@ -137,7 +145,11 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
     const down = getDict(ap, 'D');
     const downOn = down?.lookup(state);
     const downOff = down?.lookup(OFF);
-    if (down && downOn instanceof PDFStream && brokenOnAppearance(downOn, markOf(widget, radio), downOff instanceof PDFStream ? downOff : undefined)) {
+    if (
+      down &&
+      downOn instanceof PDFStream &&
+      brokenOnAppearance(downOn, markOf(widget, radio), downOff instanceof PDFStream ? downOff : undefined)
+    ) {
       const newDown = fc.ctx.obj({});
       for (const [k, v] of down.entries()) newDown.set(k, v);
       newDown.set(state, mark);
@@ -194,7 +206,8 @@ export function fillRadio(fc: FillContext, field: RawField, value: string | null
     target = (_, i) => !!states[i] && matches(states[i]!, stateHint);
   } else {
     const opt = inherited(field.dict, 'Opt');
-    const optIndex = opt instanceof PDFArray ? Array.from({ length: opt.size() }, (_, i) => textOf(opt.lookup(i))).indexOf(value) : -1;
+    const optIndex =
+      opt instanceof PDFArray ? Array.from({ length: opt.size() }, (_, i) => textOf(opt.lookup(i))).indexOf(value) : -1;
     if (optIndex >= 0 && states[optIndex]) {
       const chosen = states[optIndex]!;
       // Buttons sharing the chosen state turn on together only when the field says so.

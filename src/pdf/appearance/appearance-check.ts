@@ -59,7 +59,10 @@ function scan(src: string): Scan {
           if (oct) {
             s += String.fromCharCode(parseInt(oct[0], 8) & 0xff);
             i += oct[0].length - 1;
-          } else s += ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' } as Record<string, string>)[e] ?? (e === '\n' || e === '\r' ? '' : e);
+          } else
+            s +=
+              ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' } as Record<string, string>)[e] ??
+              (e === '\n' || e === '\r' ? '' : e);
         } else if (d === '(') {
           depth++;
           s += d;
@@ -78,7 +81,8 @@ function scan(src: string): Scan {
       const end = src.indexOf('>', i);
       const hex = src.slice(i + 1, end < 0 ? n : end).replace(/[^0-9a-fA-F]/g, '');
       let s = '';
-      for (let k = 0; k < hex.length; k += 2) s += String.fromCharCode(parseInt(hex.slice(k, k + 2).padEnd(2, '0'), 16));
+      for (let k = 0; k < hex.length; k += 2)
+        s += String.fromCharCode(parseInt(hex.slice(k, k + 2).padEnd(2, '0'), 16));
       operands.push({ kind: 'str', value: s });
       i = end < 0 ? n : end + 1;
     } else if (c === '[' || c === ']' || c === '{' || c === '}' || c === '>' || c === ')') {
@@ -107,7 +111,10 @@ function scan(src: string): Scan {
       } else if (word === 'Tf') {
         font = operands.filter((o) => o.kind === 'name').at(-1)?.value;
       } else if (SHOW.has(word)) {
-        const text = operands.filter((o) => o.kind === 'str').map((o) => o.value).join('');
+        const text = operands
+          .filter((o) => o.kind === 'str')
+          .map((o) => o.value)
+          .join('');
         out.shows.push({ font, text });
         if (text.length > 0) out.painted = true;
       } else if (PAINT.has(word)) {
@@ -144,7 +151,8 @@ export function brokenOnAppearance(on: PDFStream, mark: string, off?: PDFStream)
     if (show.text.length === 0) continue;
     const font = show.font !== undefined ? fonts?.lookup(PDFName.of(show.font)) : undefined;
     if (!(font instanceof PDFDict)) return `shows text with a font its resources lack (/${show.font ?? ''})`;
-    if (show.text === mark && !isDingbats(font)) return `shows the check character "${mark}" in a font that is not ZapfDingbats`;
+    if (show.text === mark && !isDingbats(font))
+      return `shows the check character "${mark}" in a font that is not ZapfDingbats`;
   }
   if (off && off !== on) {
     const offText = contentOf(off);

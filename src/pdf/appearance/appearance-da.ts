@@ -31,7 +31,8 @@ export function parseDa(da: string): { fontName?: string; size: number; color: s
       size = Number.isFinite(s) && s > 0 ? Math.min(s, 1000) : 0;
     } else if (t in COLOR_OPS && i >= COLOR_OPS[t]) {
       const nums = tokens.slice(i - COLOR_OPS[t], i).map(Number);
-      if (nums.every((n) => Number.isFinite(n))) color = `${nums.map((n) => Math.min(Math.max(n, 0), 1)).join(' ')} ${t}`;
+      if (nums.every((n) => Number.isFinite(n)))
+        color = `${nums.map((n) => Math.min(Math.max(n, 0), 1)).join(' ')} ${t}`;
     }
   }
   return { fontName, size, color };

@@ -1,6 +1,17 @@
 // Widget geometry and the Form XObjects we write as appearance streams. Content is built as ASCII
 // operator text; user text only ever enters it as hex strings (PDFFont.encodeText, or glyph ids).
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFStream, type PDFContext, type PDFFont, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFName,
+  PDFNumber,
+  PDFRawStream,
+  PDFStream,
+  type PDFContext,
+  type PDFFont,
+  type PDFObject,
+  type PDFRef,
+} from '@cantoo/pdf-lib';
 import { N, getArray, getDict, getNumber, getNumbers, getName } from '../fill-objects.js';
 
 export interface WidgetBox {
@@ -57,10 +68,10 @@ function computeBox(widget: PDFDict): WidgetBox | undefined {
   const h = Math.abs(r[3] - r[1]);
   if (!(w > 0 && h > 0)) return undefined;
   const mk = getDict(widget, 'MK');
-  const rot = (((Math.round((mk ? getNumber(mk, 'R') ?? 0 : 0) / 90) * 90) % 360) + 360) % 360;
+  const rot = (((Math.round((mk ? (getNumber(mk, 'R') ?? 0) : 0) / 90) * 90) % 360) + 360) % 360;
   const bs = getDict(widget, 'BS');
   const borderColor = colorOps(mk ? getArray(mk, 'BC') : undefined, true);
-  const bw = bs ? getNumber(bs, 'W') ?? 1 : 1;
+  const bw = bs ? (getNumber(bs, 'W') ?? 1) : 1;
   const swap = rot === 90 || rot === 270;
   return {
     width: swap ? h : w,
@@ -79,7 +90,8 @@ export function frameOps(box: WidgetBox): string {
   const { width: w, height: h, border: b } = box;
   if (box.background) ops.push(`${box.background} 0 0 ${num(w)} ${num(h)} re f`);
   if (box.borderColor && b > 0) {
-    if (box.borderStyle === 'U') ops.push(`${box.borderColor} ${num(b)} w 0 ${num(b / 2)} m ${num(w)} ${num(b / 2)} l S`);
+    if (box.borderStyle === 'U')
+      ops.push(`${box.borderColor} ${num(b)} w 0 ${num(b / 2)} m ${num(w)} ${num(b / 2)} l S`);
     else ops.push(`${box.borderColor} ${num(b)} w ${num(b / 2)} ${num(b / 2)} ${num(w - b)} ${num(h - b)} re S`);
   }
   return ops.join('\n');
@@ -88,10 +100,14 @@ export function frameOps(box: WidgetBox): string {
 function matrixFor(box: WidgetBox): number[] {
   const { width: w, height: h } = box;
   switch (box.rotation) {
-    case 90: return [0, 1, -1, 0, h, 0];
-    case 180: return [-1, 0, 0, -1, w, h];
-    case 270: return [0, -1, 1, 0, 0, w];
-    default: return [1, 0, 0, 1, 0, 0];
+    case 90:
+      return [0, 1, -1, 0, h, 0];
+    case 180:
+      return [-1, 0, 0, -1, w, h];
+    case 270:
+      return [0, -1, 1, 0, 0, w];
+    default:
+      return [1, 0, 0, 1, 0, 0];
   }
 }
 

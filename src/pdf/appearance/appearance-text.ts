@@ -130,7 +130,13 @@ function alignX(quadding: number, lineWidth: number, width: number, pad: number)
 }
 
 /** Lays out `text` in the widget box. `fonts.prepare(text)` must have been awaited. */
-export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts: FontSet, opts: TextLayoutOptions = {}): TextAppearance {
+export function layoutText(
+  text: string,
+  box: WidgetBox,
+  style: TextStyle,
+  fonts: FontSet,
+  opts: TextLayoutOptions = {},
+): TextAppearance {
   const names = new FontNames();
   const { width: w, height: h } = box;
   const clean = opts.multiline ? text.replace(/\t/g, ' ') : text.replace(/[\r\n\t]+/g, ' ');
@@ -162,10 +168,13 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
     const widest = Math.max(0.001, ...shown.map((g) => width([g])));
     const tallest = Math.min(MAX_AUTO_SIZE, innerH / LINE_GAP);
     // A fixed size still leaves each character inside its cell (wide CJK or Hangul glyphs).
-    const size = fixed ? Math.min(fixed, (cell * 0.9) / widest) : Math.max(MIN_AUTO_SIZE / 2, Math.min(tallest, (cell * 0.9) / widest));
+    const size = fixed
+      ? Math.min(fixed, (cell * 0.9) / widest)
+      : Math.max(MIN_AUTO_SIZE / 2, Math.min(tallest, (cell * 0.9) / widest));
     // Narrow cells shrink every character (each stays whole): below the readable size, say so.
     if (!fit.cut) fit = { cut: false, shrunkTo: shrunk(size) };
-    const first = style.quadding === 1 ? Math.floor((cells - shown.length) / 2) : style.quadding === 2 ? cells - shown.length : 0;
+    const first =
+      style.quadding === 1 ? Math.floor((cells - shown.length) / 2) : style.quadding === 2 ? cells - shown.length : 0;
     const y = centredY(size);
     shown.forEach((g, i) => {
       const x = (first + i) * cell + (cell - width([g]) * size) / 2;
@@ -174,7 +183,9 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
   } else if (opts.multiline) {
     // Baseline of the first line: room for one line only centres it like a single-line field.
     const firstY = (size: number) =>
-      innerH < 2 * size * LINE_GAP ? centredY(size) : h - padY - size * ASCENT - (size * LINE_GAP - size * (ASCENT + DESCENT)) / 2;
+      innerH < 2 * size * LINE_GAP
+        ? centredY(size)
+        : h - padY - size * ASCENT - (size * LINE_GAP - size * (ASCENT + DESCENT)) / 2;
     // Lines drawn whole: those whose descenders stay above the clip (the box inside its border).
     const whole = (count: number, size: number) => {
       const room = firstY(size) - size * DESCENT - box.border + 0.01;
@@ -226,7 +237,9 @@ export function layoutText(text: string, box: WidgetBox, style: TextStyle, fonts
       // Not even the first character fits: an empty box says nothing, so shrink it whole instead.
       if (shown.length === 0) [shown, size, cut] = [glyphs, innerW / natural, false];
     }
-    fit = cut ? { cut: true, chars: { shown: shown.length, total: glyphs.length } } : { cut: false, shrunkTo: shrunk(size) };
+    fit = cut
+      ? { cut: true, chars: { shown: shown.length, total: glyphs.length } }
+      : { cut: false, shrunkTo: shrunk(size) };
     const x = alignX(quaddingFor(style.quadding, shown), width(shown) * size, w, padX);
     const y = centredY(size);
     if (shown.length) body.push(`1 0 0 1 ${num(x)} ${num(y)} Tm ${showOps(shown, size, names)}`);

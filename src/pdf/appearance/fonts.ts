@@ -39,7 +39,11 @@ function fallbackFont(index: number): ParsedFont | null {
   if (entry === undefined) {
     try {
       const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
-      entry = { key: FALLBACK_FILES[index], bytes, font: withTrueCodePoints(fontkit.create(bytes) as unknown as KitFont) };
+      entry = {
+        key: FALLBACK_FILES[index],
+        bytes,
+        font: withTrueCodePoints(fontkit.create(bytes) as unknown as KitFont),
+      };
     } catch {
       entry = null; // a missing optional font package only narrows coverage
     }
@@ -143,7 +147,8 @@ export class FontSet {
    * dropped and reported in `missing`.
    */
   shape(text: string, base: PDFFont): LayoutUnit[] {
-    if (canWinAnsi(text.replace(/[\r\n]+/g, ' '))) return Array.from(text, (ch) => ({ ch, font: base, level: 0, para: 0 }));
+    if (canWinAnsi(text.replace(/[\r\n]+/g, ' ')))
+      return Array.from(text, (ch) => ({ ch, font: base, level: 0, para: 0 }));
     const chars = Array.from(text);
     const plan = this.plan(chars);
     const bidi = resolveLevels(text);

@@ -39,7 +39,13 @@ export function mustStayWhole(info: AnalysedField | undefined, text: string): bo
  * `natural` is the text width at 1 pt, `innerW` the room for it, `heightSize` the largest size the
  * box height allows (auto size), `fixed` the /DA size (0: auto).
  */
-export function fitLineSize(natural: number, innerW: number, heightSize: number, fixed: number, whole: boolean): { size: number; cut: boolean } {
+export function fitLineSize(
+  natural: number,
+  innerW: number,
+  heightSize: number,
+  fixed: number,
+  whole: boolean,
+): { size: number; cut: boolean } {
   const start = fixed || heightSize;
   if (natural * start <= innerW + 0.01) return { size: start, cut: false };
   const fits = innerW / natural;
@@ -54,7 +60,12 @@ export function fitLineSize(natural: number, innerW: number, heightSize: number,
  * The longest prefix of `items` no wider than `maxWidth` (at 1 pt), cut after the last whole word
  * when the prefix holds one, else between characters. Trailing spaces are dropped.
  */
-export function cutToWidth<T>(items: T[], maxWidth: number, widthOf: (items: T[]) => number, isSpace: (item: T) => boolean): T[] {
+export function cutToWidth<T>(
+  items: T[],
+  maxWidth: number,
+  widthOf: (items: T[]) => number,
+  isSpace: (item: T) => boolean,
+): T[] {
   // Binary search for the longest prefix that fits (widths only grow with the prefix).
   let lo = 0;
   let hi = items.length;

@@ -41,8 +41,9 @@ export interface LayoutUnit {
 }
 
 /** Scripts and marks that need real shaping (reordering, joining, mark positioning). */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: a set of single code points (marks, ZWNJ/ZWJ), tested one at a time
-const NEEDS_SHAPING = /[\p{M}\u0590-\u08ff\u0900-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u200c\u200d\ufb1d-\ufdff\ufe70-\ufefc]/u;
+const NEEDS_SHAPING =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: a set of single code points (marks, ZWNJ/ZWJ), tested one at a time
+  /[\p{M}\u0590-\u08ff\u0900-\u0dff\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u200c\u200d\ufb1d-\ufdff\ufe70-\ufefc]/u;
 /** A cluster never ends before these (they attach to what precedes them) ... */
 const ATTACHES = /^[\p{M}\u200c\u200d]/u;
 /** ... nor after a virama / joiner (the next consonant forms a conjunct with it). */
@@ -80,7 +81,9 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
   const rtl = (level & 1) === 1;
   const run = kit.layout(word, undefined, undefined, undefined, rtl ? 'rtl' : 'ltr');
   const glyphs = run.glyphs.slice();
-  const positions = (run.positions ?? glyphs.map((g) => ({ xAdvance: g.advanceWidth, yAdvance: 0, xOffset: 0, yOffset: 0 }))).slice();
+  const positions = (
+    run.positions ?? glyphs.map((g) => ({ xAdvance: g.advanceWidth, yAdvance: 0, xOffset: 0, yOffset: 0 }))
+  ).slice();
   if (rtl) {
     // fontkit returns right-to-left runs in visual order; clusters are found in logical order.
     glyphs.reverse();
@@ -110,7 +113,14 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
   const flush = (end: number) => {
     if (!current.length) return;
     const ch = String.fromCodePoint(...cps.slice(startChar, end));
-    const unit: LayoutUnit = { ch, font, level, para, glyphs: current, w: current.reduce((w, g) => w + g.adv, 0) / 1000 };
+    const unit: LayoutUnit = {
+      ch,
+      font,
+      level,
+      para,
+      glyphs: current,
+      w: current.reduce((w, g) => w + g.adv, 0) / 1000,
+    };
     if (!rtl && String.fromCodePoint(...shown) !== ch) unit.actualText = ch;
     units.push(unit);
     current = [];
@@ -121,7 +131,13 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
     const g = glyphs[i];
     const p = positions[i];
     const w0 = Math.round(g.advanceWidth * scale);
-    current.push({ cid: font.cid(g.id, g.codePoints ?? []), adv: p.xAdvance * scale, w0, dx: p.xOffset * scale, dy: p.yOffset * scale });
+    current.push({
+      cid: font.cid(g.id, g.codePoints ?? []),
+      adv: p.xAdvance * scale,
+      w0,
+      dx: p.xOffset * scale,
+      dy: p.yOffset * scale,
+    });
     for (const cp of g.codePoints ?? []) {
       shown.push(cp);
       bump(cp, 1);
@@ -144,7 +160,14 @@ export function unitsWidth(units: LayoutUnit[]): number {
   for (let i = 1; i <= units.length; i++) {
     if (i === units.length || units[i].font !== units[start].font) {
       const font = units[start].font;
-      if (font instanceof PDFFont) w += font.widthOfTextAtSize(units.slice(start, i).map((g) => g.ch).join(''), 1);
+      if (font instanceof PDFFont)
+        w += font.widthOfTextAtSize(
+          units
+            .slice(start, i)
+            .map((g) => g.ch)
+            .join(''),
+          1,
+        );
       else for (let k = start; k < i; k++) w += units[k].w ?? 0;
       start = i;
     }
@@ -165,7 +188,10 @@ export function showUnits(line: LayoutUnit[], size: number, nameOf: (font: DrawF
     if (i === units.length || units[i].font !== units[start].font) {
       const font = units[start].font;
       if (font instanceof PDFFont) {
-        const text = units.slice(start, i).map((g) => g.ch).join('');
+        const text = units
+          .slice(start, i)
+          .map((g) => g.ch)
+          .join('');
         ops.push(`/${nameOf(font)} ${num(size)} Tf ${font.encodeText(text).toString()} Tj`);
       } else {
         ops.push(`/${nameOf(font)} ${num(size)} Tf ${cidOps(units.slice(start, i), size)}`);

@@ -17,7 +17,17 @@
 // called by doc.save() (it registers itself in the document's font list) or by renderPrepared.
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFString, type PDFDocument, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFName,
+  PDFNumber,
+  PDFRawStream,
+  PDFString,
+  type PDFDocument,
+  type PDFObject,
+  type PDFRef,
+} from '@cantoo/pdf-lib';
 
 /** The parts of a fontkit font we use. */
 export interface KitGlyph {
@@ -43,7 +53,10 @@ export interface KitFont {
     script?: unknown,
     language?: unknown,
     direction?: 'ltr' | 'rtl',
-  ): { glyphs: KitGlyph[]; positions: { xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }[] | null };
+  ): {
+    glyphs: KitGlyph[];
+    positions: { xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }[] | null;
+  };
   createSubset(): { includeGlyph(g: number): number; encode(): Uint8Array };
 }
 
@@ -57,7 +70,8 @@ export function withTrueCodePoints(font: KitFont): KitFont {
   const getGlyph = font.getGlyph.bind(font) as (id: number, chars?: number[]) => KitGlyph | null;
   (font as { getGlyph: (id: number, chars?: number[]) => KitGlyph | null }).getGlyph = (id, chars = []) => {
     const g = getGlyph(id, chars);
-    if (!g || !chars.length || (g.codePoints.length === chars.length && g.codePoints.every((c, i) => c === chars[i]))) return g;
+    if (!g || !chars.length || (g.codePoints.length === chars.length && g.codePoints.every((c, i) => c === chars[i])))
+      return g;
     return Object.create(g, { codePoints: { value: chars } }) as KitGlyph;
   };
   return font;
@@ -159,7 +173,11 @@ export class UnicodeFont {
     // Glyph 0 is already in; the rest in order, so subset glyph n == gids[n] (composite glyphs'
     // components are appended after them by encode()).
     for (let i = 1; i < s.gids.length; i++) subset.includeGlyph(s.gids[i]);
-    const tag = [...createHash('sha1').update(`${this.parsed.key}:${s.gids.join(',')}`).digest()]
+    const tag = [
+      ...createHash('sha1')
+        .update(`${this.parsed.key}:${s.gids.join(',')}`)
+        .digest(),
+    ]
       .slice(0, 6)
       .map((b) => String.fromCharCode(65 + (b % 26)))
       .join('');
@@ -215,7 +233,11 @@ export class UnicodeFont {
         Type: PDFName.of('Font'),
         Subtype: PDFName.of('CIDFontType2'),
         BaseFont: PDFName.of(name),
-        CIDSystemInfo: dict({ Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: PDFNumber.of(0) }),
+        CIDSystemInfo: dict({
+          Registry: PDFString.of('Adobe'),
+          Ordering: PDFString.of('Identity'),
+          Supplement: PDFNumber.of(0),
+        }),
         FontDescriptor: descriptor,
         DW: PDFNumber.of(widths[0] ?? 0),
         W: arr([PDFNumber.of(0), arr(widths.map((w) => PDFNumber.of(w)))]),
@@ -223,7 +245,10 @@ export class UnicodeFont {
       }),
     );
     const toUnicode = ctx.register(
-      PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), deflateSync(Buffer.from(toUnicodeCMap(s.cidText), 'latin1'))),
+      PDFRawStream.of(
+        dict({ Filter: PDFName.of('FlateDecode') }),
+        deflateSync(Buffer.from(toUnicodeCMap(s.cidText), 'latin1')),
+      ),
     );
     ctx.assign(
       this.ref,
@@ -253,7 +278,9 @@ export function toUnicodeCMap(cidText: readonly string[]): string {
   const blocks: string[] = [];
   for (let i = 0; i < entries.length; i += 100) {
     const chunk = entries.slice(i, i + 100);
-    blocks.push(`${chunk.length} beginbfchar\n${chunk.map(([cid, t]) => `<${hex4(cid)}> <${utf16Hex(t)}>`).join('\n')}\nendbfchar`);
+    blocks.push(
+      `${chunk.length} beginbfchar\n${chunk.map(([cid, t]) => `<${hex4(cid)}> <${utf16Hex(t)}>`).join('\n')}\nendbfchar`,
+    );
   }
   return [
     '/CIDInit /ProcSet findresource begin',

@@ -3,7 +3,14 @@
 // ones highlighted (what a viewer shows, so it survives flattening).
 import { PDFArray, PDFHexString, PDFNumber } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
-import { FontNames, formXObject, frameOps, num, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import {
+  FontNames,
+  formXObject,
+  frameOps,
+  num,
+  setNormalAppearance,
+  widgetBox,
+} from '../appearance/appearance-stream.js';
 import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
@@ -51,9 +58,11 @@ export async function fillChoice(fc: FillContext, field: RawField, values: strin
   const exportOf = (p: { value: string; index: number }) => (p.index >= 0 ? options[p.index].exportValue : p.value);
   setFieldValue(
     field,
-    picked.length === 0 ? undefined
-    : picked.length === 1 ? PDFHexString.fromText(exportOf(picked[0]))
-    : fc.ctx.obj(picked.map((p) => PDFHexString.fromText(exportOf(p)))),
+    picked.length === 0
+      ? undefined
+      : picked.length === 1
+        ? PDFHexString.fromText(exportOf(picked[0]))
+        : fc.ctx.obj(picked.map((p) => PDFHexString.fromText(exportOf(p)))),
   );
   const indices = [...new Set(picked.map((p) => p.index).filter((i) => i >= 0))].sort((a, b) => a - b);
   if (indices.length > 0) dict.set(N('I'), fc.ctx.obj(indices));
@@ -67,7 +76,12 @@ export async function fillChoice(fc: FillContext, field: RawField, values: strin
   }
 }
 
-async function drawListBox(fc: FillContext, field: RawField, options: ChoiceOption[], selected: Set<number>): Promise<void> {
+async function drawListBox(
+  fc: FillContext,
+  field: RawField,
+  options: ChoiceOption[],
+  selected: Set<number>,
+): Promise<void> {
   for (const o of options) await fc.fonts.prepare(o.label);
   const ti = field.dict.lookup(N('TI'));
   let top = ti instanceof PDFNumber ? Math.max(0, Math.floor(ti.asNumber())) : 0;
@@ -82,10 +96,17 @@ async function drawListBox(fc: FillContext, field: RawField, options: ChoiceOpti
     // Scroll so the first selected option is visible, as viewers do when they open the form.
     if (first !== Infinity && (first < top || first >= top + visible)) top = first;
     const names = new FontNames();
-    const ops: string[] = [frameOps(box), '/Tx BMC q', `${num(box.border)} ${num(box.border)} ${num(box.width - 2 * box.border)} ${num(box.height - 2 * box.border)} re W n`];
+    const ops: string[] = [
+      frameOps(box),
+      '/Tx BMC q',
+      `${num(box.border)} ${num(box.border)} ${num(box.width - 2 * box.border)} ${num(box.height - 2 * box.border)} re W n`,
+    ];
     for (let i = top; i < Math.min(options.length, top + visible); i++) {
       const yTop = box.height - box.border - (i - top) * lineH;
-      if (selected.has(i)) ops.push(`${HIGHLIGHT} ${num(box.border)} ${num(yTop - lineH)} ${num(box.width - 2 * box.border)} ${num(lineH)} re f`);
+      if (selected.has(i))
+        ops.push(
+          `${HIGHLIGHT} ${num(box.border)} ${num(yTop - lineH)} ${num(box.width - 2 * box.border)} ${num(lineH)} re f`,
+        );
       const units = fc.fonts.shape(options[i].label.replace(/[\r\n\t]+/g, ' '), style.font);
       const shows = showUnits(units, size, (font) => names.name(font));
       ops.push(`BT ${style.color} 1 0 0 1 ${num(2 + box.border)} ${num(yTop - size * 0.9)} Tm ${shows} ET`);
@@ -95,4 +116,3 @@ async function drawListBox(fc: FillContext, field: RawField, options: ChoiceOpti
   }
   field.dict.set(N('TI'), PDFNumber.of(top));
 }
-

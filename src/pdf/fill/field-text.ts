@@ -12,7 +12,12 @@ import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.
  * Draws `display` into every widget of the field with the field's own /DA, /Q and flags. Numbers
  * and dates are shrunk rather than cut (text-fit.ts); a cut or a shrink is reported once per field.
  */
-export async function drawTextWidgets(fc: FillContext, field: RawField, display: string, opts: TextLayoutOptions): Promise<void> {
+export async function drawTextWidgets(
+  fc: FillContext,
+  field: RawField,
+  display: string,
+  opts: TextLayoutOptions,
+): Promise<void> {
   await fc.fonts.prepare(display);
   const layout = { ...opts, whole: opts.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
   const fits: TextFit[] = [];
@@ -38,5 +43,9 @@ export async function fillText(fc: FillContext, field: RawField, text: string | 
   const display = flags & FF.password ? '*'.repeat(Array.from(value).length) : value;
   const maxLen = inheritedNumber(dict, 'MaxLen');
   const comb = flags & FF.comb && !(flags & (FF.multiline | FF.password)) && maxLen ? maxLen : undefined;
-  await drawTextWidgets(fc, field, display, { multiline: !!(flags & FF.multiline), comb, whole: flags & FF.password ? false : undefined });
+  await drawTextWidgets(fc, field, display, {
+    multiline: !!(flags & FF.multiline),
+    comb,
+    whole: flags & FF.password ? false : undefined,
+  });
 }

@@ -18,7 +18,6 @@ import { isPrinted, isVisible } from './widget-flags.js';
 
 type FieldType = 'Tx' | 'Btn' | 'Ch' | 'Sig';
 
-
 function fieldType(field: RawField): FieldType | undefined {
   const ft = inherited(field.dict, 'FT');
   // PDFName instances are interned: compare identities, no decoding.
@@ -26,11 +25,19 @@ function fieldType(field: RawField): FieldType | undefined {
 }
 
 /** Writes one value. Kinds that do not fit the field type are reported, not guessed at. */
-async function fillField(fc: FillContext, field: RawField, info: AnalysedField | undefined, value: FillValue): Promise<void> {
+async function fillField(
+  fc: FillContext,
+  field: RawField,
+  info: AnalysedField | undefined,
+  value: FillValue,
+): Promise<void> {
   const ft = fieldType(field);
   const flags = fieldFlags(field);
   const clear = value.kind === 'clear';
-  const mismatch = () => fc.warnings.push(`field "${fieldLabel(fc, field)}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`);
+  const mismatch = () =>
+    fc.warnings.push(
+      `field "${fieldLabel(fc, field)}": a ${value.kind} value does not fit a ${ft ?? 'unknown'} field; skipped`,
+    );
   switch (ft) {
     case 'Tx':
       if (clear || value.kind === 'text') return fillText(fc, field, clear ? null : value.text);
@@ -115,7 +122,6 @@ function choiceValues(v: unknown): string[] {
   return out;
 }
 
-
 /** What a render needs to find fields: resolved once per template. */
 export interface FieldIndex {
   catalog: PDFDict;
@@ -127,10 +133,22 @@ export interface FieldIndex {
   balances: BalanceCache;
 }
 
-export function indexFields(catalog: PDFDict, pages: PageNode[], fields: RawField[], analysisFields: AnalysedField[]): FieldIndex {
+export function indexFields(
+  catalog: PDFDict,
+  pages: PageNode[],
+  fields: RawField[],
+  analysisFields: AnalysedField[],
+): FieldIndex {
   const byName = new Map<string, RawField>();
   for (const f of fields) if (!byName.has(f.fullName)) byName.set(f.fullName, f);
-  return { catalog, pages, fields, byName, infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])), balances: new WeakMap() };
+  return {
+    catalog,
+    pages,
+    fields,
+    byName,
+    infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])),
+    balances: new WeakMap(),
+  };
 }
 
 /** Writes every value of the request, then flattens and watermarks as asked. */
@@ -148,7 +166,9 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
     if (field.widgets.every((w) => !isVisible(w))) {
       fc.warnings.push(`field "${label}" is hidden in the template; its value is stored but not shown`);
     } else if (request.flatten && value.kind !== 'clear' && field.widgets.every((w) => !isPrinted(w))) {
-      fc.warnings.push(`field "${label}" is not printed (the template marks it screen-only); flattened, its value is not shown`);
+      fc.warnings.push(
+        `field "${label}" is not printed (the template marks it screen-only); flattened, its value is not shown`,
+      );
     }
   }
   const writer = new PageWriter(fc.ctx, index.balances);
@@ -156,6 +176,8 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
   if (request.watermark) await watermark(fc, index.pages, writer, request.watermark);
   writer.commit();
   if (fc.fonts.missing.size > 0) {
-    fc.warnings.push(`no bundled font can draw these characters, which were left out: ${[...fc.fonts.missing].join(' ')}`);
+    fc.warnings.push(
+      `no bundled font can draw these characters, which were left out: ${[...fc.fonts.missing].join(' ')}`,
+    );
   }
 }

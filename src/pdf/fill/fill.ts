@@ -8,7 +8,13 @@
 import { createHash } from 'node:crypto';
 import { joinParts, prepareTemplate, renderPreparedParts, type PreparedTemplate } from './prepare.js';
 import { TemplateCache } from './template-cache.js';
-import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from '../types.js';
+import {
+  PdfEngineError,
+  type FillRequest,
+  type FillResult,
+  type RenderParts,
+  type TemplateAnalysis,
+} from '../types.js';
 
 const MB = 1024 * 1024;
 const envInt = (name: string, def: number) => {
@@ -26,10 +32,17 @@ const preparing = new Map<string, Promise<PreparedTemplate>>();
 /** A template prepared with and without URI links is two preparations. */
 function cacheKeyOf(template: Uint8Array, cacheKey: string | undefined, keepUriLinks = false): string {
   const links = keepUriLinks ? ':links' : '';
-  return cacheKey !== undefined ? `key:${cacheKey}${links}` : `sha256:${createHash('sha256').update(template).digest('hex')}${links}`;
+  return cacheKey !== undefined
+    ? `key:${cacheKey}${links}`
+    : `sha256:${createHash('sha256').update(template).digest('hex')}${links}`;
 }
 
-async function prepared(key: string, template: Uint8Array, analysis: TemplateAnalysis, keepUriLinks: boolean): Promise<PreparedTemplate> {
+async function prepared(
+  key: string,
+  template: Uint8Array,
+  analysis: TemplateAnalysis,
+  keepUriLinks: boolean,
+): Promise<PreparedTemplate> {
   const hit = templateCache.get(key);
   // The length check catches a caller reusing a key for different bytes (cheaply, not fully).
   if (hit && hit.sourceLength === template.length) return hit;
@@ -57,15 +70,28 @@ function engineError(err: unknown): PdfEngineError {
  * Fills a template. `cacheKey` names the template version (unique per content); without it the
  * bytes are hashed to find the prepared template.
  */
-export async function fillPdf(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<FillResult> {
+export async function fillPdf(
+  template: Uint8Array,
+  analysis: TemplateAnalysis,
+  request: FillRequest,
+  cacheKey?: string,
+): Promise<FillResult> {
   return joinParts(await fillParts(template, analysis, request, cacheKey));
 }
 
 /** fillPdf with the output kept as base + update (a render worker sends the base only once). */
-export async function fillParts(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<RenderParts> {
+export async function fillParts(
+  template: Uint8Array,
+  analysis: TemplateAnalysis,
+  request: FillRequest,
+  cacheKey?: string,
+): Promise<RenderParts> {
   try {
     const keep = request.keepUriLinks ?? false;
-    return await renderPreparedParts(await prepared(cacheKeyOf(template, cacheKey, keep), template, analysis, keep), request);
+    return await renderPreparedParts(
+      await prepared(cacheKeyOf(template, cacheKey, keep), template, analysis, keep),
+      request,
+    );
   } catch (err) {
     throw engineError(err);
   }

@@ -21,7 +21,12 @@ function apply(m: Matrix, x: number, y: number): [number, number] {
  * BBox transformed by the form's Matrix is scaled and moved onto /Rect. Do applies Matrix itself.
  */
 function placement(rect: number[], bbox: number[], matrix: Matrix): Matrix | undefined {
-  const pts = [apply(matrix, bbox[0], bbox[1]), apply(matrix, bbox[2], bbox[1]), apply(matrix, bbox[0], bbox[3]), apply(matrix, bbox[2], bbox[3])];
+  const pts = [
+    apply(matrix, bbox[0], bbox[1]),
+    apply(matrix, bbox[2], bbox[1]),
+    apply(matrix, bbox[0], bbox[3]),
+    apply(matrix, bbox[2], bbox[3]),
+  ];
   const xs = pts.map((p) => p[0]);
   const ys = pts.map((p) => p[1]);
   const [bx0, bx1, by0, by1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
@@ -80,7 +85,8 @@ export function flatten(fc: FillContext, pages: PageNode[], writer: PageWriter, 
       const annot = annots.lookup(i);
       if (!(annot instanceof PDFDict)) continue;
       const subtype = annot.lookup(N('Subtype'));
-      const isWidget = subtype instanceof PDFName ? subtype.decodeText() === 'Widget' : annot.has(N('FT')) || annot.has(N('Parent'));
+      const isWidget =
+        subtype instanceof PDFName ? subtype.decodeText() === 'Widget' : annot.has(N('FT')) || annot.has(N('Parent'));
       if (isWidget) drawWidget(fc, writer, page, annot);
       else if (raw instanceof PDFRef || raw instanceof PDFDict) kept.push(raw);
     }
@@ -90,4 +96,3 @@ export function flatten(fc: FillContext, pages: PageNode[], writer: PageWriter, 
   catalog.delete(N('AcroForm'));
   catalog.delete(N('NeedsRendering'));
 }
-

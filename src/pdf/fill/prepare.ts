@@ -11,7 +11,16 @@
 // update (incremental-writer.ts), and restores the document for the next render. No parse, no full
 // save. Renders of one prepared template run one at a time (a promise chain), since they mutate it.
 import { createHash } from 'node:crypto';
-import { PDFDict, PDFInvalidObject, PDFStream, StandardFonts, type PDFContext, type PDFDocument, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
+import {
+  PDFDict,
+  PDFInvalidObject,
+  PDFStream,
+  StandardFonts,
+  type PDFContext,
+  type PDFDocument,
+  type PDFFont,
+  type PDFRef,
+} from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
 import { ChangeTracker } from '../writer/change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
@@ -24,7 +33,13 @@ import { findStartXref, writeIncrement, type BaseFile } from '../writer/incremen
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { collectPages } from '../pages.js';
-import { PdfEngineError, type FillRequest, type FillResult, type RenderParts, type TemplateAnalysis } from '../types.js';
+import {
+  PdfEngineError,
+  type FillRequest,
+  type FillResult,
+  type RenderParts,
+  type TemplateAnalysis,
+} from '../types.js';
 import { dropUsageRights } from '../sanitize/output-removals.js';
 import { stripActiveContent } from '../sanitize/active-content.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
@@ -67,7 +82,11 @@ function isXrefStream(obj: PDFInvalidObject): boolean {
 }
 
 /** Loads the template and normalizes it in memory; returns its base file bytes and the fonts embedded. */
-async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis, options: PrepareOptions): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
+async function normalize(
+  bytes: Uint8Array,
+  analysis: TemplateAnalysis,
+  options: PrepareOptions,
+): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
   const { doc, context: ctx, catalog } = await loadPdf(bytes);
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   const acroForm = getDict(catalog, 'AcroForm');
@@ -81,7 +100,10 @@ async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis, options:
   await redrawStale(fc, fields, needAppearances);
   dropXfaAndNeedAppearances(catalog, acroForm);
   dropUsageRights(catalog);
-  stripActiveContent({ catalog, pages: pages.map((p) => p.dict), formDicts: fields.flatMap((f) => [f.dict, ...f.widgets]) }, options);
+  stripActiveContent(
+    { catalog, pages: pages.map((p) => p.dict), formDicts: fields.flatMap((f) => [f.dict, ...f.widgets]) },
+    options,
+  );
   // The faces renders will draw with, embedded here once: text fields' /DA faces, ZapfDingbats for
   // generated check marks, Helvetica-Bold for watermarks.
   const writable = new Set(analysis.fields.filter((f) => f.detail.ft !== 'Btn').map((f) => f.pdfMeta.originalName));
@@ -97,7 +119,8 @@ async function normalize(bytes: Uint8Array, analysis: TemplateAnalysis, options:
   // (An encrypted file's XRef streams, which are never encrypted, fail decryption and stay unparsed.)
   for (const [ref, obj] of ctx.enumerateIndirectObjects()) {
     const type = obj instanceof PDFStream ? obj.dict.get(N('Type')) : undefined;
-    if (type === N('XRef') || type === N('ObjStm') || (obj instanceof PDFInvalidObject && isXrefStream(obj))) ctx.delete(ref);
+    if (type === N('XRef') || type === N('ObjStm') || (obj instanceof PDFInvalidObject && isXrefStream(obj)))
+      ctx.delete(ref);
   }
   // objectsPerTick: no setTimeout yield every 50 objects (a worker runs one job at a time anyway).
   const base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: Infinity });
@@ -117,7 +140,11 @@ export interface PrepareOptions {
   keepUriLinks: boolean;
 }
 
-export async function prepareTemplate(bytes: Uint8Array, analysis: TemplateAnalysis, options: PrepareOptions = { keepUriLinks: false }): Promise<PreparedTemplate> {
+export async function prepareTemplate(
+  bytes: Uint8Array,
+  analysis: TemplateAnalysis,
+  options: PrepareOptions = { keepUriLinks: false },
+): Promise<PreparedTemplate> {
   try {
     return await prepare(bytes, analysis, options);
   } catch (err) {
@@ -125,7 +152,11 @@ export async function prepareTemplate(bytes: Uint8Array, analysis: TemplateAnaly
   }
 }
 
-async function prepare(bytes: Uint8Array, analysis: TemplateAnalysis, options: PrepareOptions): Promise<PreparedTemplate> {
+async function prepare(
+  bytes: Uint8Array,
+  analysis: TemplateAnalysis,
+  options: PrepareOptions,
+): Promise<PreparedTemplate> {
   const { base, fonts } = await normalize(bytes, analysis, options);
   const startXref = findStartXref(base);
   if (startXref === undefined) throw new PdfEngineError('RENDER_FAILED', 'the normalized template has no startxref');
@@ -135,7 +166,8 @@ async function prepare(bytes: Uint8Array, analysis: TemplateAnalysis, options: P
   const acroForm = getDict(catalog, 'AcroForm');
   const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
   for (const font of fonts.values()) {
-    if (!ctx.lookup(font.ref)) throw new PdfEngineError('RENDER_FAILED', `font ${font.name} is missing from the normalized template`);
+    if (!ctx.lookup(font.ref))
+      throw new PdfEngineError('RENDER_FAILED', `font ${font.name} is missing from the normalized template`);
   }
   return {
     base: { bytes: base, startXref },
@@ -174,7 +206,14 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
   const counts = { fonts: lists.fonts.length, images: lists.images.length };
   tracker.begin();
   try {
-    const fc: FillContext = { doc, ctx, acroForm, fonts: new FontSet(doc, fonts), warnings: [], fieldInfo: index.infoByName };
+    const fc: FillContext = {
+      doc,
+      ctx,
+      acroForm,
+      fonts: new FontSet(doc, fonts),
+      warnings: [],
+      fieldInfo: index.infoByName,
+    };
     await applyRequest(fc, index, request);
     // What doc.save() would flush: fonts (subsets of the fallback fonts) and images of this render.
     for (const e of [...lists.fonts.slice(counts.fonts), ...lists.images.slice(counts.images)]) await e.embed();
@@ -193,9 +232,11 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
 
 /** One render on a prepared template, as base + update (kept apart). Throws PdfEngineError. */
 export function renderPreparedParts(prepared: PreparedTemplate, request: FillRequest): Promise<RenderParts> {
-  const run = prepared.state.queue.then(() => renderOnce(prepared, request)).catch((err: unknown) => {
-    throw engineError(err);
-  });
+  const run = prepared.state.queue
+    .then(() => renderOnce(prepared, request))
+    .catch((err: unknown) => {
+      throw engineError(err);
+    });
   prepared.state.queue = run.catch(() => undefined);
   return run;
 }

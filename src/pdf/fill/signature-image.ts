@@ -15,7 +15,12 @@ function signed(field: RawField): boolean {
   return field.dict.lookup(N('V')) !== undefined;
 }
 
-export async function fillSignatureImage(fc: FillContext, field: RawField, bytes: Uint8Array, format: 'png' | 'jpeg'): Promise<void> {
+export async function fillSignatureImage(
+  fc: FillContext,
+  field: RawField,
+  bytes: Uint8Array,
+  format: 'png' | 'jpeg',
+): Promise<void> {
   if (signed(field)) {
     fc.warnings.push(`field "${fieldLabel(fc, field)}" is already digitally signed; not drawn over`);
     return;
@@ -24,7 +29,9 @@ export async function fillSignatureImage(fc: FillContext, field: RawField, bytes
   try {
     image = format === 'png' ? await fc.doc.embedPng(bytes) : await fc.doc.embedJpg(bytes);
   } catch {
-    fc.warnings.push(`field "${fieldLabel(fc, field)}": the ${format.toUpperCase()} image could not be read; not drawn`);
+    fc.warnings.push(
+      `field "${fieldLabel(fc, field)}": the ${format.toUpperCase()} image could not be read; not drawn`,
+    );
     return;
   }
   for (const widget of field.widgets) {

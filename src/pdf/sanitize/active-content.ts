@@ -110,7 +110,10 @@ function keepAction(action: PDFObject | undefined, from: PDFDict, keepUriLinks: 
 }
 
 /** Removes active content in place (see the header). */
-export function stripActiveContent({ catalog, pages, formDicts }: ActiveContentScope, opts: { keepUriLinks: boolean }): void {
+export function stripActiveContent(
+  { catalog, pages, formDicts }: ActiveContentScope,
+  opts: { keepUriLinks: boolean },
+): void {
   const open = lookup(catalog.get(N('OpenAction')), catalog);
   if (open instanceof PDFDict && !keepAction(open, catalog, false)) catalog.delete(N('OpenAction'));
   catalog.delete(N('AA'));

@@ -23,14 +23,23 @@ const DESCRIPTIONS: Record<RemovedFeature, string> = {
   xfa: 'The XFA form of this hybrid form is dropped: renders fill the AcroForm fields, which every viewer shows.',
   'usage-rights':
     'Adobe Reader usage rights (/Perms /UR3) are dropped: filling invalidates their signature, and Reader would warn that the document was modified.',
-  javascript: 'JavaScript (document, page, field and link scripts, including format and calculation scripts) is dropped: values are formatted when rendered.',
+  javascript:
+    'JavaScript (document, page, field and link scripts, including format and calculation scripts) is dropped: values are formatted when rendered.',
   'launch-actions': 'Actions that launch programs, open other files or play media are dropped.',
   'submit-actions': 'Form submission actions are dropped.',
   'embedded-files': 'Embedded files and file attachments are dropped.',
   'uri-links': 'Web links (URI actions) are dropped unless the operator allows them (OUTPUT_URI_LINKS=true).',
 };
 
-const ORDER: RemovedFeature[] = ['xfa', 'usage-rights', 'javascript', 'launch-actions', 'submit-actions', 'embedded-files', 'uri-links'];
+const ORDER: RemovedFeature[] = [
+  'xfa',
+  'usage-rights',
+  'javascript',
+  'launch-actions',
+  'submit-actions',
+  'embedded-files',
+  'uri-links',
+];
 
 const USAGE_RIGHTS = ['UR3', 'UR'];
 

@@ -75,7 +75,12 @@ export class ChangeTracker {
     const ref = this.owner.get(c);
     if (!ref) return; // created by this render
     if (!this.savedContainers.has(c)) {
-      this.savedContainers.set(c, c instanceof PDFDict ? new Map((c as unknown as DictInternals).dict) : (c as unknown as ArrayInternals).array.slice());
+      this.savedContainers.set(
+        c,
+        c instanceof PDFDict
+          ? new Map((c as unknown as DictInternals).dict)
+          : (c as unknown as ArrayInternals).array.slice(),
+      );
     }
     this.dirty.add(ref);
   }
@@ -99,7 +104,8 @@ export class ChangeTracker {
   changed(): PDFRef[] {
     const refs = new Set(this.dirty);
     const objects = this.objects();
-    for (let n = this.baseMax + 1; n <= this.ctx.largestObjectNumber; n++) if (objects.has(PDFRef.of(n))) refs.add(PDFRef.of(n));
+    for (let n = this.baseMax + 1; n <= this.ctx.largestObjectNumber; n++)
+      if (objects.has(PDFRef.of(n))) refs.add(PDFRef.of(n));
     return [...refs].sort((a, b) => a.objectNumber - b.objectNumber || a.generationNumber - b.generationNumber);
   }
 

@@ -30,7 +30,8 @@ function skipString(s: Uint8Array, i: number): number {
   let depth = 0;
   for (; i < s.length; i++) {
     const b = s[i];
-    if (b === 0x5c) i++; // backslash escapes the next byte
+    if (b === 0x5c)
+      i++; // backslash escapes the next byte
     else if (b === 0x28) depth++;
     else if (b === 0x29 && --depth === 0) return i + 1;
   }
@@ -40,7 +41,8 @@ function skipString(s: Uint8Array, i: number): number {
 /** End of inline image data after the ID operator: the next EI delimited by white space. */
 function skipInlineImage(s: Uint8Array, i: number): number {
   for (let j = i + 1; j + 1 < s.length; j++) {
-    if (s[j] === 0x45 && s[j + 1] === 0x49 && WHITE.has(s[j - 1]) && (j + 2 >= s.length || !isRegular(s[j + 2]))) return j + 2;
+    if (s[j] === 0x45 && s[j + 1] === 0x49 && WHITE.has(s[j - 1]) && (j + 2 >= s.length || !isRegular(s[j + 2])))
+      return j + 2;
   }
   return s.length;
 }

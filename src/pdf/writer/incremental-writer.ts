@@ -3,7 +3,19 @@
 // and a trailer whose /Prev points at the base's cross-reference section. Readers take each object
 // from the newest section that lists it, so the last revision is the filled form.
 import { deflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFInvalidObject, PDFName, PDFNull, PDFNumber, PDFRawStream, PDFStream, type PDFContext, type PDFObject, type PDFRef } from '@cantoo/pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFInvalidObject,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFRawStream,
+  PDFStream,
+  type PDFContext,
+  type PDFObject,
+  type PDFRef,
+} from '@cantoo/pdf-lib';
 
 /**
  * Unfiltered streams at least this long are deflated on output (the flattened page content, big
@@ -20,7 +32,10 @@ export interface BaseFile {
 
 /** The `startxref` value at the end of a file, or undefined when there is none. */
 export function findStartXref(bytes: Uint8Array): number | undefined {
-  const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1', Math.max(0, bytes.length - 1024));
+  const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(
+    'latin1',
+    Math.max(0, bytes.length - 1024),
+  );
   const m = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
   return m ? Number(m[1]) : undefined;
 }
@@ -92,7 +107,12 @@ class ObjectWriter {
     let contents = stream.getContents();
     const skip = new Set([LENGTH]);
     let extra = '';
-    if (mayDeflate && stream instanceof PDFRawStream && !stream.dict.has(FILTER) && contents.length >= DEFLATE_MIN_BYTES) {
+    if (
+      mayDeflate &&
+      stream instanceof PDFRawStream &&
+      !stream.dict.has(FILTER) &&
+      contents.length >= DEFLATE_MIN_BYTES
+    ) {
       contents = deflateSync(contents, { level: 6 });
       skip.add(FILTER).add(DECODE_PARMS);
       extra = '/Filter /FlateDecode\n';

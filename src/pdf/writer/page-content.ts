@@ -2,7 +2,17 @@
 // content enclosed in balanced q ... Q once (content-balance.ts), so a stray CTM, colour or
 // unbalanced save/restore left by the page cannot shift ours or make a viewer drop the page, and
 // our resources get names no page can already use.
-import { PDFArray, type PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import {
+  PDFArray,
+  type PDFDict,
+  PDFName,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  decodePDFRawStream,
+  type PDFContext,
+  type PDFObject,
+} from '@cantoo/pdf-lib';
 import { BALANCED, composeBalances, contentBalance, enclosing, type Balance } from './content-balance.js';
 import { N, getDict, resolve, MAX_FIELD_DEPTH } from '../fill-objects.js';
 
@@ -84,7 +94,11 @@ export class PageWriter {
       let all: PDFObject[];
       if (streams.length) {
         const { before, after } = enclosing(composeBalances(streams.map((s) => this.balanceOf(s))));
-        all = [this.ctx.register(this.ctx.stream(before)), ...streams, this.ctx.register(this.ctx.stream(`${after}${ours}`))];
+        all = [
+          this.ctx.register(this.ctx.stream(before)),
+          ...streams,
+          this.ctx.register(this.ctx.stream(`${after}${ours}`)),
+        ];
       } else all = [this.ctx.register(this.ctx.stream(ours))];
       page.set(N('Contents'), this.ctx.obj(all.map((s) => (s instanceof PDFRef ? s : this.ctx.register(s)))));
     }

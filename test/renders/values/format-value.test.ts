@@ -7,14 +7,30 @@ import {
   formatSpecial,
   formatTextValue,
 } from '../../../src/modules/renders/values/format-value.js';
-import { isSupportedLocale, isValidTimeZone, localeDateShape, parseDateInput } from '../../../src/modules/renders/values/date-parse.js';
+import {
+  isSupportedLocale,
+  isValidTimeZone,
+  localeDateShape,
+  parseDateInput,
+} from '../../../src/modules/renders/values/date-parse.js';
 import type { FieldFormat } from '../../../src/pdf/types.js';
 
 const paris = { locale: 'fr-FR', timezone: 'Europe/Paris' };
 const us = { locale: 'en-US', timezone: 'America/New_York' };
 const date = (pattern: string): FieldFormat => ({ kind: 'date', pattern });
-const num = (decimals: number, sepStyle: number, negStyle: number, currency: string, currencyPrepend: boolean): FieldFormat => ({
-  kind: 'number', decimals, sepStyle, negStyle, currency, currencyPrepend,
+const num = (
+  decimals: number,
+  sepStyle: number,
+  negStyle: number,
+  currency: string,
+  currencyPrepend: boolean,
+): FieldFormat => ({
+  kind: 'number',
+  decimals,
+  sepStyle,
+  negStyle,
+  currency,
+  currencyPrepend,
 });
 const text = (r: { ok: boolean; text?: string }) => (r.ok ? r.text : `INVALID`);
 
@@ -29,23 +45,31 @@ describe('formatDateValue: reading input', () => {
     expect(text(formatDateValue('3/5/2024', date('yyyy-mm-dd'), us))).toBe('2024-03-05');
   });
   it('reads the de-DE short date 05.03.2024', () => {
-    expect(text(formatDateValue('05.03.2024', date('yyyy-mm-dd'), { locale: 'de-DE', timezone: 'Europe/Berlin' }))).toBe('2024-03-05');
+    expect(
+      text(formatDateValue('05.03.2024', date('yyyy-mm-dd'), { locale: 'de-DE', timezone: 'Europe/Berlin' })),
+    ).toBe('2024-03-05');
   });
   it('reads a two-digit year 24 as 2024 and 75 as 1975 (Acrobat pivot)', () => {
     expect(text(formatDateValue('05/03/24', date('yyyy'), paris))).toBe('2024');
     expect(text(formatDateValue('05/03/75', date('yyyy'), paris))).toBe('1975');
   });
   it('reads the ja-JP short date 2024/03/05 in year-month-day order', () => {
-    expect(text(formatDateValue('2024/03/05', date('dd.mm.yyyy'), { locale: 'ja-JP', timezone: 'Asia/Tokyo' }))).toBe('05.03.2024');
+    expect(text(formatDateValue('2024/03/05', date('dd.mm.yyyy'), { locale: 'ja-JP', timezone: 'Asia/Tokyo' }))).toBe(
+      '05.03.2024',
+    );
   });
   it('moves 2024-12-31T23:30:00Z to 1 January 2025 in Europe/Paris', () => {
     expect(text(formatDateValue('2024-12-31T23:30:00Z', undefined, paris))).toBe('01/01/2025');
   });
   it('keeps 2024-12-31T23:30:00Z on 31 December in UTC', () => {
-    expect(text(formatDateValue('2024-12-31T23:30:00Z', undefined, { locale: 'fr-FR', timezone: 'UTC' }))).toBe('31/12/2024');
+    expect(text(formatDateValue('2024-12-31T23:30:00Z', undefined, { locale: 'fr-FR', timezone: 'UTC' }))).toBe(
+      '31/12/2024',
+    );
   });
   it('moves 2024-03-05T10:00:00+02:00 to 09:00 in Paris (winter time)', () => {
-    expect(text(formatDateValue('2024-03-05T10:00:00+02:00', date('dd/mm/yyyy HH:MM'), paris))).toBe('05/03/2024 09:00');
+    expect(text(formatDateValue('2024-03-05T10:00:00+02:00', date('dd/mm/yyyy HH:MM'), paris))).toBe(
+      '05/03/2024 09:00',
+    );
   });
   it('applies summer time: 2024-07-01T10:00:00Z is 12:00 in Paris', () => {
     expect(text(formatDateValue('2024-07-01T10:00:00Z', date('HH:MM'), paris))).toBe('12:00');
@@ -60,7 +84,11 @@ describe('formatDateValue: reading input', () => {
     expect(text(formatDateValue('2024-03-05', date('d'), { locale: 'en-US', timezone: 'Pacific/Honolulu' }))).toBe('5');
   });
   it('accepts fractional seconds and a compact offset (+0530)', () => {
-    expect(text(formatDateValue('2024-03-05T00:00:00.123+0530', date('yyyy-mm-dd HH:MM'), { locale: 'en', timezone: 'UTC' }))).toBe('2024-03-04 18:30');
+    expect(
+      text(
+        formatDateValue('2024-03-05T00:00:00.123+0530', date('yyyy-mm-dd HH:MM'), { locale: 'en', timezone: 'UTC' }),
+      ),
+    ).toBe('2024-03-04 18:30');
   });
   it('accepts 29 February in a leap year', () => {
     expect(formatDateValue('2024-02-29', undefined, paris).ok).toBe(true);
@@ -81,14 +109,16 @@ describe('formatDateValue: reading input', () => {
     expect(formatDateValue('2024-03-05T25:00:00Z', undefined, paris).ok).toBe(false);
   });
   it('reports garbage, an empty string and a 3-digit year as invalid', () => {
-    for (const s of ['garbage', '', '   ', '05/03/202', '2024-3-5x', 'NaN']) expect(formatDateValue(s, undefined, paris).ok).toBe(false);
+    for (const s of ['garbage', '', '   ', '05/03/202', '2024-3-5x', 'NaN'])
+      expect(formatDateValue(s, undefined, paris).ok).toBe(false);
   });
   it('reports a 10 MB string as invalid without scanning it', () => {
     expect(formatDateValue('1'.repeat(10_000_000), undefined, paris).ok).toBe(false);
   });
   it('reports an unknown time zone instead of throwing', () => {
     expect(formatDateValue('2024-03-05', undefined, { locale: 'fr-FR', timezone: 'Mars/Olympus' })).toEqual({
-      ok: false, reason: 'unknown time zone "Mars/Olympus"',
+      ok: false,
+      reason: 'unknown time zone "Mars/Olympus"',
     });
   });
 });
@@ -290,7 +320,11 @@ describe('locale and zone helpers', () => {
     expect(['Mars/Olympus', 'Europe/Atlantis', ''].map(isValidTimeZone)).toEqual([false, false, false]);
   });
   it('describes the fr-FR, en-US and de-DE short dates as dd/mm/yyyy, mm/dd/yyyy, dd.mm.yyyy', () => {
-    expect(['fr-FR', 'en-US', 'de-DE'].map((l) => localeDateShape(l).hint)).toEqual(['dd/mm/yyyy', 'mm/dd/yyyy', 'dd.mm.yyyy']);
+    expect(['fr-FR', 'en-US', 'de-DE'].map((l) => localeDateShape(l).hint)).toEqual([
+      'dd/mm/yyyy',
+      'mm/dd/yyyy',
+      'dd.mm.yyyy',
+    ]);
   });
   it('marks a plain date as having no time and a date-time as having one', () => {
     const plain = parseDateInput('2024-03-05', 'fr-FR', 'UTC');

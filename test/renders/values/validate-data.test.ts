@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_IMAGE_BYTES, MAX_TEXT_CODE_POINTS, validateData } from '../../../src/modules/renders/values/validate-data.js';
+import {
+  MAX_IMAGE_BYTES,
+  MAX_TEXT_CODE_POINTS,
+  validateData,
+} from '../../../src/modules/renders/values/validate-data.js';
 import { DataValidationError } from '../../../src/errors.js';
 import type { AnalysedField, FieldDetail, FieldType } from '../../../src/pdf/types.js';
 
 let page = 0;
-function field(name: string, type: FieldType, extra: Partial<AnalysedField> = {}, detail: Partial<FieldDetail> = {}): AnalysedField {
-  const ft = type === 'checkbox' || type === 'radio' ? 'Btn' : type === 'dropdown' ? 'Ch' : type === 'signature' ? 'Sig' : 'Tx';
+function field(
+  name: string,
+  type: FieldType,
+  extra: Partial<AnalysedField> = {},
+  detail: Partial<FieldDetail> = {},
+): AnalysedField {
+  const ft =
+    type === 'checkbox' || type === 'radio' ? 'Btn' : type === 'dropdown' ? 'Ch' : type === 'signature' ? 'Sig' : 'Tx';
   return {
     name,
     type,
@@ -27,7 +37,12 @@ const FIELDS: AnalysedField[] = [
   field('langs', 'dropdown', { options: ['en', 'fr', 'de'] }, { listBox: true, multiSelect: true }),
   field('birth', 'date'),
   field('due', 'date', {}, { format: { kind: 'date', pattern: 'mm/dd/yyyy' } }),
-  field('amount', 'number', {}, { format: { kind: 'number', decimals: 2, sepStyle: 2, negStyle: 0, currency: ' €', currencyPrepend: false } }),
+  field(
+    'amount',
+    'number',
+    {},
+    { format: { kind: 'number', decimals: 2, sepStyle: 2, negStyle: 0, currency: ' €', currencyPrepend: false } },
+  ),
   field('count', 'number'),
   field('sign', 'signature'),
   field('office', 'text', { pdfMeta: { originalName: 'form1.office', page: 1, readOnly: true } }),
@@ -55,11 +70,18 @@ describe('validateData: keys', () => {
     expect(validateData(FIELDS, { name: 'Ada' }, LAX).values).toEqual({ 'form1.name': { kind: 'text', text: 'Ada' } });
   });
   it('accepts the pdfMeta.originalName as key', () => {
-    expect(validateData(FIELDS, { 'form1.name': 'Ada' }, LAX).values['form1.name']).toEqual({ kind: 'text', text: 'Ada' });
+    expect(validateData(FIELDS, { 'form1.name': 'Ada' }, LAX).values['form1.name']).toEqual({
+      kind: 'text',
+      text: 'Ada',
+    });
   });
   it('rejects a field sent under both its name and its originalName', () => {
     const err = rejection(() => validateData(FIELDS, { name: 'A', 'form1.name': 'B' }, LAX));
-    expect(err.details).toEqual({ field: 'form1.name', expected: 'one value per field', received: 'values under both "name" and "form1.name"' });
+    expect(err.details).toEqual({
+      field: 'form1.name',
+      expected: 'one value per field',
+      received: 'values under both "name" and "form1.name"',
+    });
   });
   it('prefers the field whose name matches over another whose originalName matches', () => {
     const fields = [field('a', 'text', { pdfMeta: { originalName: 'b', page: 1 } }), field('b', 'text')];
@@ -89,12 +111,19 @@ describe('validateData: keys', () => {
 });
 
 describe('validateData: data and options', () => {
-  it.each([[null, 'null'], [[1], 'array'], ['x', 'string'], [3, 'number'], [undefined, 'undefined']])(
-    'rejects data %j with received "%s"',
-    (data, received) => {
-      expect(rejection(() => validateData(FIELDS, data, LAX)).details).toEqual({ field: 'data', expected: 'object', received });
-    },
-  );
+  it.each([
+    [null, 'null'],
+    [[1], 'array'],
+    ['x', 'string'],
+    [3, 'number'],
+    [undefined, 'undefined'],
+  ])('rejects data %j with received "%s"', (data, received) => {
+    expect(rejection(() => validateData(FIELDS, data, LAX)).details).toEqual({
+      field: 'data',
+      expected: 'object',
+      received,
+    });
+  });
   it('accepts an empty data object', () => {
     expect(validateData(FIELDS, {}, LAX)).toEqual({ values: {}, warnings: [] });
   });
@@ -106,7 +135,11 @@ describe('validateData: data and options', () => {
   });
   it('rejects an unknown time zone with field options.timezone', () => {
     const err = rejection(() => validateData(FIELDS, {}, { ...LAX, timezone: 'Europe/Atlantis' }));
-    expect(err.details).toEqual({ field: 'options.timezone', expected: 'IANA time zone, e.g. "Europe/Paris"', received: '"Europe/Atlantis"' });
+    expect(err.details).toEqual({
+      field: 'options.timezone',
+      expected: 'IANA time zone, e.g. "Europe/Paris"',
+      received: '"Europe/Atlantis"',
+    });
   });
 });
 
@@ -117,7 +150,11 @@ describe('validateData: types', () => {
     expect(err.details).toEqual({ field: 'amount', expected: 'number', received: 'string' });
   });
   it('rejects a number for a text field, naming the JSON type', () => {
-    expect(rejection(() => validateData(FIELDS, { name: 42 }, LAX)).details).toEqual({ field: 'name', expected: 'string', received: 'number' });
+    expect(rejection(() => validateData(FIELDS, { name: 42 }, LAX)).details).toEqual({
+      field: 'name',
+      expected: 'string',
+      received: 'number',
+    });
   });
   it('rejects a nested object for a text field without recursing into it', () => {
     let deep: unknown = 'x';
@@ -127,33 +164,56 @@ describe('validateData: types', () => {
   it('maps true to a checked checkbox and false to an unchecked one', () => {
     const { values } = validateData(FIELDS, { agree: true }, LAX);
     expect(values['form1.agree']).toEqual({ kind: 'check', checked: true });
-    expect(validateData(FIELDS, { agree: false }, LAX).values['form1.agree']).toEqual({ kind: 'check', checked: false });
+    expect(validateData(FIELDS, { agree: false }, LAX).values['form1.agree']).toEqual({
+      kind: 'check',
+      checked: false,
+    });
   });
   it('rejects "true" as a string for a checkbox', () => {
-    expect(rejection(() => validateData(FIELDS, { agree: 'true' }, LAX)).details).toEqual({ field: 'agree', expected: 'boolean', received: 'string' });
+    expect(rejection(() => validateData(FIELDS, { agree: 'true' }, LAX)).details).toEqual({
+      field: 'agree',
+      expected: 'boolean',
+      received: 'string',
+    });
   });
   describe('a checkbox with several on-states (a Yes/No pair as one field)', () => {
     const yesNo = [field('married', 'checkbox', { options: ['Yes', 'No'] }, { onStates: ['Yes', 'No'] })];
     const expected = 'one of "Yes", "No" (the state to turn on), or false or null to clear it';
-    for (const [mode, opts] of [['lax', LAX], ['strict', STRICT]] as const) {
+    for (const [mode, opts] of [
+      ['lax', LAX],
+      ['strict', STRICT],
+    ] as const) {
       it(`answers VALIDATION_ERROR for true in ${mode} mode, listing the states`, () => {
         const err = rejection(() => validateData(yesNo, { married: true }, opts));
         expect(err.details).toEqual({ field: 'married', expected, received: 'true' });
       });
     }
     it('turns on the named state', () => {
-      expect(validateData(yesNo, { married: 'No' }, STRICT).values['form1.married']).toEqual({ kind: 'choice', value: 'No' });
+      expect(validateData(yesNo, { married: 'No' }, STRICT).values['form1.married']).toEqual({
+        kind: 'choice',
+        value: 'No',
+      });
     });
     it('clears the field for false and null', () => {
-      expect(validateData(yesNo, { married: false }, STRICT).values['form1.married']).toEqual({ kind: 'check', checked: false });
+      expect(validateData(yesNo, { married: false }, STRICT).values['form1.married']).toEqual({
+        kind: 'check',
+        checked: false,
+      });
       expect(validateData(yesNo, { married: null }, STRICT).values['form1.married']).toEqual({ kind: 'clear' });
     });
     it('answers VALIDATION_ERROR for a state it does not have', () => {
-      expect(rejection(() => validateData(yesNo, { married: 'Maybe' }, LAX)).details).toEqual({ field: 'married', expected, received: '"Maybe"' });
+      expect(rejection(() => validateData(yesNo, { married: 'Maybe' }, LAX)).details).toEqual({
+        field: 'married',
+        expected,
+        received: '"Maybe"',
+      });
     });
   });
   it('maps a radio option to a choice', () => {
-    expect(validateData(FIELDS, { colour: 'Green' }, LAX).values['form1.colour']).toEqual({ kind: 'choice', value: 'Green' });
+    expect(validateData(FIELDS, { colour: 'Green' }, LAX).values['form1.colour']).toEqual({
+      kind: 'choice',
+      value: 'Green',
+    });
   });
   it('rejects a radio value not among its options, listing them', () => {
     const err = rejection(() => validateData(FIELDS, { colour: 'green' }, LAX));
@@ -167,10 +227,16 @@ describe('validateData: types', () => {
     expect(validateData(FIELDS, { city: 'Lyon' }, LAX).values['form1.city']).toEqual({ kind: 'choice', value: 'Lyon' });
   });
   it('maps an array for a multi-select list box to choices, dropping duplicates', () => {
-    expect(validateData(FIELDS, { langs: ['fr', 'en', 'fr'] }, LAX).values['form1.langs']).toEqual({ kind: 'choices', values: ['fr', 'en'] });
+    expect(validateData(FIELDS, { langs: ['fr', 'en', 'fr'] }, LAX).values['form1.langs']).toEqual({
+      kind: 'choices',
+      values: ['fr', 'en'],
+    });
   });
   it('maps a single string for a multi-select list box to one choice', () => {
-    expect(validateData(FIELDS, { langs: 'de' }, LAX).values['form1.langs']).toEqual({ kind: 'choices', values: ['de'] });
+    expect(validateData(FIELDS, { langs: 'de' }, LAX).values['form1.langs']).toEqual({
+      kind: 'choices',
+      values: ['de'],
+    });
   });
   it('rejects an array holding a value outside the options', () => {
     expect(rejection(() => validateData(FIELDS, { langs: ['fr', 'es'] }, LAX)).details.received).toBe('"es"');
@@ -186,13 +252,22 @@ describe('validateData: types', () => {
 
 describe('validateData: dates and numbers', () => {
   it('writes an ISO date in the fr-FR short date 05/03/2024', () => {
-    expect(validateData(FIELDS, { birth: '2024-03-05' }, LAX).values['form1.birth']).toEqual({ kind: 'text', text: '05/03/2024' });
+    expect(validateData(FIELDS, { birth: '2024-03-05' }, LAX).values['form1.birth']).toEqual({
+      kind: 'text',
+      text: '05/03/2024',
+    });
   });
   it("writes a date in the field's own AFDate pattern mm/dd/yyyy", () => {
-    expect(validateData(FIELDS, { due: '05/03/2024' }, LAX).values['form1.due']).toEqual({ kind: 'text', text: '03/05/2024' });
+    expect(validateData(FIELDS, { due: '05/03/2024' }, LAX).values['form1.due']).toEqual({
+      kind: 'text',
+      text: '03/05/2024',
+    });
   });
   it('moves a date-time at 23:30Z on 31 December to 1 January in Europe/Paris', () => {
-    expect(validateData(FIELDS, { birth: '2024-12-31T23:30:00Z' }, LAX).values['form1.birth']).toEqual({ kind: 'text', text: '01/01/2025' });
+    expect(validateData(FIELDS, { birth: '2024-12-31T23:30:00Z' }, LAX).values['form1.birth']).toEqual({
+      kind: 'text',
+      text: '01/01/2025',
+    });
   });
   it('reads an en-US short date with locale en-US', () => {
     const out = validateData(FIELDS, { birth: '3/5/2024' }, { ...LAX, locale: 'en-US' });
@@ -200,7 +275,11 @@ describe('validateData: dates and numbers', () => {
   });
   it('rejects 2024-02-30 with the accepted formats in expected', () => {
     const err = rejection(() => validateData(FIELDS, { birth: '2024-02-30' }, LAX));
-    expect(err.details).toEqual({ field: 'birth', expected: 'date (ISO 8601 or dd/mm/yyyy)', received: '"2024-02-30"' });
+    expect(err.details).toEqual({
+      field: 'birth',
+      expected: 'date (ISO 8601 or dd/mm/yyyy)',
+      received: '"2024-02-30"',
+    });
   });
   it('names the en-US short date in expected for an en-US render', () => {
     const err = rejection(() => validateData(FIELDS, { birth: 'tomorrow' }, { ...LAX, locale: 'en-US' }));
@@ -215,13 +294,23 @@ describe('validateData: dates and numbers', () => {
     expect(rejection(() => validateData(FIELDS, { birth: 20240305 }, LAX)).details.received).toBe('number');
   });
   it("writes 1234.5 as 1.234,50 € following the field's AFNumber format", () => {
-    expect(validateData(FIELDS, { amount: 1234.5 }, LAX).values['form1.amount']).toEqual({ kind: 'text', text: '1.234,50 €' });
+    expect(validateData(FIELDS, { amount: 1234.5 }, LAX).values['form1.amount']).toEqual({
+      kind: 'text',
+      text: '1.234,50 €',
+    });
   });
   it('writes a number without format in the locale, with a no-break space U+00A0', () => {
-    expect(validateData(FIELDS, { count: 12345.5 }, LAX).values['form1.count']).toEqual({ kind: 'text', text: '12\u00a0345,5' });
+    expect(validateData(FIELDS, { count: 12345.5 }, LAX).values['form1.count']).toEqual({
+      kind: 'text',
+      text: '12\u00a0345,5',
+    });
   });
   it('rejects NaN passed by a non-JSON caller', () => {
-    expect(rejection(() => validateData(FIELDS, { count: Number.NaN }, LAX)).details).toEqual({ field: 'count', expected: 'number', received: 'NaN' });
+    expect(rejection(() => validateData(FIELDS, { count: Number.NaN }, LAX)).details).toEqual({
+      field: 'count',
+      expected: 'number',
+      received: 'NaN',
+    });
   });
 });
 
@@ -240,7 +329,11 @@ describe('validateData: text rules', () => {
   });
   it('answers VALIDATION_ERROR for text over maxLength in strict mode', () => {
     const err = rejection(() => validateData(FIELDS, { zip: '12345678901234' }, STRICT));
-    expect(err.details).toEqual({ field: 'zip', expected: 'string of at most 10 characters', received: 'string of 14 characters' });
+    expect(err.details).toEqual({
+      field: 'zip',
+      expected: 'string of at most 10 characters',
+      received: 'string of 14 characters',
+    });
   });
   it('refuses a 10 MB string over the hard cap even in non-strict mode, whatever the maxLength', () => {
     const err = rejection(() => validateData(FIELDS, { zip: 'x'.repeat(10 * 1024 * 1024) }, LAX));
@@ -255,7 +348,10 @@ describe('validateData: text rules', () => {
     expect(rejection(() => validateData(FIELDS, { [key]: 1 }, STRICT)).details.field.length).toBeLessThan(200);
   });
   it('applies AFSpecial phone formatting to text: 5551234567 -> (555) 123-4567', () => {
-    expect(validateData(FIELDS, { phone: '5551234567' }, LAX).values['form1.phone']).toEqual({ kind: 'text', text: '(555) 123-4567' });
+    expect(validateData(FIELDS, { phone: '5551234567' }, LAX).values['form1.phone']).toEqual({
+      kind: 'text',
+      text: '(555) 123-4567',
+    });
   });
   it('writes text that does not fit its AFSpecial format as sent, with a warning', () => {
     const out = validateData(FIELDS, { phone: '+33 1 23 45 67 89' }, LAX);
@@ -276,7 +372,11 @@ describe('validateData: required and read-only', () => {
     expect(validateData(fields, {}, LAX).warnings).toEqual(['Required field "must" is missing']);
   });
   it('answers VALIDATION_ERROR for a missing required field in strict mode', () => {
-    expect(rejection(() => validateData(fields, {}, STRICT)).details).toEqual({ field: 'must', expected: 'a value (the field is required)', received: 'nothing' });
+    expect(rejection(() => validateData(fields, {}, STRICT)).details).toEqual({
+      field: 'must',
+      expected: 'a value (the field is required)',
+      received: 'nothing',
+    });
   });
   it('counts null for a required field as missing', () => {
     expect(rejection(() => validateData(fields, { must: null }, STRICT)).details.received).toBe('null');
@@ -290,7 +390,9 @@ describe('validateData: required and read-only', () => {
     expect(out.warnings).toEqual(['Field "office" is read-only; its value was ignored']);
   });
   it('answers VALIDATION_ERROR for a value of a read-only field in strict mode', () => {
-    expect(rejection(() => validateData(FIELDS, { office: 'HQ' }, STRICT)).details.expected).toBe('no value (the field is read-only)');
+    expect(rejection(() => validateData(FIELDS, { office: 'HQ' }, STRICT)).details.expected).toBe(
+      'no value (the field is read-only)',
+    );
   });
   it('does not ask for a required read-only field', () => {
     const ro = field('stamp', 'text', { required: true, pdfMeta: { originalName: 'stamp', page: 1, readOnly: true } });
@@ -300,25 +402,41 @@ describe('validateData: required and read-only', () => {
 
 describe('validateData: signatures', () => {
   it('keeps a plain-text signature as text', () => {
-    expect(validateData(FIELDS, { sign: 'Ada Lovelace' }, LAX).values['form1.sign']).toEqual({ kind: 'text', text: 'Ada Lovelace' });
+    expect(validateData(FIELDS, { sign: 'Ada Lovelace' }, LAX).values['form1.sign']).toEqual({
+      kind: 'text',
+      text: 'Ada Lovelace',
+    });
   });
   it('decodes a data:image/png;base64 URL to PNG bytes', () => {
-    const v = validateData(FIELDS, { sign: `data:image/png;base64,${PNG.toString('base64')}` }, LAX).values['form1.sign'];
+    const v = validateData(FIELDS, { sign: `data:image/png;base64,${PNG.toString('base64')}` }, LAX).values[
+      'form1.sign'
+    ];
     expect(v).toEqual({ kind: 'image', format: 'png', bytes: new Uint8Array(PNG) });
   });
   it('decodes a data:image/jpeg;base64 URL to JPEG bytes', () => {
-    const v = validateData(FIELDS, { sign: `data:image/jpeg;base64,${JPEG.toString('base64')}` }, LAX).values['form1.sign'];
+    const v = validateData(FIELDS, { sign: `data:image/jpeg;base64,${JPEG.toString('base64')}` }, LAX).values[
+      'form1.sign'
+    ];
     expect(v).toMatchObject({ kind: 'image', format: 'jpeg' });
   });
   it('decodes bare base64 PNG bytes to an image', () => {
-    expect(validateData(FIELDS, { sign: PNG.toString('base64') }, LAX).values['form1.sign']).toMatchObject({ kind: 'image', format: 'png' });
+    expect(validateData(FIELDS, { sign: PNG.toString('base64') }, LAX).values['form1.sign']).toMatchObject({
+      kind: 'image',
+      format: 'png',
+    });
   });
   it('decodes bare base64 JPEG bytes, with line breaks, to an image', () => {
     const b64 = JPEG.toString('base64').replace(/(.{4})/g, '$1\n');
-    expect(validateData(FIELDS, { sign: b64 }, LAX).values['form1.sign']).toMatchObject({ kind: 'image', format: 'jpeg' });
+    expect(validateData(FIELDS, { sign: b64 }, LAX).values['form1.sign']).toMatchObject({
+      kind: 'image',
+      format: 'jpeg',
+    });
   });
   it('keeps a string that looks like base64 but is no image as text', () => {
-    expect(validateData(FIELDS, { sign: 'SGVsbG8gd29ybGQ=' }, LAX).values['form1.sign']).toEqual({ kind: 'text', text: 'SGVsbG8gd29ybGQ=' });
+    expect(validateData(FIELDS, { sign: 'SGVsbG8gd29ybGQ=' }, LAX).values['form1.sign']).toEqual({
+      kind: 'text',
+      text: 'SGVsbG8gd29ybGQ=',
+    });
   });
   it('rejects a data URL of another image type (GIF)', () => {
     const err = rejection(() => validateData(FIELDS, { sign: `data:image/gif;base64,${GIF.toString('base64')}` }, LAX));
@@ -329,7 +447,9 @@ describe('validateData: signatures', () => {
     expect(err.details.received).toBe('a data URL whose content is not a PNG or JPEG image');
   });
   it('rejects a PNG data URL with broken base64', () => {
-    expect(rejection(() => validateData(FIELDS, { sign: 'data:image/png;base64,@@@@' }, LAX)).details.received).toBe('a data URL without valid base64 content');
+    expect(rejection(() => validateData(FIELDS, { sign: 'data:image/png;base64,@@@@' }, LAX)).details.received).toBe(
+      'a data URL without valid base64 content',
+    );
   });
   it('rejects a signature image over the size cap', () => {
     const big = Buffer.concat([PNG, Buffer.alloc(MAX_IMAGE_BYTES + 10)]);

@@ -11,9 +11,7 @@ export interface CivilDateTime {
   second: number;
 }
 
-export type DateParseResult =
-  | { ok: true; value: CivilDateTime; hasTime: boolean }
-  | { ok: false; reason: string };
+export type DateParseResult = { ok: true; value: CivilDateTime; hasTime: boolean } | { ok: false; reason: string };
 
 /** Longer inputs are never dates; checked before any regex runs on hostile strings. */
 const MAX_DATE_INPUT = 64;
@@ -75,9 +73,15 @@ export function daysInMonth(year: number, month: number): number {
 
 function isValidCivil(v: CivilDateTime): boolean {
   return (
-    v.year >= MIN_YEAR && v.year <= MAX_YEAR && v.month >= 1 && v.month <= 12 &&
-    v.day >= 1 && v.day <= daysInMonth(v.year, v.month) &&
-    v.hour <= 23 && v.minute <= 59 && v.second <= 59
+    v.year >= MIN_YEAR &&
+    v.year <= MAX_YEAR &&
+    v.month >= 1 &&
+    v.month <= 12 &&
+    v.day >= 1 &&
+    v.day <= daysInMonth(v.year, v.month) &&
+    v.hour <= 23 &&
+    v.minute <= 59 &&
+    v.second <= 59
   );
 }
 
@@ -92,8 +96,12 @@ export function civilToEpoch(v: CivilDateTime): number {
 function epochToCivil(ms: number): CivilDateTime {
   const d = new Date(ms);
   return {
-    year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(),
-    hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(),
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
   };
 }
 
@@ -148,8 +156,12 @@ export function localeDateShape(locale: string): LocaleDateShape {
 
 function parseIso(m: RegExpExecArray, timeZone: string): DateParseResult {
   const value: CivilDateTime = {
-    year: Number(m[1]), month: Number(m[2]), day: Number(m[3]),
-    hour: Number(m[4] ?? 0), minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0),
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
   };
   if (!isValidCivil(value)) return { ok: false, reason: 'no such date or time' };
   const hasTime = m[4] !== undefined;
@@ -186,7 +198,14 @@ function parseLocaleShort(input: string, locale: string): DateParseResult {
   let year = Number(y);
   // Two-digit years pivot as in Acrobat's date parsing: 00-49 -> 2000s, 50-99 -> 1900s.
   if (y.length === 2) year += year < 50 ? 2000 : 1900;
-  const value: CivilDateTime = { year, month: Number(parts.month), day: Number(parts.day), hour: 0, minute: 0, second: 0 };
+  const value: CivilDateTime = {
+    year,
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: 0,
+    minute: 0,
+    second: 0,
+  };
   return isValidCivil(value) ? { ok: true, value, hasTime: false } : { ok: false, reason: 'no such date' };
 }
 
@@ -214,7 +233,14 @@ export function parseTimeInput(input: string, locale: string, timeZone: string):
       if (hour < 1 || hour > 12) return { ok: false, reason: 'no such time' };
       hour = (hour % 12) + (/p/i.test(m[4]) ? 12 : 0);
     }
-    const value: CivilDateTime = { year: 2000, month: 1, day: 1, hour, minute: Number(m[2]), second: Number(m[3] ?? 0) };
+    const value: CivilDateTime = {
+      year: 2000,
+      month: 1,
+      day: 1,
+      hour,
+      minute: Number(m[2]),
+      second: Number(m[3] ?? 0),
+    };
     return isValidCivil(value) ? { ok: true, value, hasTime: true } : { ok: false, reason: 'no such time' };
   }
   const parsed = parseDateInput(s, locale, timeZone);

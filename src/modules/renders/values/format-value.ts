@@ -16,7 +16,14 @@
 //   minus sign (else a negative would read as positive) and style 3 keeps the parentheses.
 
 import type { FieldFormat } from '../../../pdf/types.js';
-import { cached, civilToEpoch, isValidTimeZone, parseDateInput, parseTimeInput, type CivilDateTime } from './date-parse.js';
+import {
+  cached,
+  civilToEpoch,
+  isValidTimeZone,
+  parseDateInput,
+  parseTimeInput,
+  type CivilDateTime,
+} from './date-parse.js';
 
 export type FormatResult = { ok: true; text: string } | { ok: false; reason: string };
 
@@ -31,7 +38,10 @@ const ok = (text: string): FormatResult => ({ ok: true, text });
 
 /** Makes Intl output drawable with WinAnsi fonts without changing what it says. */
 export function pdfSafe(text: string): string {
-  return text.replace(/[\u200e\u200f\u061c]/g, '').replace(/\u202f/g, '\u00a0').replace(/\u2212/g, '-');
+  return text
+    .replace(/[\u200e\u200f\u061c]/g, '')
+    .replace(/\u202f/g, '\u00a0')
+    .replace(/\u2212/g, '-');
 }
 
 function clampInt(n: number, min: number, max: number): number {
@@ -82,27 +92,48 @@ export function formatDatePattern(v: CivilDateTime, pattern: string, locale: str
   const hour12 = ((v.hour + 11) % 12) + 1;
   return pattern.replace(TOKEN_RE, (tok) => {
     switch (tok) {
-      case 'mmmm': return monthNames(locale, 'long')[v.month - 1];
-      case 'mmm': return monthNames(locale, 'short')[v.month - 1];
-      case 'mm': return pad(v.month);
-      case 'm': return String(v.month);
-      case 'dddd': return weekdayNames(locale, 'long')[new Date(civilToEpoch(v)).getUTCDay()];
-      case 'ddd': return weekdayNames(locale, 'short')[new Date(civilToEpoch(v)).getUTCDay()];
-      case 'dd': return pad(v.day);
-      case 'd': return String(v.day);
-      case 'yyyy': return pad(v.year, 4);
-      case 'yy': return pad(v.year % 100);
-      case 'HH': return pad(v.hour);
-      case 'H': return String(v.hour);
-      case 'hh': return pad(hour12);
-      case 'h': return String(hour12);
-      case 'MM': return pad(v.minute);
-      case 'M': return String(v.minute);
-      case 'ss': return pad(v.second);
-      case 's': return String(v.second);
-      case 'tt': return v.hour < 12 ? 'am' : 'pm';
-      case 't': return v.hour < 12 ? 'a' : 'p';
-      default: return tok.slice(1); // "\x": escaped literal
+      case 'mmmm':
+        return monthNames(locale, 'long')[v.month - 1];
+      case 'mmm':
+        return monthNames(locale, 'short')[v.month - 1];
+      case 'mm':
+        return pad(v.month);
+      case 'm':
+        return String(v.month);
+      case 'dddd':
+        return weekdayNames(locale, 'long')[new Date(civilToEpoch(v)).getUTCDay()];
+      case 'ddd':
+        return weekdayNames(locale, 'short')[new Date(civilToEpoch(v)).getUTCDay()];
+      case 'dd':
+        return pad(v.day);
+      case 'd':
+        return String(v.day);
+      case 'yyyy':
+        return pad(v.year, 4);
+      case 'yy':
+        return pad(v.year % 100);
+      case 'HH':
+        return pad(v.hour);
+      case 'H':
+        return String(v.hour);
+      case 'hh':
+        return pad(hour12);
+      case 'h':
+        return String(hour12);
+      case 'MM':
+        return pad(v.minute);
+      case 'M':
+        return String(v.minute);
+      case 'ss':
+        return pad(v.second);
+      case 's':
+        return String(v.second);
+      case 'tt':
+        return v.hour < 12 ? 'am' : 'pm';
+      case 't':
+        return v.hour < 12 ? 'a' : 'p';
+      default:
+        return tok.slice(1); // "\x": escaped literal
     }
   });
 }
@@ -138,7 +169,9 @@ export function formatDateValue(input: string, format: FieldFormat | undefined, 
   const parsed = parseDateInput(input, ctx.locale, ctx.timezone);
   if (!parsed.ok) return parsed;
   const pattern = datePattern(format);
-  return ok(pattern ? formatDatePattern(parsed.value, pattern, ctx.locale) : formatLocaleShortDate(parsed.value, ctx.locale));
+  return ok(
+    pattern ? formatDatePattern(parsed.value, pattern, ctx.locale) : formatLocaleShortDate(parsed.value, ctx.locale),
+  );
 }
 
 // ---- numbers -----------------------------------------------------------------------------------
@@ -147,8 +180,15 @@ const fixedCache = new Map<string, Intl.NumberFormat>();
 
 /** |value| × 10^shift with exactly `decimals` decimals, "." as the point, no grouping. */
 function fixedDigits(value: number, decimals: number, shift = 0): string {
-  const f = cached(fixedCache, String(decimals), () =>
-    new Intl.NumberFormat('en-US', { useGrouping: false, minimumFractionDigits: decimals, maximumFractionDigits: decimals }),
+  const f = cached(
+    fixedCache,
+    String(decimals),
+    () =>
+      new Intl.NumberFormat('en-US', {
+        useGrouping: false,
+        minimumFractionDigits: decimals,
+        maximumFractionDigits: decimals,
+      }),
   );
   // Intl reads a numeric string as an exact decimal: round what the caller wrote, shift without float error.
   const [mantissa, exponent = '0'] = String(Math.abs(value)).split('e');
@@ -156,7 +196,13 @@ function fixedDigits(value: number, decimals: number, shift = 0): string {
 }
 
 /** AFNumber sepStyle: [group separator, decimal point]. */
-const SEP_STYLES: [string, string][] = [[',', '.'], ['', '.'], ['.', ','], ['', ','], ["'", '.']];
+const SEP_STYLES: [string, string][] = [
+  [',', '.'],
+  ['', '.'],
+  ['.', ','],
+  ['', ','],
+  ["'", '.'],
+];
 
 function groupDigits(fixed: string, sepStyle: number): string {
   const [int, frac] = fixed.split('.');

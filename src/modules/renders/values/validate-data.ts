@@ -55,7 +55,11 @@ function clip(s: string, max: number): string {
 const quote = (s: string) => JSON.stringify(clip(s, 40));
 
 function fail(field: string, expected: string, received: string, message?: string): never {
-  const article = /^(string|number|boolean|date)\b/.test(expected) ? 'a ' : /^(array|object|image)\b/.test(expected) ? 'an ' : '';
+  const article = /^(string|number|boolean|date)\b/.test(expected)
+    ? 'a '
+    : /^(array|object|image)\b/.test(expected)
+      ? 'an '
+      : '';
   throw new DataValidationError(
     { field, expected, received },
     message ?? `Field "${field}" expects ${article}${expected}, received ${received}`,
@@ -88,7 +92,11 @@ function cutCodePoints(s: string, max: number): string {
 function expectString(key: string, value: unknown, expected = 'string'): string {
   if (typeof value !== 'string') fail(key, expected, jsonType(value));
   if (value.length > MAX_TEXT_CODE_POINTS && codePoints(value, MAX_TEXT_CODE_POINTS) > MAX_TEXT_CODE_POINTS) {
-    fail(key, `string of at most ${MAX_TEXT_CODE_POINTS} characters`, `string of more than ${MAX_TEXT_CODE_POINTS} characters`);
+    fail(
+      key,
+      `string of at most ${MAX_TEXT_CODE_POINTS} characters`,
+      `string of more than ${MAX_TEXT_CODE_POINTS} characters`,
+    );
   }
   return value;
 }
@@ -126,7 +134,11 @@ function signatureValue(key: string, value: unknown): FillValue {
   if (/^data:/i.test(value)) {
     const comma = value.indexOf(',');
     if (comma < 0 || comma > 200) fail(key, IMAGE_EXPECTED, 'a malformed data URL');
-    const [mime = '', ...params] = value.slice(5, comma).toLowerCase().split(';').map((p) => p.trim());
+    const [mime = '', ...params] = value
+      .slice(5, comma)
+      .toLowerCase()
+      .split(';')
+      .map((p) => p.trim());
     if (mime !== 'image/png' && mime !== 'image/jpeg' && mime !== 'image/jpg') {
       fail(key, IMAGE_EXPECTED, `a data URL of type ${clip(mime || 'text/plain', 60)}`);
     }
@@ -218,7 +230,12 @@ function fillValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
       if (typeof value !== 'string') fail(key, expected, jsonType(value));
       const formatted = formatDateValue(value, field.detail.format, ctx);
       if (!formatted.ok) {
-        fail(key, expected, quote(value), `Field "${key}" expects a ${expected}, received ${quote(value)} (${formatted.reason})`);
+        fail(
+          key,
+          expected,
+          quote(value),
+          `Field "${key}" expects a ${expected}, received ${quote(value)} (${formatted.reason})`,
+        );
       }
       return { kind: 'text', text: formatted.text };
     }
@@ -239,12 +256,20 @@ function fillValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
 
 function checkOptions(options: ValidateOptions): void {
   if (!isSupportedLocale(options.locale)) {
-    fail('options.locale', 'BCP 47 locale tag, e.g. "fr-FR"', quote(String(options.locale)),
-      `Unknown locale ${quote(String(options.locale))}: expected a BCP 47 tag such as "fr-FR" or "en-US"`);
+    fail(
+      'options.locale',
+      'BCP 47 locale tag, e.g. "fr-FR"',
+      quote(String(options.locale)),
+      `Unknown locale ${quote(String(options.locale))}: expected a BCP 47 tag such as "fr-FR" or "en-US"`,
+    );
   }
   if (!isValidTimeZone(options.timezone)) {
-    fail('options.timezone', 'IANA time zone, e.g. "Europe/Paris"', quote(String(options.timezone)),
-      `Unknown time zone ${quote(String(options.timezone))}: expected an IANA name such as "Europe/Paris" or "UTC"`);
+    fail(
+      'options.timezone',
+      'IANA time zone, e.g. "Europe/Paris"',
+      quote(String(options.timezone)),
+      `Unknown time zone ${quote(String(options.timezone))}: expected an IANA name such as "Europe/Paris" or "UTC"`,
+    );
   }
 }
 
@@ -283,13 +308,23 @@ export function validateData(fields: AnalysedField[], data: unknown, options: Va
     }
     const earlier = keyOf.get(field);
     if (earlier !== undefined) {
-      fail(key, 'one value per field', `values under both "${earlier}" and "${key}"`,
-        `Field "${field.name}" was sent twice, as "${earlier}" and "${key}": send only one of them`);
+      fail(
+        key,
+        'one value per field',
+        `values under both "${earlier}" and "${key}"`,
+        `Field "${field.name}" was sent twice, as "${earlier}" and "${key}": send only one of them`,
+      );
     }
     keyOf.set(field, key);
     const value = record[rawKey];
     if (field.pdfMeta.readOnly) {
-      if (ctx.strict) fail(key, 'no value (the field is read-only)', jsonType(value), `Field "${key}" is read-only and cannot be filled`);
+      if (ctx.strict)
+        fail(
+          key,
+          'no value (the field is read-only)',
+          jsonType(value),
+          `Field "${key}" is read-only and cannot be filled`,
+        );
       warn(`Field "${key}" is read-only; its value was ignored`);
       continue;
     }
