@@ -38,6 +38,7 @@ export async function createRuntime(
   );
   // Adapters of optional services are loaded only when configured (the AWS SDK and ioredis weigh
   // ~10 MB of RSS in a process that does not use them).
+  if (config.s3) quietAwsNodeWarning(log);
   const blobs: BlobStore =
     overrides.blobs ??
     (config.s3
@@ -101,4 +102,18 @@ function loadSigningKey(config: Config): Buffer {
   const key = randomBytes(32);
   writeFileSync(file, key.toString('hex'), { mode: 0o600 });
   return key;
+}
+
+/**
+ * The AWS SDK prints a multi-line NodeDeprecationWarning on every start under Node 20 (past its end of
+ * life; SDK releases after January 2027 need Node 22). Said once, as one log line, instead.
+ */
+function quietAwsNodeWarning(log: Logger): void {
+  if (Number(process.versions.node.split('.')[0]) >= 22 || process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED)
+    return;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  log.warn(
+    { node: process.versions.node },
+    'Node 20 is past its end of life: run formcast on Node 22 or 24 (AWS SDK releases after January 2027 need it)',
+  );
 }

@@ -1,9 +1,18 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { LogLevel } from './config.js';
 import { redactUrl } from './lib/redact-url.js';
 
-/** Structured JSON logs; secrets (keys, signatures) are redacted wherever they appear. */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+/**
+ * Structured JSON logs; secrets (keys, signatures) are redacted wherever they appear. On a terminal
+ * they are printed for people (pino-pretty, in-process: no transport thread); anywhere else (files,
+ * containers, log shippers) they stay one JSON object per line.
+ */
+export function createLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  tty = Boolean(process.stdout.isTTY),
+): Logger {
   const options: pino.LoggerOptions = {
     level,
     redact: {
@@ -33,5 +42,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     },
   };
   // destination: tests capture the real logger's output (redaction included) instead of stdout
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  return tty
+    ? pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
+    : pino(options);
 }
