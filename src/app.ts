@@ -34,6 +34,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // On close: idle keep-alive sockets are closed at once, in-flight requests finish (then their
     // sockets close too), so SIGTERM drains quickly instead of waiting for clients to hang up.
     forceCloseConnections: 'idle',
+    // Behind a load balancer the client address (failed-auth throttle, logs) comes from X-Forwarded-For.
+    trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -154,4 +156,9 @@ function documentUploads(doc: OpenApiDoc): OpenApiDoc {
   const put = doc.paths?.['/v1/templates/{id}/file']?.put;
   if (put) put.requestBody = UPLOAD_BODY;
   return doc;
+}
+
+/** Trust the nearest `hops` proxies' X-Forwarded-For entries (TRUST_PROXY=<number>). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
 }

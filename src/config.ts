@@ -24,6 +24,8 @@ export interface Config {
   metricsToken?: string;
   /** keep plain web links (/URI actions) in rendered PDFs; every other active content is always stripped */
   outputUriLinks: boolean;
+  /** Fastify's trustProxy: which proxies' X-Forwarded-For to believe for the client address */
+  trustProxy: boolean | number | string;
 }
 
 /** Every limit is a named value with a safe default (design rule 9). */
@@ -156,6 +158,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${redisUrl}")`);
 
   const plansFile = str('PLANS_FILE');
+  const proxy = str('TRUST_PROXY') ?? 'false';
+  // true (any proxy), a hop count, or a comma-separated list of proxy addresses / CIDR ranges
+  const trustProxy = proxy === 'true' ? true : proxy === 'false' ? false : /^\d+$/.test(proxy) ? Number(proxy) : proxy;
   const uriLinks = str('OUTPUT_URI_LINKS') ?? 'false';
   if (uriLinks !== 'true' && uriLinks !== 'false')
     problems.push(`OUTPUT_URI_LINKS must be true or false (got "${uriLinks}")`);
@@ -175,5 +180,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl,
     metricsToken,
     outputUriLinks: uriLinks === 'true',
+    trustProxy,
   };
 }

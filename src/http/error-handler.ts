@@ -98,9 +98,14 @@ function toAppError(err: unknown): AppError | undefined {
     });
   }
   if (isDatabaseUnavailable(err)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', undefined, {
-      'Retry-After': String(DB_RETRY_AFTER_SECONDS),
-    });
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      'A storage service (database or file store) is unavailable; retry shortly',
+      undefined,
+      {
+        'Retry-After': String(DB_RETRY_AFTER_SECONDS),
+      },
+    );
   }
   if (err instanceof PdfEngineError) {
     if (err.code === 'INVALID_PDF' || err.code === 'PDF_LIMIT') return new AppError('INVALID_PDF', err.message);

@@ -127,7 +127,7 @@ export function activeContent(): Buffer {
   const js = (s: string) => `<< /S /JavaScript /JS (${s}) >>`;
   const file = Buffer.from('attached payload');
   return buildPdf([
-    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 9 0 R] /CO [4 0 R] >> /OpenAction ${js('app.alert\\(1\\)')} /AA << /WC ${js('close')} >> /Names << /JavaScript << /Names [(a) 6 0 R] >> /EmbeddedFiles << /Names [(f.txt) 7 0 R] >> >> >>`,
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 9 0 R] /CO [4 0 R] >> /OpenAction ${js('app.alert\\(1\\)')} /AA << /WC ${js('close')} >> /Names << /JavaScript << /Names [(a) 6 0 R] >> /EmbeddedFiles << /Names [(f.txt) 7 0 R] >> >> /Outlines 13 0 R >>`,
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /AA << /O << /S /Launch /F (calc.exe) >> >> /Annots [4 0 R 5 0 R 8 0 R 9 0 R 10 0 R 12 0 R] >>',
     `<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /F 4 /Rect [50 700 300 720] /P 3 0 R /AA << /K ${js('keystroke')} /F ${js('AFNumber_Format\\(2, 0, 0, 0, "", true\\);')} >> >>`,
@@ -143,5 +143,7 @@ export function activeContent(): Buffer {
       Buffer.from('\nendstream'),
     ]),
     '<< /Type /Annot /Subtype /Link /Rect [50 460 200 480] /A << /S /GoTo /D [3 0 R /Fit] >> >>',
+    '<< /Type /Outlines /First 14 0 R /Last 14 0 R /Count 1 >>',
+    '<< /Title (Start) /Parent 13 0 R /A << /S /Launch /F (bookmark.exe) /Next << /S /JavaScript /JS (bookmarkScript) >> >> >>',
   ]);
 }

@@ -80,3 +80,19 @@ describe('failed authentication is throttled per client address', () => {
     expect((await api(s).get('/health')).status).toBe(200);
   });
 });
+
+describe('failed authentication behind a trusted proxy', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer('sqlite', { env: { AUTH_FAILURES_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' } });
+  });
+  afterAll(async () => s?.close());
+
+  it('counts failures per forwarded client address, so one client cannot lock out the others', async () => {
+    const bad = { ...s.a, key: 'fc_live_0000000000000000000000000000bad1' };
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    for (let i = 0; i < 2; i++) expect((await api(s, bad).get('/v1/templates', from('203.0.113.7'))).status).toBe(401);
+    expect((await api(s, bad).get('/v1/templates', from('203.0.113.7'))).status).toBe(429);
+    expect((await api(s, s.a).get('/v1/templates', from('203.0.113.8'))).status).toBe(200);
+  });
+});

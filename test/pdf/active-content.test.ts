@@ -54,9 +54,33 @@ describe.skipIf(!hasTool('qpdf'))('active content in outputs', () => {
       expect(after.match(new RegExp(ACTIVE.source, 'g')) ?? []).toEqual([]);
       expect(after).not.toMatch(/\/URI\b/);
       expect(after).not.toContain('attached payload');
+      // Not even as unreachable bytes: nothing stripped rides along in the file.
+      const raw = Buffer.from(out.bytes).toString('latin1');
+      for (const gone of ['app.alert', 'attached payload', 'bookmark.exe', 'bookmarkScript', 'calc.exe'])
+        expect(raw).not.toContain(gone);
       expect(after).toMatch(/\/S \/GoTo\b/);
     });
   }
+
+  it('drops a link whose action chain is too long to read whole', async () => {
+    const { PDFDocument, PDFName } = await import('@cantoo/pdf-lib');
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([300, 300]);
+    doc.getForm().createTextField('t').addToPage(page, { x: 10, y: 10, width: 100, height: 20 });
+    let chain = doc.context.obj({ S: 'JavaScript', JS: 'deepScript()' });
+    for (let i = 0; i < 1100; i++)
+      chain = doc.context.obj({ S: 'GoTo', D: [page.ref, 'Fit'], Next: doc.context.register(chain) });
+    const link = doc.context.register(
+      doc.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 50, 50], A: chain }),
+    );
+    page.node.addAnnot(link);
+    const bytes = await doc.save();
+    const analysis = await analyse(bytes);
+    expect(analysis.removedFromOutput!.map((r) => r.feature)).toContain('javascript');
+    const out = await fillPdf(bytes, analysis, { values: {}, flatten: false });
+    expect(Buffer.from(out.bytes).toString('latin1')).not.toContain('deepScript');
+    void PDFName;
+  });
 
   it('keeps plain web links when asked (OUTPUT_URI_LINKS), and nothing else', async () => {
     const bytes = new Uint8Array(activeContent());

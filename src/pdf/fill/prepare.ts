@@ -42,6 +42,7 @@ import {
 } from '../types.js';
 import { dropUsageRights } from '../sanitize/output-removals.js';
 import { stripActiveContent } from '../sanitize/active-content.js';
+import { dropUnreachable } from '../writer/unreachable.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
 
 export interface PreparedTemplate {
@@ -122,6 +123,12 @@ async function normalize(
     if (type === N('XRef') || type === N('ObjStm') || (obj instanceof PDFInvalidObject && isXrefStream(obj)))
       ctx.delete(ref);
   }
+  // What preparation cut loose (stripped scripts and files, replaced appearances) must not ride along
+  // in the bytes of every output. The fonts embedded above for renders are kept.
+  dropUnreachable(
+    ctx,
+    [...fonts.embeddedStandardFonts().values()].map((f) => f.ref),
+  );
   // objectsPerTick: no setTimeout yield every 50 objects (a worker runs one job at a time anyway).
   const base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: Infinity });
   return { base, fonts: fonts.embeddedStandardFonts() };

@@ -28,6 +28,8 @@ const KIND_OF_ACTION: Record<string, ActiveFeature> = {
 
 /** Bound on action chains (/Next) and other walks: hostile files may nest or loop. */
 const MAX_ACTIONS = 1000;
+/** Bookmarks read; a longer outline loses the rest (only its actions could matter, and they go). */
+const MAX_OUTLINE_ITEMS = 100_000;
 
 export interface ActiveContentScope {
   catalog: PDFDict;
@@ -57,6 +59,8 @@ function actionFeatures(action: PDFObject | undefined, from: PDFDict, found: Set
     if (next instanceof PDFArray) for (let i = 0; i < next.size(); i++) queue.push(next.get(i));
     else if (next) queue.push(next);
   }
+  // A chain too long to read whole is taken for the worst: whatever it hides is dropped with it.
+  if (queue.length) found.add('javascript');
 }
 
 /** The features of every action in an additional-actions (/AA) dictionary. */
@@ -76,7 +80,29 @@ function annotations(page: PDFDict): PDFDict[] {
   return out;
 }
 
-const isFileAttachment = (annot: PDFDict) => annot.lookup(N('Subtype')) === N('FileAttachment');
+/** Annotations that carry files, scripts or media of their own: removed whole. */
+const CARRIERS = new Set(['FileAttachment', 'RichMedia', '3D', 'Movie', 'Sound', 'Screen']);
+const isCarrier = (annot: PDFDict) => {
+  const subtype = annot.lookup(N('Subtype'));
+  return subtype instanceof PDFName && CARRIERS.has(subtype.decodeText());
+};
+
+/** The document outline's items (bookmarks), each of which may carry an action. Bounded, cycle-safe. */
+function outlineItems(catalog: PDFDict): PDFDict[] {
+  const root = getDict(catalog, 'Outlines');
+  if (!root) return [];
+  const items: PDFDict[] = [];
+  const seen = new Set<PDFDict>();
+  const stack: (PDFObject | undefined)[] = [root.get(N('First'))];
+  while (stack.length && items.length < MAX_OUTLINE_ITEMS) {
+    const item = lookup(stack.pop(), root);
+    if (!(item instanceof PDFDict) || seen.has(item)) continue;
+    seen.add(item);
+    items.push(item);
+    stack.push(item.get(N('Next')), item.get(N('First')));
+  }
+  return items;
+}
 
 /** What active content the document has. */
 export function findActiveContent({ catalog, pages, formDicts }: ActiveContentScope): Set<ActiveFeature> {
@@ -86,11 +112,14 @@ export function findActiveContent({ catalog, pages, formDicts }: ActiveContentSc
   aaFeatures(getDict(catalog, 'AA'), found);
   const names = getDict(catalog, 'Names');
   if (names?.has(N('JavaScript'))) found.add('javascript');
-  if (names?.has(N('EmbeddedFiles'))) found.add('embedded-files');
+  if (names?.has(N('EmbeddedFiles')) || catalog.has(N('AF'))) found.add('embedded-files');
+  aaFeatures(getDict(catalog, 'AcroForm') && getDict(getDict(catalog, 'AcroForm')!, 'AA'), found);
+  for (const item of outlineItems(catalog)) actionFeatures(item.get(N('A')), item, found);
   for (const page of pages) {
     aaFeatures(getDict(page, 'AA'), found);
+    if (page.has(N('AF'))) found.add('embedded-files');
     for (const annot of annotations(page)) {
-      if (isFileAttachment(annot)) found.add('embedded-files');
+      if (isCarrier(annot)) found.add('embedded-files');
       actionFeatures(annot.get(N('A')), annot, found);
       aaFeatures(getDict(annot, 'AA'), found);
     }
@@ -120,16 +149,20 @@ export function stripActiveContent(
   const names = getDict(catalog, 'Names');
   names?.delete(N('JavaScript'));
   names?.delete(N('EmbeddedFiles'));
+  catalog.delete(N('AF')); // associated files
   const acroForm = getDict(catalog, 'AcroForm');
   acroForm?.delete(N('CO')); // calculation order: only names fields whose /AA /C scripts are gone
+  acroForm?.delete(N('AA'));
+  for (const item of outlineItems(catalog)) stripFrom(item, opts.keepUriLinks);
   for (const page of pages) {
     page.delete(N('AA'));
+    page.delete(N('AF'));
     const annots = lookup(page.get(N('Annots')), page);
     if (annots instanceof PDFArray) {
       const kept: PDFObject[] = [];
       for (let i = 0; i < annots.size(); i++) {
         const a = annots.lookup(i);
-        if (a instanceof PDFDict && isFileAttachment(a)) continue;
+        if (a instanceof PDFDict && isCarrier(a)) continue;
         kept.push(annots.get(i));
       }
       if (kept.length !== annots.size()) page.set(N('Annots'), page.context.obj(kept));
