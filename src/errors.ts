@@ -59,6 +59,11 @@ export function validationError(details: ValidationDetails, message?: string): A
   );
 }
 
+/** Text holding U+0000, refused wherever it arrives (JSON, path, query or multipart). */
+export function nulCharacterError(field: string): AppError {
+  return validationError({ field, expected: 'text without NUL (U+0000) characters', received: 'a NUL character' });
+}
+
 export const notFound = {
   template: (id: string) => new AppError('TEMPLATE_NOT_FOUND', `Template "${id}" was not found`),
   render: (id: string) => new AppError('RENDER_NOT_FOUND', `Render "${id}" was not found`),

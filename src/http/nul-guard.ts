@@ -3,7 +3,7 @@
 // libraries cut strings at it, and no name, id or form value means anything with one, so one rule
 // for every backend and route beats a 500 from the database.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { validationError } from '../errors.js';
+import { nulCharacterError } from '../errors.js';
 
 /** The path of the first string (or object key) holding U+0000, or undefined. */
 export function findNul(value: unknown, root: string): string | undefined {
@@ -31,13 +31,7 @@ function check(request: FastifyRequest): void {
     [request.body, ''],
   ] as const) {
     const at = findNul(value, root);
-    if (at !== undefined) {
-      throw validationError({
-        field: at || 'body',
-        expected: 'text without NUL (U+0000) characters',
-        received: 'a NUL character',
-      });
-    }
+    if (at !== undefined) throw nulCharacterError(at || 'body');
   }
 }
 

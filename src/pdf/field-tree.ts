@@ -19,6 +19,11 @@ export interface RawField {
   inAcroFormFields: boolean;
 }
 
+/** Every field and widget dictionary of these fields (a merged field/widget appears once per field). */
+export function formDicts(fields: RawField[]): PDFDict[] {
+  return fields.flatMap((f) => [f.dict, ...f.widgets]);
+}
+
 type TreeLimits = Pick<AnalyseLimits, 'maxNodes' | 'maxDepth'>;
 
 function isWidget(ctx: PDFContext, d: PDFDict): boolean {

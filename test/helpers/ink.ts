@@ -164,16 +164,6 @@ export async function renderPages(
   return out;
 }
 
-/** renderPages reduced to the dark-pixel count of every page. */
-export async function inkPerPage(
-  renderer: Renderer,
-  pdf: string,
-  dir: string,
-  opts: { dpi?: number; annotations?: AnnotationMode } = {},
-): Promise<number[]> {
-  return (await renderPages(renderer, pdf, dir, opts)).map((img) => darkPixels(img));
-}
-
 /**
  * How much two drawings of the same page differ inside a rectangle given in pixels [x0, y0, x1, y1]
  * (clipped to the images): the sum of |a - b| over its pixels, and the number of pixels.
@@ -200,24 +190,9 @@ export function changeIn(a: Pgm, b: Pgm, rect: [number, number, number, number])
 export async function renderGray(pdf: string, page: number, renderer: Renderer): Promise<Pgm> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ink-'));
   try {
-    const out = path.join(tmp, 'page.pgm');
-    if (renderer === 'poppler') {
-      await run('pdftoppm', [
-        '-r',
-        '72',
-        '-gray',
-        '-f',
-        String(page),
-        '-l',
-        String(page),
-        '-singlefile',
-        pdf,
-        path.join(tmp, 'page'),
-      ]);
-    } else {
-      await run('mutool', ['draw', '-q', '-r', '72', '-c', 'gray', '-F', 'pgm', '-o', out, pdf, String(page)]);
-    }
-    return parsePgm(fs.readFileSync(out));
+    const img = (await renderPages(renderer, pdf, tmp, { dpi: 72 }))[page - 1];
+    if (!img) throw new Error(`${renderer} drew no page ${page} of ${pdf}`);
+    return img;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

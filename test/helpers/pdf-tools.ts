@@ -123,10 +123,15 @@ export async function pdftotextLines(path: string, page = 1): Promise<TextLine[]
  */
 export async function reachableObjects(file: string): Promise<string> {
   const out = `${file}.qdf`;
-  await run('qpdf', ['--password=', '--qdf', '--object-streams=disable', '--stream-data=uncompress', file, out]).catch(
-    (e: { code?: number }) => {
-      if (e.code !== 3) throw e; // 3: written, with warnings
-    },
-  );
+  await qpdf(['--password=', '--qdf', '--object-streams=disable', '--stream-data=uncompress', file, out]);
   return (await import('node:fs')).readFileSync(out, 'latin1');
+}
+
+/** qpdf's standard output; exit code 3 only means qpdf warned about the file, and still counts as done. */
+export async function qpdf(args: string[]): Promise<string> {
+  const r = await run('qpdf', args, { maxBuffer: MAX_BUFFER }).catch((e: { code?: number; stdout?: string }) => {
+    if (e.code === 3) return { stdout: e.stdout ?? '' };
+    throw e;
+  });
+  return r.stdout;
 }

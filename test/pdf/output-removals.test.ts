@@ -1,29 +1,18 @@
 // Outputs leave out what filling would make wrong: usage rights (Reader would warn that the
 // reader-extended file was modified) and XFA. The analysis lists both, and qpdf confirms the output.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { corpusDir, loadManifest } from '../helpers/corpus.js';
-import { hasTool } from '../helpers/pdf-tools.js';
+import { hasTool, qpdf } from '../helpers/pdf-tools.js';
 
-const run = promisify(execFile);
 const dir = corpusDir();
 
-/** One object as qpdf prints it (exit code 3 only means qpdf warned about the file). */
-async function show(file: string, object: string): Promise<string> {
-  const r = await run('qpdf', ['--password=', `--show-object=${object}`, file]).catch(
-    (e: { code?: number; stdout?: string }) => {
-      if (e.code === 3 && e.stdout) return { stdout: e.stdout };
-      throw e;
-    },
-  );
-  return r.stdout;
-}
+/** One object as qpdf prints it. */
+const show = (file: string, object: string) => qpdf(['--password=', `--show-object=${object}`, file]);
 
 /** The catalog of the file's last revision with its /Perms dictionary, as qpdf prints them. */
 async function catalogOf(file: string): Promise<string> {

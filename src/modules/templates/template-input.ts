@@ -1,11 +1,10 @@
-import { validationError } from '../../errors.js';
+import { nulCharacterError, validationError } from '../../errors.js';
 
 // Bounds from contract.md: name 1-200 characters, description 0-2,000 (counted in code points).
 
 /** Multipart text never passes the JSON NUL guard (http/nul-guard.ts): the same rule here. */
 export function checkNoNul(value: string, field: string): string {
-  if (value.includes('\u0000'))
-    throw validationError({ field, expected: 'text without NUL (U+0000) characters', received: 'a NUL character' });
+  if (value.includes('\u0000')) throw nulCharacterError(field);
   return value;
 }
 

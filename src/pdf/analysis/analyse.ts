@@ -2,7 +2,7 @@
 // PdfEngineError (INVALID_PDF for unusable input, PDF_LIMIT when a safety limit is exceeded).
 import { PDFName } from '@cantoo/pdf-lib';
 import { describeField } from './field-info.js';
-import { collectFields } from '../field-tree.js';
+import { collectFields, formDicts } from '../field-tree.js';
 import { resolveLimits, type AnalyseLimits } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { findRemovals } from '../sanitize/output-removals.js';
@@ -52,7 +52,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
       encrypted,
       hasXfa: acroForm.has(PDFName.of('XFA')),
       removedFromOutput: findRemovals(
-        { catalog, pages: pages.map((p) => p.dict), formDicts: rawFields.flatMap((f) => [f.dict, ...f.widgets]) },
+        { catalog, pages: pages.map((p) => p.dict), formDicts: formDicts(rawFields) },
         acroForm,
       ),
     };

@@ -27,7 +27,7 @@ import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-
 import type { FillContext } from './fill-context.js';
 import { N, getDict } from '../fill-objects.js';
 import { repairFieldList } from './field-list.js';
-import { collectFields, type RawField } from '../field-tree.js';
+import { collectFields, formDicts, type RawField } from '../field-tree.js';
 import { FontSet } from '../appearance/fonts.js';
 import { findStartXref, writeIncrement, type BaseFile } from '../writer/incremental-writer.js';
 import { DEFAULT_LIMITS } from '../limits.js';
@@ -101,10 +101,7 @@ async function normalize(
   await redrawStale(fc, fields, needAppearances);
   dropXfaAndNeedAppearances(catalog, acroForm);
   dropUsageRights(catalog);
-  stripActiveContent(
-    { catalog, pages: pages.map((p) => p.dict), formDicts: fields.flatMap((f) => [f.dict, ...f.widgets]) },
-    options,
-  );
+  stripActiveContent({ catalog, pages: pages.map((p) => p.dict), formDicts: formDicts(fields) }, options);
   // The faces renders will draw with, embedded here once: text fields' /DA faces, ZapfDingbats for
   // generated check marks, Helvetica-Bold for watermarks.
   const writable = new Set(analysis.fields.filter((f) => f.detail.ft !== 'Btn').map((f) => f.pdfMeta.originalName));
@@ -195,7 +192,7 @@ async function prepare(
 }
 
 function formObjectRefs(ctx: PDFContext, fields: RawField[]): Set<PDFRef> {
-  const dicts = new Set<PDFDict>(fields.flatMap((f) => [f.dict, ...f.widgets]));
+  const dicts = new Set<PDFDict>(formDicts(fields));
   const refs = new Set<PDFRef>();
   for (const [ref, obj] of ctx.enumerateIndirectObjects()) if (obj instanceof PDFDict && dicts.has(obj)) refs.add(ref);
   return refs;

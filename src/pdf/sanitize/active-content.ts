@@ -113,7 +113,8 @@ export function findActiveContent({ catalog, pages, formDicts }: ActiveContentSc
   const names = getDict(catalog, 'Names');
   if (names?.has(N('JavaScript'))) found.add('javascript');
   if (names?.has(N('EmbeddedFiles')) || catalog.has(N('AF'))) found.add('embedded-files');
-  aaFeatures(getDict(catalog, 'AcroForm') && getDict(getDict(catalog, 'AcroForm')!, 'AA'), found);
+  const acroForm = getDict(catalog, 'AcroForm');
+  if (acroForm) aaFeatures(getDict(acroForm, 'AA'), found);
   for (const item of outlineItems(catalog)) actionFeatures(item.get(N('A')), item, found);
   for (const page of pages) {
     aaFeatures(getDict(page, 'AA'), found);
