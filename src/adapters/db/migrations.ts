@@ -120,6 +120,26 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('renders_status_created').on('renders').columns(['status', 'created_at']).execute();
     },
   },
+  // The event outbox (issue 11): an event row is inserted in the same transaction as the change it reports;
+  // webhook deliveries are fanned out from it in that transaction too.
+  '0003_events': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('events_account_created')
+        .on('events')
+        .columns(['account_id', 'created_at'])
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

@@ -89,6 +89,17 @@ export interface InstancesTable {
   expires_at: string;
 }
 
+/** The outbox: every event, written in the transaction of the change that causes it (see modules/events). */
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  /** e.g. render.completed, template.created (modules/events/event-types.ts) */
+  type: string;
+  /** the event's `data` object as JSON, same shapes as the API */
+  data: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -97,6 +108,7 @@ export interface Database {
   leases: LeasesTable;
   idempotency_keys: IdempotencyTable;
   instances: InstancesTable;
+  events: EventsTable;
 }
 
 export type { Generated };

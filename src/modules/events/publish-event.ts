@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../adapters/db/schema.js';
+import { newId } from '../../lib/ids.js';
+import type { EventType } from './event-types.js';
+
+export interface NewEvent {
+  accountId: string;
+  type: EventType;
+  /** the API object the event reports (a Render, a Template, …), serialised as the API would */
+  data: unknown;
+}
+
+/**
+ * Record an event in the outbox. Call it with the transaction of the change that causes the event, so
+ * the change and its event commit together or not at all (nothing lost on kill -9, nothing sent for a
+ * change that rolled back). Returns the event id.
+ */
+export async function publishEvent(trx: Kysely<Database>, event: NewEvent, now: Date): Promise<string> {
+  const id = newId('evt');
+  await trx
+    .insertInto('events')
+    .values({
+      id,
+      account_id: event.accountId,
+      type: event.type,
+      data: JSON.stringify(event.data),
+      created_at: now.toISOString(),
+    })
+    .execute();
+  return id;
+}
