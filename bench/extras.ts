@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fillPdf } from '../src/pdf/fill/fill.js';
+import { TemplateCache } from '../src/pdf/fill/template-cache.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
 import { timeIt, type Summary, type TimeOptions } from './stats.js';
 
@@ -61,8 +62,9 @@ export async function benchUnicode(
   cacheKey: string,
   opts: TimeOptions,
 ): Promise<UnicodeResult> {
+  const cache = new TemplateCache({ maxEntries: 32, maxBytes: 256 * 1024 * 1024 });
   const fill = (values: Record<string, FillValue>) => () =>
-    fillPdf(template, analysis, { values, flatten: true }, cacheKey);
+    fillPdf(template, analysis, { values, flatten: true }, cacheKey, cache);
   const latin = fill(textValues(analysis, LATIN));
   const unicode = fill(textValues(analysis, UNICODE));
   return { latin: await timeIt(latin, opts), unicode: await timeIt(unicode, opts) };

@@ -1,10 +1,11 @@
 // Our engine called directly, template bytes and analysis already in memory: the cost of a render
 // without HTTP, storage or the worker pool. Only the engine's public functions are used.
-// fillPdf keeps the template prepared (prepare.ts) under `cacheKey`, as it does in a render worker
-// for the service's blob key; the one-time preparation is timed separately ("prepare").
+// fillPdf keeps the template prepared (prepare.ts) in a TemplateCache under `cacheKey`, as a render
+// worker does for the service's blob key; the one-time preparation is timed separately ("prepare").
 import { analyse } from '../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../src/pdf/fill/fill.js';
 import { prepareTemplate } from '../src/pdf/fill/prepare.js';
+import { TemplateCache } from '../src/pdf/fill/template-cache.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
 import { timeIt, type Summary, type TimeOptions } from './stats.js';
 
@@ -38,7 +39,8 @@ export async function benchInProcess(
     iterations: Math.min(opts.iterations, 10),
     warmup: 1,
   });
-  const fill = (flatten: boolean) => fillPdf(template, analysis, { values, flatten }, cacheKey);
+  const cache = new TemplateCache({ maxEntries: 32, maxBytes: 256 * 1024 * 1024 });
+  const fill = (flatten: boolean) => fillPdf(template, analysis, { values, flatten }, cacheKey, cache);
   // run each mode once outside the timing to keep its output and warnings
   const first = await fill(false);
   const firstFlat = await fill(true);

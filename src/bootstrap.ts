@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { Deps } from './deps.js';
+import type { CacheSizes, Config } from './config.js';
+import type { Caches, Deps } from './deps.js';
+import { Lru } from './lib/lru.js';
 import { openDatabase } from './adapters/db/database.js';
 import { heartbeatTtlMs, startHeartbeat } from './adapters/db/instances.js';
 import { FsBlobStore } from './adapters/blob/fs-blob-store.js';
@@ -58,13 +59,14 @@ export async function createRuntime(
     overrides.engine ??
     (config.limits.renderWorkers === 0
       ? // loaded only here: with the pool, the server process never loads pdf-lib and fontkit (~50 MB RSS)
-        (await import('./adapters/engine/in-process-engine.js')).inProcessEngine(config.limits)
+        (await import('./adapters/engine/in-process-engine.js')).inProcessEngine(config.limits, config.caches)
       : createPoolEngine({
           size: config.limits.renderWorkers,
           timeoutMs: config.limits.renderTimeoutMs,
           maxMemoryMb: config.limits.renderMemoryMb,
           maxWaitMs: config.limits.renderQueueWaitMs,
           limits: config.limits,
+          templateCache: { maxEntries: config.caches.templateEntries, maxBytes: config.caches.templateMb * MB },
           onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
         }));
   const signingKey = overrides.signingKey ?? loadSigningKey(config);
@@ -80,6 +82,7 @@ export async function createRuntime(
     signingKey,
     log,
     metrics: overrides.metrics ?? new PromMetrics(engine),
+    caches: overrides.caches ?? createCaches(config.caches),
     instanceId: heartbeat.id,
     async close() {
       await engine.close?.();
@@ -88,6 +91,17 @@ export async function createRuntime(
       await heartbeat.stop();
       await dbHandle.close();
     },
+  };
+}
+
+const MB = 1024 * 1024;
+/** Entry cap of the template file cache: its budget is in bytes, the cap only bounds bookkeeping. */
+const TEMPLATE_FILES_MAX = 512;
+
+function createCaches(sizes: CacheSizes): Caches {
+  return {
+    templateFiles: new Lru(TEMPLATE_FILES_MAX, sizes.templateFilesMb * MB, (b) => b.byteLength),
+    analyses: new Lru(sizes.analysisEntries),
   };
 }
 

@@ -18,6 +18,7 @@ export interface Config {
   /** HMAC secret for download links; generated and kept in DATA_DIR when not given. */
   signingSecret?: string;
   limits: Limits;
+  caches: CacheSizes;
   s3?: { bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
   redisUrl?: string;
   /** when set, GET /metrics requires `Authorization: Bearer <token>` */
@@ -60,6 +61,18 @@ export interface Limits {
   bodyDrainMs: number;
   /** Longest a request waits for a connected Redis (rate limits) before failing open, ms. */
   redisTimeoutMs: number;
+}
+
+/** Sizes of the in-memory caches, built by the composition roots (src/bootstrap.ts, the engines). */
+export interface CacheSizes {
+  /** Prepared templates kept by each engine (every render worker, or the in-process engine). */
+  templateEntries: number;
+  /** Their memory budget per engine, MiB (default: a quarter of RENDER_MEMORY_MB). */
+  templateMb: number;
+  /** Template PDF files kept by the server (saves a blob-store read per render), MiB. */
+  templateFilesMb: number;
+  /** Parsed template analyses kept by the server. */
+  analysisEntries: number;
 }
 
 export class ConfigError extends Error {
@@ -143,6 +156,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 2_000, 100, 60_000),
   };
 
+  const caches: CacheSizes = {
+    templateEntries: int('TEMPLATE_CACHE_ENTRIES', 32, 0, 100_000),
+    // A quarter of a worker's budget: prepared templates stay well inside it, renders keep the rest.
+    templateMb: int('TEMPLATE_CACHE_MB', Math.floor(limits.renderMemoryMb / 4), 0, 64 * 1024),
+    templateFilesMb: int('TEMPLATE_FILE_CACHE_MB', 256, 0, 64 * 1024),
+    analysisEntries: int('ANALYSIS_CACHE_ENTRIES', 256, 0, 100_000),
+  };
+
   let s3: Config['s3'];
   const bucket = str('S3_BUCKET');
   if (bucket) {
@@ -176,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     signingSecret,
     limits,
+    caches,
     s3,
     redisUrl,
     metricsToken,

@@ -7,6 +7,19 @@ import type { RenderEngine } from './ports/render-engine.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './ports/metrics.js';
+import type { Lru } from './lib/lru.js';
+import type { TemplateAnalysis } from './pdf/types.js';
+
+/**
+ * The server's in-memory caches, sized from Config (CacheSizes). Both are keyed by blob key: a key
+ * names one immutable template file version, so an entry never goes stale.
+ */
+export interface Caches {
+  /** template PDFs: saves a blob-store round trip (an S3 GET) on every render */
+  templateFiles: Lru<string, Uint8Array>;
+  /** parsed template analyses: saves a JSON.parse of the stored analysis on every render */
+  analyses: Lru<string, TemplateAnalysis>;
+}
 
 /** Everything a use case may touch, built once in the composition root (src/bootstrap.ts). */
 export interface Deps {
@@ -22,6 +35,7 @@ export interface Deps {
   signingKey: Buffer;
   log: Logger;
   metrics: Metrics;
+  caches: Caches;
   /** this server process in the `instances` liveness table (see adapters/db/instances.ts) */
   instanceId: string;
 }

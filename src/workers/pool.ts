@@ -16,14 +16,14 @@ import { PdfEngineError } from '../pdf/types.js';
 import { rssMb } from './memory.js';
 import { workerScript } from './worker-script.js';
 import {
-  ENV_MEMORY_MB,
-  ENV_TEMPLATE_CACHE_MB,
+  ENV_SETTINGS,
   ENV_TEST_HOLD_DIR,
   ENV_TEST_JOBS,
   EXIT_OVER_MEMORY,
   type JobKind,
   type JobMessage,
   type WorkerMessage,
+  type WorkerSettings,
 } from './protocol.js';
 
 import { EngineBusyError, EngineCrashedError } from '../errors.js';
@@ -43,6 +43,8 @@ export interface PoolOptions {
    * burst is admitted as far as it can be served in time and the rest is shed before any work.
    */
   maxWaitMs?: number;
+  /** Each worker's prepared-template cache; default 32 templates in a quarter of `maxMemoryMb`. */
+  templateCache?: WorkerSettings['templateCache'];
   /** Told when a worker is stopped or dies (timeouts, memory, crashes). */
   onWorkerLost?: (event: { pid?: number; reason: StopReason; kind?: JobKind; rssMb?: number }) => void;
   /** @internal Tests only: lets workers run the hostile jobs of test-jobs.ts. */
@@ -234,6 +236,17 @@ export class WorkerPool {
     }
   }
 
+  private settings(): WorkerSettings {
+    return {
+      memoryMb: this.opts.maxMemoryMb,
+      // Prepared templates stay well inside the worker's memory budget unless configured otherwise.
+      templateCache: this.opts.templateCache ?? {
+        maxEntries: 32,
+        maxBytes: Math.floor(this.opts.maxMemoryMb / 4) * 1024 * 1024,
+      },
+    };
+  }
+
   private spawn(): void {
     const child = fork(this.script!, [], {
       // Our own flags only: the parent's (tsx loader, --inspect) must not leak into workers.
@@ -244,11 +257,9 @@ export class WorkerPool {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
         ...process.env,
-        [ENV_MEMORY_MB]: String(this.opts.maxMemoryMb),
+        [ENV_SETTINGS]: JSON.stringify(this.settings()),
         [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '',
         [ENV_TEST_HOLD_DIR]: this.opts.testJobs ? (this.opts.testHoldDir ?? '') : '',
-        // Prepared templates stay well inside the worker's memory budget (unless the operator says otherwise).
-        [ENV_TEMPLATE_CACHE_MB]: process.env[ENV_TEMPLATE_CACHE_MB] || String(Math.floor(this.opts.maxMemoryMb / 4)),
       },
     });
     // Renders are batch work: below-normal priority keeps the API's event loop (auth, health checks,

@@ -41,10 +41,19 @@ export interface FillReply {
 /** Exit code a worker uses when its own memory sampler finds it over budget. */
 export const EXIT_OVER_MEMORY = 71;
 
+/**
+ * What a worker is told when it starts (JSON in the ENV_SETTINGS env var): its budgets, from the
+ * server's Config. The worker's composition root (render-worker.ts) builds its caches from them.
+ */
+export interface WorkerSettings {
+  /** resident memory budget, MiB (the worker's own fallback check where the pool cannot read /proc) */
+  memoryMb: number;
+  /** the worker's prepared-template cache */
+  templateCache: { maxEntries: number; maxBytes: number };
+}
+
 /** Env vars the pool sets for its workers. */
-export const ENV_MEMORY_MB = 'FORMCAST_WORKER_MEMORY_MB';
+export const ENV_SETTINGS = 'FORMCAST_WORKER_SETTINGS';
 export const ENV_TEST_JOBS = 'FORMCAST_WORKER_TEST_JOBS';
 /** Tests only (with test jobs): each job first writes `<dir>/<pid>` and waits until the test removes it. */
 export const ENV_TEST_HOLD_DIR = 'FORMCAST_WORKER_TEST_HOLD_DIR';
-/** Memory budget of a worker's prepared-template cache, MiB (read by src/pdf/fill/fill.ts). */
-export const ENV_TEMPLATE_CACHE_MB = 'FORMCAST_TEMPLATE_CACHE_MB';

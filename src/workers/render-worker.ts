@@ -1,18 +1,27 @@
 // A render worker: a child process that runs one engine job at a time for the pool (pool.ts).
 // Engine errors cross back with their code and message; anything else is logged here, on this
 // process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
+// This file is the worker process's composition root: its caches are built here, sized by the
+// settings the pool passes (protocol.ts WorkerSettings).
 import { analyse } from '../pdf/analysis/analyse.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
+import { TemplateCache } from '../pdf/fill/template-cache.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
 import {
-  ENV_MEMORY_MB,
+  ENV_SETTINGS,
   ENV_TEST_HOLD_DIR,
   ENV_TEST_JOBS,
   EXIT_OVER_MEMORY,
   type FillReply,
   type JobMessage,
   type WorkerMessage,
+  type WorkerSettings,
 } from './protocol.js';
+
+const settings = JSON.parse(process.env[ENV_SETTINGS] ?? 'null') as WorkerSettings | null;
+if (!settings) throw new Error(`${ENV_SETTINGS} is not set: render workers are started by the pool (pool.ts)`);
+/** The templates this worker has prepared, by the caller's cache key. */
+const templates = new TemplateCache(settings.templateCache);
 
 // biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Handler = (...args: any[]) => Promise<unknown>;
@@ -33,10 +42,10 @@ async function fill(
 ): Promise<FillReply> {
   const parts =
     template && analysis
-      ? await fillParts(template, analysis, request, cacheKey)
+      ? await fillParts(template, analysis, request, cacheKey, templates)
       : cacheKey === undefined
         ? undefined
-        : await fillCachedParts(cacheKey, request);
+        : await fillCachedParts(templates, cacheKey, request);
   if (!parts) throw new CacheMiss();
   const { baseId, base, update, warnings } = parts;
   return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings };
@@ -98,7 +107,7 @@ process.on('uncaughtException', (err) => {
 // Fallback memory bound for platforms without /proc, where the pool cannot watch our RSS from outside.
 // It only runs between async steps, so a long synchronous parse can overshoot; on Linux the pool's
 // outside watch catches that too.
-const budgetMb = Number(process.env[ENV_MEMORY_MB]);
+const budgetMb = settings.memoryMb;
 if (budgetMb > 0) {
   setInterval(() => {
     if (process.memoryUsage.rss() > budgetMb * 1024 * 1024) process.exit(EXIT_OVER_MEMORY);

@@ -28,6 +28,19 @@ describe('configuration', () => {
     }
   });
 
+  it('sizes the caches from the environment, the template cache a quarter of a worker by default', () => {
+    expect(loadConfig({}).caches).toEqual({
+      templateEntries: 32,
+      templateMb: 128,
+      templateFilesMb: 256,
+      analysisEntries: 256,
+    });
+    expect(loadConfig({ RENDER_MEMORY_MB: '1024' }).caches.templateMb).toBe(256);
+    const c = loadConfig({ TEMPLATE_CACHE_ENTRIES: '0', TEMPLATE_CACHE_MB: '64', TEMPLATE_FILE_CACHE_MB: '0' });
+    expect(c.caches).toMatchObject({ templateEntries: 0, templateMb: 64, templateFilesMb: 0 });
+    expect(() => loadConfig({ ANALYSIS_CACHE_ENTRIES: '-1' })).toThrow(/ANALYSIS_CACHE_ENTRIES/);
+  });
+
   it('merges plan overrides and refuses unknown plans or settings', () => {
     expect(resolvePlans({ Free: { rendersPerMonth: 3 } }).Free.rendersPerMonth).toBe(3);
     expect(resolvePlans({ Free: { rendersPerMonth: 3 } }).Free.templates).toBe(5);

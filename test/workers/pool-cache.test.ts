@@ -9,7 +9,6 @@ import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import type { FillRequest, TemplateAnalysis } from '../../src/pdf/types.js';
 import { WorkerPool } from '../../src/workers/pool.js';
-import { ENV_TEMPLATE_CACHE_MB } from '../../src/workers/protocol.js';
 import { corpusDir } from '../helpers/corpus.js';
 
 const dir = corpusDir();
@@ -23,17 +22,14 @@ function request(analysis: TemplateAnalysis): FillRequest {
   return { values, flatten: true };
 }
 
-function onePool(): PoolEngine {
-  return poolEngine(new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 512, maxQueue: 4 }), {});
+function onePool(templateCache?: { maxEntries: number; maxBytes: number }): PoolEngine {
+  return poolEngine(new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 512, maxQueue: 4, templateCache }), {});
 }
 
 describe.skipIf(!dir)('pool template cache', () => {
   let engine: PoolEngine | undefined;
-  const saved = process.env[ENV_TEMPLATE_CACHE_MB];
   afterEach(async () => {
     await engine?.close();
-    if (saved === undefined) delete process.env[ENV_TEMPLATE_CACHE_MB];
-    else process.env[ENV_TEMPLATE_CACHE_MB] = saved;
   });
 
   it('sends a worker the template once per cache key', async () => {
@@ -67,10 +63,9 @@ describe.skipIf(!dir)('pool template cache', () => {
   });
 
   it('resends the bytes when the worker no longer holds the template', async () => {
-    process.env[ENV_TEMPLATE_CACHE_MB] = '0'; // workers keep nothing: every job without bytes misses
     const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', LUX)));
     const analysis = await analyse(bytes);
-    engine = onePool();
+    engine = onePool({ maxEntries: 32, maxBytes: 0 }); // the worker keeps nothing: every job without bytes misses
     const first = await engine.fill(bytes, analysis, request(analysis), 'lux@v1');
     const second = await engine.fill(bytes, analysis, request(analysis), 'lux@v1'); // sent bare, missed, resent
     expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);

@@ -38,7 +38,7 @@ async function loopDelay<T>(
 }
 
 describe.skipIf(!dir)('pool engine', () => {
-  const local = inProcessEngine(LIMITS);
+  const local = inProcessEngine(LIMITS, { templateEntries: 32, templateMb: 128 });
   const engine = createPoolEngine({ size: 2, timeoutMs: 30_000, maxMemoryMb: 512, limits: LIMITS });
   afterAll(() => engine.close());
 

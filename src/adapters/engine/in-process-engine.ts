@@ -1,12 +1,19 @@
 import type { RenderEngine } from '../../ports/render-engine.js';
 import { analyse } from '../../pdf/analysis/analyse.js';
 import { fillPdf } from '../../pdf/fill/fill.js';
-import type { Limits } from '../../config.js';
+import { TemplateCache } from '../../pdf/fill/template-cache.js';
+import type { CacheSizes, Limits } from '../../config.js';
 
-/** The PDF engine called directly on the event loop (CLI, tests). */
-export function inProcessEngine(limits: Pick<Limits, 'maxPages' | 'maxFields'>): RenderEngine {
+const MB = 1024 * 1024;
+
+/** The PDF engine called directly on the event loop (RENDER_WORKERS=0, tests), with its own template cache. */
+export function inProcessEngine(
+  limits: Pick<Limits, 'maxPages' | 'maxFields'>,
+  caches: Pick<CacheSizes, 'templateEntries' | 'templateMb'>,
+): RenderEngine {
+  const templates = new TemplateCache({ maxEntries: caches.templateEntries, maxBytes: caches.templateMb * MB });
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
-    fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey),
+    fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),
   };
 }

@@ -23,6 +23,8 @@ export interface PoolEngineOptions {
   maxWaitMs?: number;
   /** Template limits passed to analyse. */
   limits?: { maxPages?: number; maxFields?: number };
+  /** Each worker's prepared-template cache; default 32 templates in a quarter of `maxMemoryMb`. */
+  templateCache?: PoolOptions['templateCache'];
   onWorkerLost?: PoolOptions['onWorkerLost'];
 }
 
@@ -40,6 +42,7 @@ export function createPoolEngine(options: PoolEngineOptions = {}): PoolEngine {
     maxMemoryMb: options.maxMemoryMb ?? 512,
     maxQueue: options.maxQueue ?? size * 256,
     maxWaitMs: options.maxWaitMs ?? 10_000,
+    templateCache: options.templateCache,
     onWorkerLost: options.onWorkerLost,
   });
   return poolEngine(pool, options.limits ?? {});

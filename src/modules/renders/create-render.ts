@@ -45,7 +45,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
 
   // 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input
   const template = await loadTemplate(deps, account.id, input.templateId);
-  const analysis = parseAnalysis(template);
+  const analysis = parseAnalysis(deps, template);
   const { values, warnings } = validateData(analysis.fields, input.data, {
     strict: options.strict,
     locale: options.locale,

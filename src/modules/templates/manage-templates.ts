@@ -76,9 +76,9 @@ export async function getTemplate(deps: Pick<Deps, 'db'>, accountId: string, id:
   return toTemplateView(await loadTemplate(deps, accountId, id));
 }
 
-export async function getTemplateSchema(deps: Pick<Deps, 'db'>, accountId: string, id: string) {
+export async function getTemplateSchema(deps: Pick<Deps, 'db' | 'caches'>, accountId: string, id: string) {
   const row = await loadTemplate(deps, accountId, id);
-  const analysis = parseAnalysis(row);
+  const analysis = parseAnalysis(deps, row);
   return {
     templateId: row.id,
     templateName: row.name,

@@ -2,7 +2,6 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import type { TemplatesTable } from '../../adapters/db/schema.js';
 import type { AnalysedField, TemplateAnalysis } from '../../pdf/types.js';
-import { Lru } from '../../lib/lru.js';
 
 export interface TemplateView {
   id: string;
@@ -55,10 +54,12 @@ export async function loadTemplate(
   return row;
 }
 
-// Parsed analyses by blob key: a key names one immutable file version, so an entry never goes stale.
-const analyses = new Lru<string, TemplateAnalysis>(256);
-
-export function parseAnalysis(row: Pick<TemplateRow, 'analysis' | 'blob_key'>): TemplateAnalysis {
+/** A template's stored analysis, parsed once per file version (see Caches in deps.ts). */
+export function parseAnalysis(
+  deps: Pick<Deps, 'caches'>,
+  row: Pick<TemplateRow, 'analysis' | 'blob_key'>,
+): TemplateAnalysis {
+  const analyses = deps.caches.analyses;
   let analysis = analyses.get(row.blob_key);
   if (!analysis) {
     analysis = JSON.parse(row.analysis) as TemplateAnalysis;

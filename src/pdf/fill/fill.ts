@@ -2,12 +2,11 @@
 // watermarked) PDF bytes out. Every value we set gets an appearance stream of its own, so no viewer
 // depends on /NeedAppearances. Failures become PdfEngineError, never a raw library error.
 //
-// A template is prepared once (prepare.ts: parse, normalize, base file, field index) and kept in an
-// LRU cache keyed by the caller's cache key (unique per template version, e.g. its blob key) or,
-// without one, by a hash of its bytes; each render is then an incremental update on the base.
-import { createHash } from 'node:crypto';
-import { joinParts, prepareTemplate, renderPreparedParts, type PreparedTemplate } from './prepare.js';
-import { TemplateCache } from './template-cache.js';
+// A template is prepared once (prepare.ts: parse, normalize, base file, field index) and, when the
+// caller passes a TemplateCache (template-cache.ts, built by the engine's composition root), kept there
+// under the caller's cache key; each render is then an incremental update on the base.
+import { joinParts, prepareTemplate, renderPreparedParts } from './prepare.js';
+import type { TemplateCache } from './template-cache.js';
 import {
   PdfEngineError,
   type FillRequest,
@@ -15,47 +14,6 @@ import {
   type RenderParts,
   type TemplateAnalysis,
 } from '../types.js';
-
-const MB = 1024 * 1024;
-const envInt = (name: string, def: number) => {
-  const n = Number(process.env[name]);
-  return Number.isFinite(n) && n >= 0 && process.env[name] !== '' && process.env[name] !== undefined ? n : def;
-};
-
-/** Prepared templates of this process (a render worker has its own). */
-export const templateCache = new TemplateCache({
-  maxEntries: envInt('FORMCAST_TEMPLATE_CACHE_ENTRIES', 32),
-  maxBytes: envInt('FORMCAST_TEMPLATE_CACHE_MB', 256) * MB,
-});
-const preparing = new Map<string, Promise<PreparedTemplate>>();
-
-/** A template prepared with and without URI links is two preparations. */
-function cacheKeyOf(template: Uint8Array, cacheKey: string | undefined, keepUriLinks = false): string {
-  const links = keepUriLinks ? ':links' : '';
-  return cacheKey !== undefined
-    ? `key:${cacheKey}${links}`
-    : `sha256:${createHash('sha256').update(template).digest('hex')}${links}`;
-}
-
-async function prepared(
-  key: string,
-  template: Uint8Array,
-  analysis: TemplateAnalysis,
-  keepUriLinks: boolean,
-): Promise<PreparedTemplate> {
-  const hit = templateCache.get(key);
-  // The length check catches a caller reusing a key for different bytes (cheaply, not fully).
-  if (hit && hit.sourceLength === template.length) return hit;
-  let pending = preparing.get(key);
-  if (!pending) {
-    pending = prepareTemplate(template, analysis, { keepUriLinks }).finally(() => preparing.delete(key));
-    preparing.set(key, pending);
-    const p = await pending;
-    templateCache.set(key, p);
-    return p;
-  }
-  return pending;
-}
 
 function engineError(err: unknown): PdfEngineError {
   if (err instanceof PdfEngineError) {
@@ -67,16 +25,18 @@ function engineError(err: unknown): PdfEngineError {
 }
 
 /**
- * Fills a template. `cacheKey` names the template version (unique per content); without it the
- * bytes are hashed to find the prepared template.
+ * Fills a template. With a `cache`, the template is prepared once and kept under `cacheKey` (which names
+ * the template version, unique per content; without it the bytes are hashed); without one, every call
+ * prepares it afresh.
  */
 export async function fillPdf(
   template: Uint8Array,
   analysis: TemplateAnalysis,
   request: FillRequest,
   cacheKey?: string,
+  cache?: TemplateCache,
 ): Promise<FillResult> {
-  return joinParts(await fillParts(template, analysis, request, cacheKey));
+  return joinParts(await fillParts(template, analysis, request, cacheKey, cache));
 }
 
 /** fillPdf with the output kept as base + update (a render worker sends the base only once). */
@@ -85,21 +45,26 @@ export async function fillParts(
   analysis: TemplateAnalysis,
   request: FillRequest,
   cacheKey?: string,
+  cache?: TemplateCache,
 ): Promise<RenderParts> {
   try {
     const keep = request.keepUriLinks ?? false;
-    return await renderPreparedParts(
-      await prepared(cacheKeyOf(template, cacheKey, keep), template, analysis, keep),
-      request,
-    );
+    const prepared = cache
+      ? await cache.prepared(template, analysis, cacheKey, keep)
+      : await prepareTemplate(template, analysis, { keepUriLinks: keep });
+    return await renderPreparedParts(prepared, request);
   } catch (err) {
     throw engineError(err);
   }
 }
 
 /** A render from the cache alone, as base + update: undefined when no template is prepared under `cacheKey`. */
-export async function fillCachedParts(cacheKey: string, request: FillRequest): Promise<RenderParts | undefined> {
-  const hit = templateCache.get(cacheKeyOf(new Uint8Array(0), cacheKey, request.keepUriLinks));
+export async function fillCachedParts(
+  cache: TemplateCache,
+  cacheKey: string,
+  request: FillRequest,
+): Promise<RenderParts | undefined> {
+  const hit = cache.get(cacheKey, request.keepUriLinks);
   if (!hit) return undefined;
   try {
     return await renderPreparedParts(hit, request);

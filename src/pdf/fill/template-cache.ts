@@ -1,5 +1,10 @@
-// A least-recently-used cache of prepared templates, bounded by count and by approximate memory.
-import type { PreparedTemplate } from './prepare.js';
+// The prepared templates of one engine (a render worker, or the in-process engine): least recently used
+// out first, bounded by count and by approximate memory. The engine's composition root builds it with
+// sizes from Config and passes it to fill.ts; nothing here lives at module level.
+import { createHash } from 'node:crypto';
+import { Lru } from '../../lib/lru.js';
+import type { TemplateAnalysis } from '../types.js';
+import { prepareTemplate, type PreparedTemplate } from './prepare.js';
 
 export interface TemplateCacheOptions {
   maxEntries: number;
@@ -7,45 +12,50 @@ export interface TemplateCacheOptions {
 }
 
 export class TemplateCache {
-  /** Map iteration order is insertion order: the first key is the least recently used. */
-  private readonly entries = new Map<string, PreparedTemplate>();
-  private bytes = 0;
+  private readonly entries: Lru<string, PreparedTemplate>;
+  /** preparations under way: renders arriving meanwhile wait for the same one */
+  private readonly preparing = new Map<string, Promise<PreparedTemplate>>();
 
-  constructor(private readonly opts: TemplateCacheOptions) {}
+  constructor(opts: TemplateCacheOptions) {
+    // One template bigger than the whole budget is used once and not kept (Lru's rule).
+    this.entries = new Lru(opts.maxEntries, opts.maxBytes, (p) => p.approxBytes);
+  }
 
-  get(key: string): PreparedTemplate | undefined {
+  /** The template prepared under `cacheKey`, if this cache still holds it. */
+  get(cacheKey: string, keepUriLinks = false): PreparedTemplate | undefined {
+    return this.entries.get(keyOf(new Uint8Array(0), cacheKey, keepUriLinks));
+  }
+
+  /**
+   * The template prepared once and kept under `cacheKey` (unique per template version) or, without one,
+   * under a hash of its bytes.
+   */
+  async prepared(
+    template: Uint8Array,
+    analysis: TemplateAnalysis,
+    cacheKey: string | undefined,
+    keepUriLinks: boolean,
+  ): Promise<PreparedTemplate> {
+    const key = keyOf(template, cacheKey, keepUriLinks);
     const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
+    // The length check catches a caller reusing a key for different bytes (cheaply, not fully).
+    if (hit && hit.sourceLength === template.length) return hit;
+    let pending = this.preparing.get(key);
+    if (!pending) {
+      pending = prepareTemplate(template, analysis, { keepUriLinks }).finally(() => this.preparing.delete(key));
+      this.preparing.set(key, pending);
+      const p = await pending;
+      this.entries.set(key, p);
+      return p;
     }
-    return hit;
+    return pending;
   }
+}
 
-  set(key: string, prepared: PreparedTemplate): void {
-    this.delete(key);
-    // One template bigger than the whole budget is used once and not kept.
-    if (prepared.approxBytes > this.opts.maxBytes || this.opts.maxEntries < 1) return;
-    this.entries.set(key, prepared);
-    this.bytes += prepared.approxBytes;
-    for (const [k] of this.entries) {
-      if (this.entries.size <= this.opts.maxEntries && this.bytes <= this.opts.maxBytes) break;
-      this.delete(k);
-    }
-  }
-
-  delete(key: string): void {
-    const old = this.entries.get(key);
-    if (!old) return;
-    this.entries.delete(key);
-    this.bytes -= old.approxBytes;
-  }
-
-  has(key: string): boolean {
-    return this.entries.has(key);
-  }
-
-  stats(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
-  }
+/** A template prepared with and without URI links is two preparations. */
+function keyOf(template: Uint8Array, cacheKey: string | undefined, keepUriLinks: boolean): string {
+  const links = keepUriLinks ? ':links' : '';
+  return cacheKey !== undefined
+    ? `key:${cacheKey}${links}`
+    : `sha256:${createHash('sha256').update(template).digest('hex')}${links}`;
 }
