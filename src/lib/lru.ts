@@ -21,6 +21,11 @@ export class Lru<K, V> {
     return v;
   }
 
+  /** Whether the key is held, without counting as a use. */
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+
   set(key: K, value: V): void {
     this.delete(key);
     const w = this.weigh(value);

@@ -13,6 +13,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { PdfEngineError } from '../pdf/types.js';
+import { Lru } from '../lib/lru.js';
 import { rssMb } from './memory.js';
 import { workerScript } from './worker-script.js';
 import {
@@ -102,8 +103,8 @@ interface Worker {
   dead: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
-  /** cache keys this worker has prepared (as far as the pool knows), oldest first */
-  keys: Set<string>;
+  /** cache keys this worker has prepared (as far as the pool knows), least recently used first out */
+  keys: Lru<string, true>;
 }
 
 /** How often busy workers' RSS is read. At ~2 GB/s of allocation a worker overshoots by ≤ ~50 MB. */
@@ -271,7 +272,7 @@ export class WorkerPool {
         /* not permitted here */
       }
     }
-    const w: Worker = { child, ready: false, dead: false, keys: new Set() };
+    const w: Worker = { child, ready: false, dead: false, keys: new Lru(MAX_KEYS_PER_WORKER) };
     this.workers.push(w); // referenced while starting: a job is waiting for it
     const startTimer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS).unref();
     child.on('message', (msg: WorkerMessage) => {
@@ -331,9 +332,7 @@ export class WorkerPool {
   }
 
   private remember(w: Worker, key: string): void {
-    w.keys.delete(key);
-    w.keys.add(key);
-    if (w.keys.size > MAX_KEYS_PER_WORKER) w.keys.delete(w.keys.values().next().value!);
+    w.keys.set(key, true);
   }
 
   /** Detaches and returns the worker's job. */

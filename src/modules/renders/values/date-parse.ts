@@ -1,5 +1,6 @@
 // Reading date inputs for render data: ISO 8601 (extended format) or the locale's short date, and
 // moving a date-time into the render's time zone. Pure; only Intl (Node ships full ICU).
+import { Lru } from '../../../lib/lru.js';
 
 /** A calendar date and wall-clock time, with no zone attached. month is 1-12. */
 export interface CivilDateTime {
@@ -24,18 +25,27 @@ const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(?:([aApP])\.?[mM]\.?)?$/;
 
-/** Small bounded cache: Intl constructors are slow, and a hostile caller could vary locales forever. */
-export function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+/** Intl objects kept per memo: constructors are slow, and a hostile caller could vary locales forever. */
+const MEMO_ENTRIES = 64;
+
+/**
+ * A memo of a pure function of its key (Intl data, which never changes in a process). Module-level on
+ * purpose: it holds no state a caller could observe (see docs/decisions.md, "Code health moves").
+ */
+export function memo<T>(): Lru<string, T> {
+  return new Lru<string, T>(MEMO_ENTRIES);
+}
+
+export function cached<T>(cache: Lru<string, T>, key: string, make: () => T): T {
   let value = cache.get(key);
   if (value === undefined) {
-    if (cache.size >= 64) cache.clear();
     value = make();
     cache.set(key, value);
   }
   return value;
 }
 
-const zoneCache = new Map<string, Intl.DateTimeFormat | null>();
+const zoneCache = memo<Intl.DateTimeFormat | null>();
 function offsetFormatter(timeZone: string): Intl.DateTimeFormat | null {
   return cached(zoneCache, timeZone, () => {
     try {
@@ -51,7 +61,7 @@ export function isValidTimeZone(timeZone: string): boolean {
   return typeof timeZone === 'string' && timeZone.length <= 100 && offsetFormatter(timeZone) !== null;
 }
 
-const localeCache = new Map<string, boolean>();
+const localeCache = memo<boolean>();
 /** True for a well-formed BCP 47 tag whose language ICU has data for ("fr-FR", "en", not "xx-XX"). */
 export function isSupportedLocale(locale: string): boolean {
   if (typeof locale !== 'string' || locale.length === 0 || locale.length > 100) return false;
@@ -132,7 +142,7 @@ export interface LocaleDateShape {
   hint: string;
 }
 
-const shapeCache = new Map<string, LocaleDateShape>();
+const shapeCache = memo<LocaleDateShape>();
 export function localeDateShape(locale: string): LocaleDateShape {
   return cached(shapeCache, locale, () => {
     const parts = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).formatToParts(

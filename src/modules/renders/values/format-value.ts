@@ -18,6 +18,7 @@
 import type { FieldFormat } from '../../../pdf/types.js';
 import {
   cached,
+  memo,
   civilToEpoch,
   isValidTimeZone,
   parseDateInput,
@@ -50,7 +51,7 @@ function clampInt(n: number, min: number, max: number): number {
 
 // ---- dates -------------------------------------------------------------------------------------
 
-const nameCache = new Map<string, string[]>();
+const nameCache = memo<string[]>();
 function isEnglish(locale: string): boolean {
   return /^en(?:-|$)/i.test(locale);
 }
@@ -138,7 +139,7 @@ export function formatDatePattern(v: CivilDateTime, pattern: string, locale: str
   });
 }
 
-const shortDateCache = new Map<string, { date: Intl.DateTimeFormat; year: Intl.DateTimeFormat }>();
+const shortDateCache = memo<{ date: Intl.DateTimeFormat; year: Intl.DateTimeFormat }>();
 
 /** The locale's short date (Intl dateStyle 'short') with the year always written in full. */
 export function formatLocaleShortDate(v: CivilDateTime, locale: string): string {
@@ -176,7 +177,7 @@ export function formatDateValue(input: string, format: FieldFormat | undefined, 
 
 // ---- numbers -----------------------------------------------------------------------------------
 
-const fixedCache = new Map<string, Intl.NumberFormat>();
+const fixedCache = memo<Intl.NumberFormat>();
 
 /** |value| × 10^shift with exactly `decimals` decimals, "." as the point, no grouping. */
 function fixedDigits(value: number, decimals: number, shift = 0): string {
@@ -226,7 +227,7 @@ export function formatAfPercent(value: number, decimals: number, sepStyle: numbe
   return `${value < 0 && /[1-9]/.test(body) ? '-' : ''}${body}%`;
 }
 
-const localeNumberCache = new Map<string, Intl.NumberFormat>();
+const localeNumberCache = memo<Intl.NumberFormat>();
 
 /** A number field's value: the field's AFNumber/AFPercent format, else the locale's grouping and point. */
 export function formatNumberValue(value: number, format: FieldFormat | undefined, locale: string): FormatResult {
