@@ -55,7 +55,7 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly clock: Clock;
   private readonly log?: Pick<Logger, 'warn'>;
   private readonly prefix: string;
-  private lastWarn = 0;
+  private lastWarn = -Infinity;
 
   constructor(url: string, options: RedisRateLimiterOptions) {
     this.clock = options.clock;
@@ -104,7 +104,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   private warn(err: unknown): void {
-    const now = Date.now();
+    const now = performance.now(); // an interval: the monotonic timer, not the clock
     if (now - this.lastWarn < WARN_EVERY_MS) return;
     this.lastWarn = now;
     this.log?.warn({ err }, 'rate limiter: Redis unavailable, allowing requests (fail-open)');

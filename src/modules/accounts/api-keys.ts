@@ -101,7 +101,7 @@ export async function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: 
 }
 
 /** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
-export async function authenticateKey(deps: Pick<Deps, 'db'>, secret: string) {
+export async function authenticateKey(deps: Pick<Deps, 'db' | 'clock'>, secret: string) {
   if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
   const found = await deps.db
     .selectFrom('api_keys')
@@ -122,8 +122,8 @@ export async function authenticateKey(deps: Pick<Deps, 'db'>, secret: string) {
 const TOUCH_EVERY_MS = 60_000;
 
 /** Record `lastUsedAt`, at most once a minute per key so that it costs no write on most requests. */
-async function touchKey(deps: Pick<Deps, 'db'>, keyId: string): Promise<void> {
-  const now = new Date();
+async function touchKey(deps: Pick<Deps, 'db' | 'clock'>, keyId: string): Promise<void> {
+  const now = deps.clock.now();
   await deps.db
     .updateTable('api_keys')
     .set({ last_used_at: now.toISOString() })
