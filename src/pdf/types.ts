@@ -24,6 +24,15 @@ export type FieldFormat =
   | { kind: 'special'; psf: number } // AFSpecial_Format(0..3): zip, zip+4, phone, SSN
   | { kind: 'specialEx'; mask: string }; // AFSpecial_KeystrokeEx / FormatEx mask
 
+/** [x1, y1, x2, y2] in PDF user space (points, origin at the page's bottom left), x1 <= x2, y1 <= y2. */
+export type Rect = [number, number, number, number];
+
+export interface WidgetPlacement {
+  /** 1-based page */
+  page: number;
+  rect: Rect;
+}
+
 /** One fillable field as the analyser found it. */
 export interface AnalysedField {
   /** Key for render `data`: short, readable, unique within the template, stable for the same file. */
@@ -38,6 +47,11 @@ export interface AnalysedField {
    * checkbox: not set.
    */
   options?: string[];
+  /**
+   * The field's tooltip (/TU), null when it has none. Always set by analyse(); absent only in analyses
+   * stored before it existed (the template view backfills them: docs/decisions.md).
+   */
+  label?: string | null;
   pdfMeta: {
     /** Fully qualified PDF name (partial names joined by "."). Render `data` accepts it as a key too. */
     originalName: string;
@@ -45,6 +59,12 @@ export interface AnalysedField {
     page: number;
     /** Present and true only for read-only fields; they are not filled. */
     readOnly?: boolean;
+    /** The first widget's /Rect on `page`, normalised; always set by analyse() (see `label`). */
+    rect?: Rect;
+    /** Every widget placed on a page, in order: only when there are several. */
+    widgets?: WidgetPlacement[];
+    /** Present and true only for combo boxes with the Edit flag: any text is accepted. */
+    editable?: true;
   };
   /** Engine-internal details, not part of the public schema. */
   detail: FieldDetail;

@@ -45,6 +45,8 @@ export interface PdfjsWidget {
   /** the annotation's /F flags (4 Print, 2 Hidden, 32 NoView) */
   flags: number;
   fieldName: string;
+  /** the widget's own /TU, "" when it has none (pdf.js does not look at the parent field) */
+  alternativeText: string;
 }
 
 /** Opens `bytes` with pdf.js and reads its fields and, when asked, the text of every page. */
@@ -71,9 +73,16 @@ export async function readWithPdfjs(bytes: Uint8Array, opts: { text?: boolean } 
         rect?: number[];
         annotationFlags?: number;
         fieldName?: string;
+        alternativeText?: string;
       }[]) {
         if (a.subtype === 'Widget' && a.rect)
-          widgets.push({ page: i - 1, rect: a.rect, flags: a.annotationFlags ?? 0, fieldName: a.fieldName ?? '' });
+          widgets.push({
+            page: i - 1,
+            rect: a.rect,
+            flags: a.annotationFlags ?? 0,
+            fieldName: a.fieldName ?? '',
+            alternativeText: a.alternativeText ?? '',
+          });
       }
       if (opts.text) {
         const content = await page.getTextContent();

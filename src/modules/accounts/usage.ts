@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import type { PlanName } from './plans.js';
 import { monthOf } from './quotas.js';
+import { countRendersThisMonth } from '../renders/render-records.js';
 
 export interface Usage {
   plan: PlanName;
@@ -9,18 +10,6 @@ export interface Usage {
   templates: { used: number; limit: number };
   apiKeys: { used: number; limit: number };
   features: { webhooksEnabled: boolean; watermark: boolean; retentionDays: number };
-}
-
-/** Renders that count against the monthly quota: reserved or completed, deleted or not; failed ones don't. */
-export async function countRendersThisMonth(db: Deps['db'], accountId: string, month: string): Promise<number> {
-  const { n } = await db
-    .selectFrom('renders')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('month', '=', month)
-    .where('status', 'in', ['pending', 'completed'])
-    .executeTakeFirstOrThrow();
-  return Number(n);
 }
 
 export async function countTemplates(db: Deps['db'], accountId: string): Promise<number> {

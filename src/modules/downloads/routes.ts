@@ -6,6 +6,7 @@ import { BlobNotFoundError } from '../../ports/blob-store.js';
 import { checkSignature } from './signing.js';
 import { downloadFileName } from './download-url.js';
 import { hasAmbiguousParams } from './link-params.js';
+import { findRenderForDownload } from '../renders/render-records.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
 
 /** GET /v1/files/:id?expires&signature — no Authorization header; the signature authorises. */
@@ -46,11 +47,7 @@ export const downloadRoutes =
             'DOWNLOAD_FORBIDDEN',
             'This download link has expired; GET /v1/renders/:id for a fresh one',
           );
-        const render = await deps.db
-          .selectFrom('renders')
-          .select(['id', 'blob_key', 'template_name', 'expires_at', 'deleted_at', 'status'])
-          .where('id', '=', request.params.id)
-          .executeTakeFirst();
+        const render = await findRenderForDownload(deps.db, request.params.id);
         if (
           !render ||
           render.deleted_at ||

@@ -5,12 +5,18 @@ import { PdfEngineError } from '../../pdf/types.js';
 import { EngineBusyError, EngineCrashedError } from '../../errors.js';
 import type { PlanName } from '../accounts/plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
-import { countRendersThisMonth } from '../accounts/usage.js';
 import { downloadUrlFor } from '../downloads/download-url.js';
 import { loadTemplate, parseAnalysis } from '../templates/template-view.js';
 import { loadTemplateBytes } from '../templates/template-files.js';
 import { validateData } from './values/validate-data.js';
 import { failDeadRenders } from './dead-renders.js';
+import {
+  completePendingRender,
+  countRendersThisMonth,
+  deletePendingRender,
+  failPendingRender,
+  insertRender,
+} from './render-records.js';
 import { resolveWatermark } from './watermark-rule.js';
 
 export interface RenderOptions {
@@ -75,47 +81,37 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
         { 'Retry-After': String(secondsToNextMonth(started)) },
       );
     }
-    await trx
-      .insertInto('renders')
-      .values({
-        id,
-        account_id: account.id,
-        template_id: template.id,
-        template_name: template.name,
-        template_version: template.version,
-        status: 'pending',
-        file_size: 0,
-        duration_ms: 0,
-        warnings: '[]',
-        error_code: null,
-        error_message: null,
-        blob_key: null,
-        month,
-        created_at: started.toISOString(),
-        expires_at: new Date(started.getTime() + plan.retentionDays * DAY_MS).toISOString(),
-        deleted_at: null,
-        owner: deps.instanceId,
-      })
-      .execute();
+    await insertRender(trx, {
+      id,
+      account_id: account.id,
+      template_id: template.id,
+      template_name: template.name,
+      template_version: template.version,
+      status: 'pending',
+      file_size: 0,
+      duration_ms: 0,
+      warnings: '[]',
+      error_code: null,
+      error_message: null,
+      blob_key: null,
+      month,
+      created_at: started.toISOString(),
+      expires_at: new Date(started.getTime() + plan.retentionDays * DAY_MS).toISOString(),
+      deleted_at: null,
+      owner: deps.instanceId,
+    });
   });
 
   // While pending, the record holds one render of the quota. Nothing attempted: drop it. A failure:
   // keep it as `failed`, which stops it counting. Both only from `pending` (the sweeper may have acted).
-  const dropReservation = () =>
-    deps.db.deleteFrom('renders').where('id', '=', id).where('status', '=', 'pending').execute();
+  const dropReservation = () => deletePendingRender(deps.db, account.id, id);
   const markFailed = (code: string, message: string) =>
-    deps.db
-      .updateTable('renders')
-      .set({
-        status: 'failed',
-        error_code: code,
-        error_message: message,
-        duration_ms: elapsedMs(),
-        warnings: JSON.stringify(warnings),
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .execute();
+    failPendingRender(deps.db, account.id, id, {
+      error_code: code,
+      error_message: message,
+      duration_ms: elapsedMs(),
+      warnings: JSON.stringify(warnings),
+    });
 
   // 3. generate
   let templateBytes: Uint8Array;
@@ -157,19 +153,14 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   }
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
   const durationMs = elapsedMs();
-  const done = await deps.db
-    .updateTable('renders')
-    .set({
-      status: 'completed',
-      blob_key: blobKey,
-      file_size: fileSize,
-      duration_ms: durationMs,
-      warnings: JSON.stringify(warnings),
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'pending') // the sweeper may have given up on it and released its quota
-    .executeTakeFirst();
-  if (Number(done.numUpdatedRows) === 0) {
+  // only from pending: the sweeper may have given up on it and released its quota
+  const done = await completePendingRender(deps.db, account.id, id, {
+    blob_key: blobKey,
+    file_size: fileSize,
+    duration_ms: durationMs,
+    warnings: JSON.stringify(warnings),
+  });
+  if (!done) {
     await deps.blobs.delete(blobKey);
     throw new AppError('RENDER_FAILED', `Render ${id} took too long and was abandoned; retry`, { renderId: id });
   }

@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { loadRender, toDetail, toListItem } from './render-view.js';
+import { listRenderRows, tombstoneRender } from './render-records.js';
 
 type ReadDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'signingKey'>;
 
@@ -12,27 +13,10 @@ export interface RenderFilter {
 
 /** Newest first (createdAt desc, id desc); pending, deleted and expired renders are not listed. */
 export async function listRenders(deps: ReadDeps, accountId: string, f: RenderFilter) {
-  const now = deps.clock.now().toISOString();
-  let base = deps.db
-    .selectFrom('renders')
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .where('expires_at', '>', now);
-  base = f.status ? base.where('status', '=', f.status) : base.where('status', 'in', ['completed', 'failed']);
-  if (f.templateId) base = base.where('template_id', '=', f.templateId);
-  const [rows, total] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(f.limit)
-      .offset((f.page - 1) * f.limit)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await listRenderRows(deps.db, accountId, f, deps.clock.now());
   return {
     data: await Promise.all(rows.map((r) => toListItem(deps, r))),
-    meta: { page: f.page, limit: f.limit, total: Number(total.n) },
+    meta: { page: f.page, limit: f.limit, total },
   };
 }
 
@@ -46,11 +30,6 @@ export async function getRender(deps: ReadDeps, accountId: string, id: string) {
  */
 export async function deleteRender(deps: ReadDeps, accountId: string, id: string): Promise<void> {
   const row = await loadRender(deps, accountId, id);
-  await deps.db
-    .updateTable('renders')
-    .set({ deleted_at: deps.clock.now().toISOString(), blob_key: null })
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .execute();
+  await tombstoneRender(deps.db, accountId, id, deps.clock.now());
   if (row.blob_key) await deps.blobs.delete(row.blob_key);
 }

@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { referencedRenderBlobs } from './render-records.js';
 
 // Files are written before the records that point at them, so a crash can leave a file with no record.
 // Every blob name starts with a time-ordered id (src/lib/ids.ts), which tells its age without a stat: only
@@ -21,9 +22,14 @@ export async function sweepOrphanBlobs(deps: Pick<Deps, 'db' | 'blobs'>, olderTh
     }
     for (let i = 0; i < candidates.length; i += 200) {
       const batch = candidates.slice(i, i + 200);
-      const table = prefix === 'templates/' ? 'templates' : 'renders';
-      const live = await deps.db.selectFrom(table).select('blob_key').where('blob_key', 'in', batch).execute();
-      const referenced = new Set(live.map((r) => r.blob_key));
+      const referenced =
+        prefix === 'templates/'
+          ? new Set(
+              (await deps.db.selectFrom('templates').select('blob_key').where('blob_key', 'in', batch).execute()).map(
+                (r) => r.blob_key,
+              ),
+            )
+          : await referencedRenderBlobs(deps.db, batch);
       for (const key of batch) {
         if (referenced.has(key)) continue;
         await deps.blobs.delete(key);

@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
-import type { RendersTable } from '../../adapters/db/schema.js';
 import { downloadUrlFor } from '../downloads/download-url.js';
+import { findRender, type RenderRow } from './render-records.js';
 
-export type RenderRow = RendersTable;
+export type { RenderRow };
 
 /** List item (reference 2.2). `downloadUrl` is null for a failed render, which has no file. */
 export async function toListItem(deps: Pick<Deps, 'blobs' | 'config' | 'signingKey' | 'clock'>, row: RenderRow) {
@@ -36,15 +36,7 @@ export async function toDetail(deps: Pick<Deps, 'blobs' | 'config' | 'signingKey
 
 /** A visible render of this account: not pending, not deleted, not past its retention. */
 export async function loadRender(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, id: string): Promise<RenderRow> {
-  const row = await deps.db
-    .selectFrom('renders')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .where('status', '!=', 'pending')
-    .where('expires_at', '>', deps.clock.now().toISOString())
-    .executeTakeFirst();
+  const row = await findRender(deps.db, accountId, id, deps.clock.now());
   if (!row) throw notFound.render(id);
   return row;
 }

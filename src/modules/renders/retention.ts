@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { IDEMPOTENCY_TTL_MS } from '../../http/idempotency.js';
 import { sweepOrphanBlobs } from './orphans.js';
-import { failDeadRenders, INTERRUPTED } from './dead-renders.js';
+import { failDeadRenders } from './dead-renders.js';
+import { expiredRenders, failPendingCreatedBefore, purgeTombstonesBefore, tombstoneRender } from './render-records.js';
 
 // The retention sweeper: removes the files (and hides the records) of renders past `expires_at`, fails
 // renders left pending by a crash, purges old tombstones and orphan files. Any instance may run it; a
@@ -82,20 +83,13 @@ export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise
 
 async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
   const now = deps.clock.now();
-  const nowIso = now.toISOString();
   const result: SweepResult = { expired: 0, stalePending: 0, purged: 0, orphans: 0 };
 
   // 1. expired renders: tombstone first, then delete the file
   for (;;) {
-    const rows = await deps.db
-      .selectFrom('renders')
-      .select(['id', 'blob_key'])
-      .where('expires_at', '<=', nowIso)
-      .where('deleted_at', 'is', null)
-      .limit(BATCH)
-      .execute();
+    const rows = await expiredRenders(deps.db, now, BATCH);
     for (const r of rows) {
-      await deps.db.updateTable('renders').set({ deleted_at: nowIso, blob_key: null }).where('id', '=', r.id).execute();
+      await tombstoneRender(deps.db, r.account_id, r.id, now);
       if (r.blob_key) await deps.blobs.delete(r.blob_key);
       result.expired++;
     }
@@ -105,23 +99,11 @@ async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
   // 2. renders left pending by a dead process: fail them, which releases their quota. Those of a known
   // dead owner at once; any other (no owner recorded, or an owner alive but stuck) by age.
   result.stalePending = await failDeadRenders(deps, deps.db);
-  const staleBefore = new Date(now.getTime() - staleAfterMs(deps)).toISOString();
-  const stale = await deps.db
-    .updateTable('renders')
-    .set(INTERRUPTED)
-    .where('status', '=', 'pending')
-    .where('created_at', '<', staleBefore)
-    .executeTakeFirst();
-  result.stalePending += Number(stale.numUpdatedRows);
+  result.stalePending += await failPendingCreatedBefore(deps.db, new Date(now.getTime() - staleAfterMs(deps)));
 
   // 3. tombstones only matter for the current month's quota; drop them after two months
   const purgeBefore = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
-  const purged = await deps.db
-    .deleteFrom('renders')
-    .where('deleted_at', 'is not', null)
-    .where('month', '<', purgeBefore)
-    .executeTakeFirst();
-  result.purged = Number(purged.numDeletedRows);
+  result.purged = await purgeTombstonesBefore(deps.db, purgeBefore);
 
   // 4. idempotency keys are remembered for 24 hours
   await deps.db

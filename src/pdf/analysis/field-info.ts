@@ -2,6 +2,7 @@
 // type inference, inherited flags and limits, options and appearance state names.
 import { PDFArray, PDFName, PDFNumber, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import { parseFormatAction } from './format-action.js';
+import { fieldLabel, placedWidgets } from './placement.js';
 import type { RawField } from '../field-tree.js';
 import {
   asDict,
@@ -188,14 +189,22 @@ export function describeField(
   }
   if (format) detail.format = format;
 
-  const firstPage = raw.widgetPages.find((p) => p >= 0);
-  if (firstPage === undefined) return undefined; // on no page: invisible, nothing to fill or draw
+  const placed = placedWidgets(ctx, raw);
+  if (placed.length === 0) return undefined; // on no page: invisible, nothing to fill or draw
   return {
     type,
     required: Boolean(ff & FF.required),
     ...(maxLength !== undefined ? { maxLength } : {}),
     ...(options !== undefined ? { options } : {}),
-    pdfMeta: { originalName: raw.fullName, page: firstPage + 1, ...(ff & FF.readOnly ? { readOnly: true } : {}) },
+    label: fieldLabel(ctx, raw),
+    pdfMeta: {
+      originalName: raw.fullName,
+      page: placed[0].page,
+      ...(ff & FF.readOnly ? { readOnly: true } : {}),
+      rect: placed[0].rect,
+      ...(placed.length > 1 ? { widgets: placed } : {}),
+      ...(detail.editable ? { editable: true as const } : {}),
+    },
     detail,
   };
 }

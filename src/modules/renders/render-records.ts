@@ -1,0 +1,225 @@
+import type { Db } from '../../adapters/db/database.js';
+import type { RendersTable } from '../../adapters/db/schema.js';
+
+// The one owner of the `renders` table: every statement on it lives here. A record is account-scoped:
+// functions that serve a tenant take its account id into their WHERE. The few that work across
+// accounts (the sweeper's, the signed download's) say so in their names and comments.
+// `db` may be a transaction wherever a caller needs the statement inside one.
+
+export type RenderRow = RendersTable;
+
+export type RenderStatus = 'pending' | 'completed' | 'failed';
+
+/** What a failed render records (the quota it held is released: failed renders do not count). */
+export interface RenderFailure {
+  error_code: string;
+  error_message: string;
+  duration_ms?: number;
+  warnings?: string;
+}
+
+export const INTERRUPTED = {
+  status: 'failed',
+  error_code: 'RENDER_FAILED',
+  error_message: 'The render was interrupted',
+} as const;
+
+// ---- one account's records --------------------------------------------------------------------------
+
+export async function insertRender(db: Db, row: RenderRow): Promise<void> {
+  await db.insertInto('renders').values(row).execute();
+}
+
+/** Renders that count against the monthly quota: reserved or completed, deleted or not; failed ones don't. */
+export async function countRendersThisMonth(db: Db, accountId: string, month: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('renders')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('month', '=', month)
+    .where('status', 'in', ['pending', 'completed'])
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** Drops a reservation nothing was attempted for (only while still pending: the sweeper may have acted). */
+export async function deletePendingRender(db: Db, accountId: string, id: string): Promise<void> {
+  await db
+    .deleteFrom('renders')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** pending -> failed; false when it was no longer pending. */
+export async function failPendingRender(db: Db, accountId: string, id: string, failure: RenderFailure) {
+  const res = await db
+    .updateTable('renders')
+    .set({ status: 'failed', ...failure })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** pending -> completed with its file; false when it was no longer pending (the sweeper gave up on it). */
+export async function completePendingRender(
+  db: Db,
+  accountId: string,
+  id: string,
+  done: { blob_key: string; file_size: number; duration_ms: number; warnings: string },
+): Promise<boolean> {
+  const res = await db
+    .updateTable('renders')
+    .set({ status: 'completed', ...done })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** A render of this account that is not deleted and not past its retention, in any status. */
+export async function findRender(
+  db: Db,
+  accountId: string,
+  id: string,
+  now: Date,
+  opts: { includePending?: boolean } = {},
+): Promise<RenderRow | undefined> {
+  let q = db
+    .selectFrom('renders')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('expires_at', '>', now.toISOString());
+  if (!opts.includePending) q = q.where('status', '!=', 'pending');
+  return q.executeTakeFirst();
+}
+
+export interface RenderListFilter {
+  page: number;
+  limit: number;
+  templateId?: string;
+  /** one status; when absent, `statuses` (default: every status but pending) */
+  status?: RenderStatus;
+  statuses?: RenderStatus[];
+}
+
+/** Newest first (createdAt desc, id desc), not deleted, not expired; with the total for the filter. */
+export async function listRenderRows(db: Db, accountId: string, f: RenderListFilter, now: Date) {
+  let base = db
+    .selectFrom('renders')
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('expires_at', '>', now.toISOString());
+  base = f.status
+    ? base.where('status', '=', f.status)
+    : base.where('status', 'in', f.statuses ?? ['completed', 'failed']);
+  if (f.templateId) base = base.where('template_id', '=', f.templateId);
+  const [rows, total] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(f.limit)
+      .offset((f.page - 1) * f.limit)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}
+
+/** The record becomes a tombstone: it keeps counting in its month's usage, its file reference goes. */
+export async function tombstoneRender(db: Db, accountId: string, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('renders')
+    .set({ deleted_at: now.toISOString(), blob_key: null })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .execute();
+}
+
+// ---- across accounts: recovery, retention, downloads --------------------------------------------------
+
+/**
+ * Fails the pending renders whose owner instance is not alive (missing or expired liveness row), never
+ * `selfId`'s; only one account's renders of one month when `scope` is given.
+ */
+export async function failPendingOfDeadOwners(
+  db: Db,
+  selfId: string,
+  now: Date,
+  scope?: { accountId: string; month: string },
+): Promise<number> {
+  let q = db
+    .updateTable('renders')
+    .set(INTERRUPTED)
+    .where('status', '=', 'pending')
+    .where('owner', 'is not', null)
+    .where('owner', '<>', selfId)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('instances')
+            .select('instances.id')
+            .whereRef('instances.id', '=', 'renders.owner')
+            .where('instances.expires_at', '>=', now.toISOString()),
+        ),
+      ),
+    );
+  if (scope) q = q.where('account_id', '=', scope.accountId).where('month', '=', scope.month);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Fails every render still pending that was created before `before` (its process died or is stuck). */
+export async function failPendingCreatedBefore(db: Db, before: Date): Promise<number> {
+  const res = await db
+    .updateTable('renders')
+    .set(INTERRUPTED)
+    .where('status', '=', 'pending')
+    .where('created_at', '<', before.toISOString())
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Up to `limit` renders past their retention and not yet tombstoned, of every account. */
+export async function expiredRenders(db: Db, now: Date, limit: number) {
+  return db
+    .selectFrom('renders')
+    .select(['id', 'account_id', 'blob_key'])
+    .where('expires_at', '<=', now.toISOString())
+    .where('deleted_at', 'is', null)
+    .limit(limit)
+    .execute();
+}
+
+/** Tombstones older than `month` (YYYY-MM) no longer count anywhere: deleted for good. */
+export async function purgeTombstonesBefore(db: Db, month: string): Promise<number> {
+  const res = await db
+    .deleteFrom('renders')
+    .where('deleted_at', 'is not', null)
+    .where('month', '<', month)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** Which of these blob keys a render record points at (orphan sweep). */
+export async function referencedRenderBlobs(db: Db, keys: string[]): Promise<Set<string | null>> {
+  const live = await db.selectFrom('renders').select('blob_key').where('blob_key', 'in', keys).execute();
+  return new Set(live.map((r) => r.blob_key));
+}
+
+/** A render by id alone: a signed download link is authorised by its signature, not by an account. */
+export async function findRenderForDownload(db: Db, id: string) {
+  return db
+    .selectFrom('renders')
+    .select(['id', 'blob_key', 'template_name', 'expires_at', 'deleted_at', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
