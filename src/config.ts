@@ -60,6 +60,8 @@ export interface Limits {
   bodyDrainMs: number;
   /** Longest a request waits for a connected Redis (rate limits) before failing open, ms. */
   redisTimeoutMs: number;
+  /** Shaped words (Arabic, Indic, Thai, ...) each engine process keeps for reuse across renders. */
+  fontShapeCacheEntries: number;
 }
 
 export class ConfigError extends Error {
@@ -141,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyDrainMs: int('BODY_DRAIN_MS', 5_000, 0, 600_000),
     // Slow-but-alive Redis must keep limiting (a loaded machine answers late, not never).
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 2_000, 100, 60_000),
+    // A few hundred bytes per word; 4096 words cover the vocabulary of many forms' values.
+    fontShapeCacheEntries: int('FONT_SHAPE_CACHE_ENTRIES', 4096, 0, 1_000_000),
   };
 
   let s3: Config['s3'];

@@ -1,7 +1,9 @@
 // A render worker: a child process that runs one engine job at a time for the pool (pool.ts).
 // Engine errors cross back with their code and message; anything else is logged here, on this
 // process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
+import { loadConfig } from '../config.js';
 import { analyse } from '../pdf/analysis/analyse.js';
+import { FontLibrary } from '../pdf/appearance/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
 import {
@@ -16,6 +18,10 @@ import {
 
 // biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Handler = (...args: any[]) => Promise<unknown>;
+
+// This process's composition root: the font caches every template it prepares shares. The
+// environment is the server's, already validated there.
+const fonts = new FontLibrary({ shapeCacheEntries: loadConfig(process.env).limits.fontShapeCacheEntries });
 
 /** A fill sent without bytes whose template this worker does not hold (any more). */
 class CacheMiss extends Error {}
@@ -33,7 +39,7 @@ async function fill(
 ): Promise<FillReply> {
   const parts =
     template && analysis
-      ? await fillParts(template, analysis, request, cacheKey)
+      ? await fillParts(template, analysis, request, cacheKey, fonts)
       : cacheKey === undefined
         ? undefined
         : await fillCachedParts(cacheKey, request);

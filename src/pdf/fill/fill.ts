@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { joinParts, prepareTemplate, renderPreparedParts, type PreparedTemplate } from './prepare.js';
 import { TemplateCache } from './template-cache.js';
+import type { FontLibrary } from '../appearance/font-library.js';
 import {
   PdfEngineError,
   type FillRequest,
@@ -42,13 +43,14 @@ async function prepared(
   template: Uint8Array,
   analysis: TemplateAnalysis,
   keepUriLinks: boolean,
+  fonts: FontLibrary | undefined,
 ): Promise<PreparedTemplate> {
   const hit = templateCache.get(key);
   // The length check catches a caller reusing a key for different bytes (cheaply, not fully).
   if (hit && hit.sourceLength === template.length) return hit;
   let pending = preparing.get(key);
   if (!pending) {
-    pending = prepareTemplate(template, analysis, { keepUriLinks }).finally(() => preparing.delete(key));
+    pending = prepareTemplate(template, analysis, { keepUriLinks, fonts }).finally(() => preparing.delete(key));
     preparing.set(key, pending);
     const p = await pending;
     templateCache.set(key, p);
@@ -68,15 +70,17 @@ function engineError(err: unknown): PdfEngineError {
 
 /**
  * Fills a template. `cacheKey` names the template version (unique per content); without it the
- * bytes are hashed to find the prepared template.
+ * bytes are hashed to find the prepared template. `fonts` is the composition root's font library
+ * (shared by the templates it prepares; without one a template gets its own).
  */
 export async function fillPdf(
   template: Uint8Array,
   analysis: TemplateAnalysis,
   request: FillRequest,
   cacheKey?: string,
+  fonts?: FontLibrary,
 ): Promise<FillResult> {
-  return joinParts(await fillParts(template, analysis, request, cacheKey));
+  return joinParts(await fillParts(template, analysis, request, cacheKey, fonts));
 }
 
 /** fillPdf with the output kept as base + update (a render worker sends the base only once). */
@@ -85,11 +89,12 @@ export async function fillParts(
   analysis: TemplateAnalysis,
   request: FillRequest,
   cacheKey?: string,
+  fonts?: FontLibrary,
 ): Promise<RenderParts> {
   try {
     const keep = request.keepUriLinks ?? false;
     return await renderPreparedParts(
-      await prepared(cacheKeyOf(template, cacheKey, keep), template, analysis, keep),
+      await prepared(cacheKeyOf(template, cacheKey, keep), template, analysis, keep, fonts),
       request,
     );
   } catch (err) {
