@@ -7,6 +7,7 @@ import { createTemplate } from './create-template.js';
 import {
   deleteTemplate,
   getTemplate,
+  getTemplateJsonSchema,
   getTemplateSchema,
   listTemplates,
   replaceTemplateFile,
@@ -27,6 +28,11 @@ const TemplateSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
+const Rect = Type.Array(Type.Number(), {
+  minItems: 4,
+  maxItems: 4,
+  description: '[x1, y1, x2, y2] in PDF points, origin at the bottom left of the page, x1 <= x2 and y1 <= y2',
+});
 const SchemaField = Type.Object({
   name: Type.String(),
   type: Type.Union(
@@ -35,7 +41,28 @@ const SchemaField = Type.Object({
   required: Type.Boolean(),
   maxLength: Type.Optional(Type.Integer()),
   options: Type.Optional(Type.Array(Type.String())),
-  pdfMeta: Type.Object({ originalName: Type.String(), page: Type.Integer(), readOnly: Type.Optional(Type.Boolean()) }),
+  label: Type.Union([Type.String(), Type.Null()], { description: "the field's tooltip (/TU), null when it has none" }),
+  pdfMeta: Type.Object({
+    originalName: Type.String(),
+    page: Type.Integer({ description: "1-based page of the field's first widget" }),
+    readOnly: Type.Optional(Type.Boolean()),
+    rect: Rect,
+    widgets: Type.Optional(
+      Type.Array(Type.Object({ page: Type.Integer(), rect: Rect }), {
+        description: 'every widget of the field in order (the first is page + rect): only when it has several',
+      }),
+    ),
+    editable: Type.Optional(
+      Type.Literal(true, { description: 'combo boxes with the Edit flag only: any text is accepted' }),
+    ),
+  }),
+});
+const RenderDataJsonSchema = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+  description:
+    "a JSON Schema (draft 2020-12) of render `data`: properties keyed by field name, title from the field's " +
+    'label, additionalProperties false; it mirrors strict-mode validation (README: "JSON Schema of render data")',
 });
 const Removal = Type.Object(
   {
@@ -147,6 +174,29 @@ export const templateRoutes =
         },
       },
       async (request) => ({ data: await getTemplateSchema(deps, request.auth.accountId, request.params.id) }),
+    );
+
+    app.get(
+      '/templates/:id/json-schema',
+      {
+        schema: {
+          tags: ['templates'],
+          summary: 'The render data of the current version as a JSON Schema (draft 2020-12)',
+          params: IdParams,
+          response: {
+            200: Type.Object({
+              data: Type.Object({
+                templateId: Type.String(),
+                templateName: Type.String(),
+                version: Type.Integer({ description: 'the template version the schema describes' }),
+                schema: RenderDataJsonSchema,
+              }),
+            }),
+            404: errorResponse(),
+          },
+        },
+      },
+      async (request) => ({ data: await getTemplateJsonSchema(deps, request.auth.accountId, request.params.id) }),
     );
 
     app.patch(
