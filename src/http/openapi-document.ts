@@ -9,6 +9,7 @@ import type { Named } from './openapi.js';
 
 type Operation = {
   operationId?: string;
+  parameters?: { in: string; required?: boolean; schema?: { default?: unknown } }[];
   security?: unknown[];
   requestBody?: unknown;
   responses?: Record<string, { description?: string; content?: unknown; $ref?: string }>;
@@ -128,6 +129,8 @@ function complete(doc: Document): Document {
   if (newKey) newKey.required = false;
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
+      // A query parameter with a default (page, limit) may be left out: Ajv fills it in.
+      for (const p of op.parameters ?? []) if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
       op.responses ??= {};
       for (const [status, response] of Object.entries(op.responses)) {
         if (status >= '400' && (!response.description || response.description === 'Default Response'))

@@ -120,7 +120,7 @@ export function createClient(options: ClientOptions) {
     list: (query: TemplateListQuery = {}): Promise<Page<Template>> =>
       unwrap(
         raw.GET('/v1/templates', {
-          params: { query: { page: query.page, limit: query.limit, starting_after: query.startingAfter } as never },
+          params: { query: { page: query.page, limit: query.limit, starting_after: query.startingAfter } },
         }),
       ),
     /** Every template, newest first, page after page (stable while templates are added meanwhile). */
@@ -162,7 +162,7 @@ export function createClient(options: ClientOptions) {
         }),
       ).then((r) => r.data),
     list: (query: RenderListQuery = {}): Promise<Page<RenderListItem>> =>
-      unwrap(raw.GET('/v1/renders', { params: { query: query as never } })),
+      unwrap(raw.GET('/v1/renders', { params: { query } })),
     /** Every render (filters as in list), newest first, page after page. */
     all: (query: Omit<RenderListQuery, 'page'> = {}): AsyncGenerator<RenderListItem, void, undefined> =>
       paginate((cursor: PageCursor) => renders.list({ ...query, limit: query.limit ?? 100, page: cursor.page })),

@@ -30,7 +30,7 @@ async function retryable(response: Response): Promise<boolean> {
   const code = await response
     .clone()
     .json()
-    .then((b: { error?: { code?: string } }) => b?.error?.code)
+    .then((b: unknown) => (b as { error?: { code?: string } } | null)?.error?.code)
     .catch(() => undefined);
   if (response.status === 429) return code === 'RATE_LIMITED' || code === undefined;
   return code === 'IDEMPOTENCY_KEY_IN_USE';

@@ -1,0 +1,132 @@
+// The client's retries against a real server: 429 RATE_LIMITED and 503 are retried after Retry-After
+// (the waits go through an injected sleep that moves the server's clock, so no test waits for real);
+// RENDER_LIMIT_REACHED is not: the monthly quota does not come back within a retry loop.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, FormcastError } from '../../packages/client/src/index.js';
+import { loadConfig } from '../../src/config.js';
+import { EngineBusyError } from '../../src/errors.js';
+import { inProcessEngine } from '../../src/adapters/engine/in-process-engine.js';
+import type { RenderEngine } from '../../src/ports/render-engine.js';
+import { corpusDir } from '../helpers/corpus.js';
+import { startServer, TestClock, type TestServer } from '../helpers/server.js';
+
+const corpus = corpusDir();
+const pdf = (name: string) => new Uint8Array(readFileSync(path.join(corpus!, 'pdfs', name)));
+
+describe.skipIf(!corpus)('@formcast/client retries', () => {
+  let s: TestServer;
+  const clock = new TestClock(Date.parse('2031-03-10T09:00:30Z'));
+  const plansDir = mkdtempSync(path.join(tmpdir(), 'plans-'));
+  // The real engine, behind an admission that says "busy, retry in 2 s" as many times as a test asks.
+  const real = inProcessEngine(loadConfig({}).limits);
+  let busyAnswers = 0;
+  const engine: RenderEngine = {
+    ...real,
+    admit: () => {
+      if (busyAnswers > 0) {
+        busyAnswers--;
+        throw new EngineBusyError(2);
+      }
+    },
+  };
+  /** Waits the client asked for, in ms; each one moves the server's clock by as much. */
+  let slept: number[] = [];
+  const sleep = async (ms: number) => {
+    slept.push(ms);
+    clock.advance(ms);
+  };
+
+  beforeAll(async () => {
+    writeFileSync(
+      path.join(plansDir, 'plans.json'),
+      JSON.stringify({ Free: { requestsPerMinute: 3 }, Pro: { rendersPerMonth: 1 } }),
+    );
+    s = await startServer('sqlite', {
+      env: { PLANS_FILE: path.join(plansDir, 'plans.json') },
+      overrides: { clock, engine },
+    });
+  });
+  afterAll(async () => {
+    await s?.close();
+    rmSync(plansDir, { recursive: true, force: true });
+  });
+
+  it('retries 429 RATE_LIMITED after Retry-After seconds, then succeeds', async () => {
+    slept = [];
+    const t = await s.newTenant('Free'); // 3 requests a minute
+    const client = createClient({ baseUrl: s.url, apiKey: t.key, retry: { sleep } });
+    for (let i = 0; i < 3; i++) await client.usage.get();
+    expect(slept).toEqual([]);
+    // the 4th is refused with Retry-After: the end of the minute window; the client waits that long
+    const usage = await client.usage.get();
+    expect(usage.plan).toBe('Free');
+    expect(slept).toHaveLength(1);
+    expect(slept[0]).toBeGreaterThan(0);
+    expect(slept[0]).toBeLessThanOrEqual(60_000);
+    expect(slept[0] % 1000).toBe(0);
+  });
+
+  it('gives up after maxAttempts, or at once without retries, with the 429 as a typed error', async () => {
+    slept = [];
+    const t = await s.newTenant('Free');
+    const noRetry = createClient({ baseUrl: s.url, apiKey: t.key, retry: false });
+    for (let i = 0; i < 3; i++) await noRetry.usage.get();
+    const err = (await noRetry.usage.get().catch((e: unknown) => e)) as FormcastError;
+    expect(err).toBeInstanceOf(FormcastError);
+    expect(err).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    expect(err.retryAfter).toBeGreaterThan(0);
+
+    // a sleep that does not move the clock: every attempt is refused, the last answer is thrown
+    const waits: number[] = [];
+    const stuck = createClient({
+      baseUrl: s.url,
+      apiKey: t.key,
+      retry: { maxAttempts: 3, sleep: async (ms) => void waits.push(ms) },
+    });
+    await expect(stuck.usage.get()).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(waits).toHaveLength(2);
+  });
+
+  it('does not wait longer than maxRetryAfter', async () => {
+    const t = await s.newTenant('Free');
+    const waits: number[] = [];
+    const impatient = createClient({
+      baseUrl: s.url,
+      apiKey: t.key,
+      retry: { maxRetryAfter: 0, sleep: async (ms) => void waits.push(ms) },
+    });
+    for (let i = 0; i < 3; i++) await impatient.usage.get();
+    await expect(impatient.usage.get()).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(waits).toEqual([]);
+  });
+
+  it('retries 503 SERVICE_UNAVAILABLE after its Retry-After, rendering once', async () => {
+    slept = [];
+    const t = await s.newTenant('Business');
+    const client = createClient({ baseUrl: s.url, apiKey: t.key, retry: { sleep } });
+    const tpl = await client.templates.upload(pdf('pdfjs-required-fields.pdf'));
+    busyAnswers = 2;
+    const render = await client.renders.create({ templateId: tpl.id, data: { Text1: 'after a busy spell' } });
+    expect(render.status).toBe('completed');
+    expect(slept).toEqual([2000, 2000]);
+    expect((await client.usage.get()).renders.used).toBe(1);
+  });
+
+  it('does not retry RENDER_LIMIT_REACHED: its Retry-After is the next month', async () => {
+    slept = [];
+    const t = await s.newTenant('Pro'); // 1 render a month
+    const client = createClient({ baseUrl: s.url, apiKey: t.key, retry: { sleep, maxRetryAfter: 100 * 24 * 3600 } });
+    const tpl = await client.templates.upload(pdf('pdfjs-required-fields.pdf'));
+    await client.renders.create({ templateId: tpl.id, data: {} });
+    const err = (await client.renders
+      .create({ templateId: tpl.id, data: {} })
+      .catch((e: unknown) => e)) as FormcastError;
+    expect(err).toBeInstanceOf(FormcastError);
+    expect(err).toMatchObject({ status: 429, code: 'RENDER_LIMIT_REACHED', details: { used: 1, limit: 1 } });
+    expect(err.retryAfter).toBeGreaterThan(20 * 24 * 3600); // 2031-03-10 to April
+    expect(slept).toEqual([]);
+  });
+});
