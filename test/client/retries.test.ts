@@ -4,13 +4,17 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createClient, FormcastError } from '../../packages/client/src/index.js';
 import { loadConfig } from '../../src/config.js';
 import { EngineBusyError } from '../../src/errors.js';
 import { inProcessEngine } from '../../src/adapters/engine/in-process-engine.js';
 import type { RenderEngine } from '../../src/ports/render-engine.js';
+import { poolEngine } from '../../src/adapters/engine/pool-engine.js';
+import { WorkerPool } from '../../src/workers/pool.js';
 import { corpusDir } from '../helpers/corpus.js';
+import { heldJobs } from '../helpers/held-jobs.js';
 import { startServer, TestClock, type TestServer } from '../helpers/server.js';
 
 const corpus = corpusDir();
@@ -128,5 +132,73 @@ describe.skipIf(!corpus)('@formcast/client retries', () => {
     expect(err).toMatchObject({ status: 429, code: 'RENDER_LIMIT_REACHED', details: { used: 1, limit: 1 } });
     expect(err.retryAfter).toBeGreaterThan(20 * 24 * 3600); // 2031-03-10 to April
     expect(slept).toEqual([]);
+  });
+});
+
+describe.skipIf(!corpus)('@formcast/client retries while the first request with its key runs', () => {
+  const held = heldJobs();
+  let s: TestServer;
+  beforeAll(async () => {
+    // a pool whose worker holds each job until the test releases it
+    const pool = new WorkerPool({
+      size: 1,
+      timeoutMs: 60_000,
+      maxMemoryMb: 512,
+      maxQueue: 8,
+      testJobs: true,
+      testHoldDir: held.dir,
+    });
+    s = await startServer('sqlite', { overrides: { engine: poolEngine(pool, {}) } });
+  });
+  afterAll(async () => {
+    await s?.close();
+    held.cleanup();
+  });
+
+  it('retries 409 IDEMPOTENCY_KEY_IN_USE after Retry-After and gets the first render', async () => {
+    const first = createClient({ baseUrl: s.url, apiKey: s.b.key });
+    const uploading = first.templates.upload(pdf('pdfjs-required-fields.pdf'));
+    held.release(await held.next());
+    const tpl = await uploading;
+
+    const body = { templateId: tpl.id, data: { Text1: 'once' } };
+    const rendering = first.renders.create(body, { idempotencyKey: 'order-7' });
+    const pid = await held.next(); // the first render is running, held in the worker
+    const waits: number[] = [];
+    const second = createClient({
+      baseUrl: s.url,
+      apiKey: s.b.key,
+      // while the client waits, the first request finishes
+      retry: {
+        sleep: async (ms) => {
+          waits.push(ms);
+          held.release(pid);
+          await rendering;
+        },
+      },
+    });
+    const replayed = await second.renders.create(body, { idempotencyKey: 'order-7' });
+    expect(waits).toEqual([1000]); // Retry-After: 1
+    expect(replayed.renderId).toBe((await rendering).renderId);
+    expect((await first.usage.get()).renders.used).toBe(1);
+  });
+
+  it('retries a GET after a network failure, but not a POST without an Idempotency-Key', async () => {
+    // a server that hangs up on every connection: fetch fails as on a network failure
+    const hangUp = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`;
+    onTestFinished(() => new Promise<void>((resolve) => hangUp.close(() => resolve())));
+    const waits: number[] = [];
+    const client = createClient({
+      baseUrl: url,
+      apiKey: 'fc_none',
+      retry: { sleep: async (ms) => void waits.push(ms) },
+    });
+    await expect(client.usage.get()).rejects.toThrow(TypeError);
+    expect(waits).toEqual([500, 1000]);
+    waits.length = 0;
+    await expect(client.apiKeys.create('x')).rejects.toThrow(TypeError);
+    expect(waits).toEqual([]);
   });
 });
