@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { Named } from './openapi.js';
+import { ErrorEnvelope, type Named } from './openapi.js';
 
 // The OpenAPI document: @fastify/swagger builds paths from the routes' TypeBox schemas; this module adds
 // what routes cannot say (servers, tags, security, the multipart upload bodies, the answers every
@@ -71,6 +71,9 @@ const STATUS_TEXT: Record<string, string> = {
   '429': 'A limit was reached; see Retry-After',
 };
 
+/** Descriptions @fastify/swagger gives a response without its own (its default, the schema's). */
+const GENERIC = new Set(['Default Response', ErrorEnvelope.description]);
+
 const UPLOAD_BODY = {
   required: true,
   content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/TemplateUpload' } } },
@@ -132,8 +135,11 @@ function complete(doc: Document): Document {
       // A query parameter with a default (page, limit) may be left out: Ajv fills it in.
       for (const p of op.parameters ?? []) if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
       op.responses ??= {};
+      // what any body or parameter can cause: an unreadable body (400), an invalid value (422)
+      if (op.requestBody) op.responses['400'] ??= { description: '', content: ERROR_CONTENT };
+      if (op.requestBody || op.parameters?.length) op.responses['422'] ??= { description: '', content: ERROR_CONTENT };
       for (const [status, response] of Object.entries(op.responses)) {
-        if (status >= '400' && (!response.description || response.description === 'Default Response'))
+        if (status >= '400' && !response.$ref && (!response.description || GENERIC.has(response.description)))
           response.description = STATUS_TEXT[status] ?? 'Error';
       }
       const authenticated = !(Array.isArray(op.security) && op.security.length === 0);

@@ -91,6 +91,10 @@ describe('the OpenAPI document', () => {
       }
       expect(op.responses['503'], name).toBeDefined();
     }
+    for (const [name, op] of operations(committed))
+      for (const [status, response] of Object.entries(op.responses) as [string, { description?: string }][])
+        if (!('$ref' in response))
+          expect(response.description, `${name} ${status}`).not.toMatch(/^(Default Response|The envelope .*)?$/);
     expect(committed.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
     expect(committed.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined();
   });
