@@ -35,7 +35,7 @@ const Detail = Type.Intersect([
     error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
   }),
 ]);
-const Options = Type.Object(
+export const Options = Type.Object(
   {
     flatten: Type.Optional(Type.Boolean({ default: true })),
     locale: Type.Optional(Type.String({ default: 'fr-FR', maxLength: 64 })),
