@@ -20,7 +20,13 @@ export function DropZone(props: { id: string; busy: boolean; onFile: (file: File
         disabled={props.busy}
         onDragEnter={() => setOver(true)}
         onDragLeave={() => setOver(false)}
-        onDrop={() => setOver(false)}
+        onDrop={(e) => {
+          // take the file ourselves (the browser would also put it in the input, but only for a real drag)
+          e.preventDefault();
+          setOver(false);
+          const file = e.dataTransfer?.files[0];
+          if (file && !props.busy) props.onFile(file);
+        }}
         onChange={(e) => {
           const input = e.target as HTMLInputElement;
           const file = input.files?.[0];

@@ -115,8 +115,8 @@ export function TemplatePage({ id }: { id: string }) {
         </TabButton>
       </div>
 
-      <div class="split">
-        <div class="split-doc">
+      <div class={`split split-${tab}`}>
+        <div class="split-doc" id="document">
           {tab === 'try' && preview ? (
             <PdfPages
               doc={preview}

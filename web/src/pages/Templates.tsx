@@ -66,11 +66,13 @@ export function TemplatesPage() {
               {list.data.map((t) => (
                 <tr key={t.id} data-template={t.id}>
                   <td data-label="Name">
-                    <a href={`${BASE}/templates/${encodeURIComponent(t.id)}`} onClick={linkClick}>
-                      {t.name}
-                    </a>
-                    {t.isFrozen && <span class="badge frozen">frozen</span>}
-                    <div class="muted small">{t.fileName}</div>
+                    <div>
+                      <a href={`${BASE}/templates/${encodeURIComponent(t.id)}`} onClick={linkClick}>
+                        {t.name}
+                      </a>
+                      {t.isFrozen && <span class="badge frozen">frozen</span>}
+                      <div class="muted small">{t.fileName}</div>
+                    </div>
                   </td>
                   <td data-label="Fields">{t.fieldCount}</td>
                   <td data-label="Version">v{t.version}</td>

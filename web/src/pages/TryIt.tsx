@@ -53,6 +53,8 @@ export function TryIt(props: {
   const [rendering, setRendering] = useState(false);
   const [rendered, setRendered] = useState<RenderCreated | null>(null);
   const [renderError, setRenderError] = useState<unknown>(null);
+  /** the request body the current status is about: typing makes the status stale at once */
+  const [settled, setSettled] = useState<string | null>(null);
   const seq = useRef(0);
   const shown = useRef<PDFDocumentProxy | null>(null);
 
@@ -62,11 +64,14 @@ export function TryIt(props: {
 
   // Live preview: debounced; only the latest answer is shown, older requests are cancelled.
   useEffect(() => {
-    setStatus('waiting');
     const mine = ++seq.current;
     const abort = new AbortController();
     const timer = setTimeout(async () => {
       setStatus('loading');
+      const settle = (st: typeof status) => {
+        setStatus(st);
+        setSettled(body);
+      };
       try {
         const res = await api.bytes('POST', `/templates/${template.id}/preview`, { data, options }, abort.signal);
         const doc = await openPdf(res.bytes);
@@ -76,16 +81,16 @@ export function TryIt(props: {
         shown.current?.destroy();
         shown.current = doc;
         props.onPreview(doc);
-        setStatus('ready');
+        settle('ready');
       } catch (err) {
         if ((err as Error).name === 'AbortError' || mine !== seq.current) return;
         if (err instanceof ApiError && err.code === 'VALIDATION_ERROR') {
           sortProblems(err, []);
-          setStatus('invalid');
+          settle('invalid');
         } else {
           setProblems({});
           setGeneral({ error: err, warnings: [] });
-          setStatus('failed');
+          settle('failed');
         }
       }
     }, DEBOUNCE_MS);
@@ -145,6 +150,7 @@ export function TryIt(props: {
     }
   };
 
+  const shownStatus = settled === body ? status : status === 'loading' ? 'loading' : 'waiting';
   const statusText = {
     idle: '',
     waiting: 'Preview: waiting for you to stop typing…',
@@ -152,7 +158,7 @@ export function TryIt(props: {
     ready: 'Preview up to date (watermarked PREVIEW; not counted in your usage).',
     invalid: 'Preview paused: fix the highlighted field.',
     failed: 'Preview failed.',
-  }[status];
+  }[shownStatus];
 
   return (
     <form
@@ -168,8 +174,15 @@ export function TryIt(props: {
         Type values: the preview on the left follows as you type. Empty fields are not sent. Render to get the real PDF
         (counted in your monthly usage).
       </p>
-      <p id="try-status" class={`status status-${status}`} role="status" aria-live="polite">
-        {statusText}
+      <p id="try-status" class={`status status-${shownStatus}`} role="status" aria-live="polite">
+        {statusText}{' '}
+        <button
+          type="button"
+          class="link narrow-only"
+          onClick={() => document.getElementById('document')?.scrollIntoView({ behavior: 'smooth' })}
+        >
+          See the preview
+        </button>
       </p>
       <ErrorText error={general.error} />
       {general.warnings.length > 0 && (
