@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startServer, type TestServer } from '../helpers/server.js';
+import { api, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { readWithPdfjs } from '../helpers/pdfjs.js';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -268,6 +268,61 @@ describe.skipIf(missing.length > 0)(
         390,
       );
       await page.screenshot({ path: '/tmp/dash-390-try.png', fullPage: true });
+    });
+
+    it('renames, freezes, replaces the file of and deletes templates', async () => {
+      await page.goto(`${s.url}/app/templates/${templateId}`);
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page.getByLabel(/^New name for/).fill('Job application');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: 'Job application' }).waitFor();
+
+      await page.getByRole('button', { name: 'Freeze' }).click();
+      await page.getByRole('button', { name: 'Unfreeze' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Rename' }).isDisabled()).toBe(true);
+      await page.getByRole('button', { name: 'Unfreeze' }).click();
+      await page.getByRole('button', { name: 'Freeze' }).waitFor();
+
+      // a new file: version 2, its own fields drawn
+      await page.getByLabel(/^Replacement PDF for/).setInputFiles(path.join(corpus!, 'pdfs', SECOND));
+      await page.getByText(/version 2/).waitFor();
+      const fields = (await api(s, s.a).get(`/v1/templates/${templateId}/schema`)).json.data.schema.fields;
+      await expect.poll(() => page.locator('[data-field-row]').count()).toBe(fields.length);
+      await expect.poll(() => page.locator(`.field-box[data-field="${fields[0].name}"]`).count()).toBeGreaterThan(0);
+
+      await page.getByRole('button', { name: 'Delete' }).click(); // the confirm dialog is accepted
+      await page.waitForURL(/\/app\/templates$/);
+      await expect.poll(() => page.locator(`tr[data-template="${templateId}"]`).count()).toBe(0);
+      expect((await api(s, s.a).get(`/v1/templates/${templateId}`)).status).toBe(404);
+    });
+
+    it('places the boxes right on rotated pages', async () => {
+      const name = 'pdfbox-rotated-pages.pdf';
+      const bytes = readFileSync(path.join(corpus!, 'pdfs', name));
+      const created = await api(s, s.a).post('/v1/templates', uploadForm(bytes, name));
+      expect(created.status).toBe(201);
+      await page.goto(`${s.url}/app/templates/${created.json.data.id}`);
+      const doc = await getDocument({ data: new Uint8Array(bytes), verbosity: 0 }).promise;
+      const widgets = (await readWithPdfjs(bytes)).widgets;
+      const schema = (await api(s, s.a).get(`/v1/templates/${created.json.data.id}/schema`)).json.data.schema;
+      const nameOf = new Map<string, string>(schema.fields.map((f: any) => [f.pdfMeta.originalName, f.name]));
+      await expect.poll(() => page.locator('.field-box').count()).toBe(widgets.length);
+      for (const pageNo of [1, 2]) {
+        const viewport = (await doc.getPage(pageNo)).getViewport({ scale: 1 });
+        const holder = page.locator(`.pdf-page-canvas[data-page="${pageNo}"]`);
+        await holder.locator('canvas').waitFor();
+        const canvas = (await holder.boundingBox())!;
+        const k = canvas.width / viewport.width;
+        for (const w of widgets.filter((x) => x.page === pageNo - 1)) {
+          const [x1, y1, x2, y2] = viewport.convertToViewportRectangle(w.rect);
+          const box = (await holder.locator(`.field-box[data-field="${nameOf.get(w.fieldName)}"]`).boundingBox())!;
+          expect(Math.abs(box.x - canvas.x - Math.min(x1, x2) * k), w.fieldName).toBeLessThan(1.5);
+          expect(Math.abs(box.height - Math.abs(y2 - y1) * k), w.fieldName).toBeLessThan(1.5);
+        }
+      }
+      await doc.destroy();
+      await page.locator('.pdf-page').nth(1).screenshot({ path: '/tmp/dash-1280-rotated.png' });
     });
 
     it('met no console error, CSP violation or uncaught exception', () => {

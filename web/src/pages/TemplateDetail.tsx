@@ -140,7 +140,16 @@ export function TemplatePage({ id }: { id: string }) {
         </div>
         <div class="split-side" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
           {tab === 'fields' ? (
-            <FieldList fields={fields} boxes={boxes} active={active} onActive={setActive} />
+            <FieldList
+              fields={fields}
+              boxes={boxes}
+              active={active}
+              onActive={setActive}
+              onTry={() => {
+                setTab('try');
+                document.getElementById('tab-try')?.focus();
+              }}
+            />
           ) : (
             <TryIt template={template} fields={fields} active={active} onActive={setActive} onPreview={setPreview} />
           )}
@@ -193,10 +202,16 @@ function FieldList(props: {
   boxes: Box[];
   active: string | null;
   onActive: (f: string | null) => void;
+  onTry: () => void;
 }) {
   return (
     <div>
-      <h2 class="h3">Schema</h2>
+      <div class="title-row">
+        <h2 class="h3">Schema</h2>
+        <button type="button" class="primary" onClick={props.onTry}>
+          Try it with values →
+        </button>
+      </div>
       <p class="hint">
         The keys to send in render <code>data</code>. Hover or focus a field to find it on the page.
       </p>

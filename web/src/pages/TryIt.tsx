@@ -18,7 +18,7 @@ interface FieldProblem {
  * The render `data` from what was typed: only fields the user touched; numbers as JSON numbers when
  * they read as one, otherwise sent as typed so the service answers its own VALIDATION_ERROR.
  */
-export function toData(fields: SchemaField[], raw: Record<string, Raw>): Record<string, unknown> {
+function toData(fields: SchemaField[], raw: Record<string, Raw>): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const f of fields) {
     if (!(f.name in raw)) continue;
