@@ -22,6 +22,8 @@ const missing = [
   !corpus && 'PDF corpus not found',
 ].filter(Boolean);
 const FORM = 'pdfjs-form-example-multiselect.pdf';
+/** Wait for a condition (never a fixed sleep), generously: the box has 2 busy cores. */
+const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 30_000, interval: 100 });
 const SECOND = 'pdfjs-required-fields.pdf';
 
 describe.skipIf(missing.length > 0)(
@@ -94,7 +96,7 @@ describe.skipIf(missing.length > 0)(
       const names = new Set(schema.fields.map((f: any) => f.pdfMeta.originalName));
       const widgets = (await readWithPdfjs(formBytes())).widgets.filter((w) => names.has(w.fieldName));
       expect(widgets.length).toBe(15); // 12 fields, the radio group has 4 buttons
-      await expect.poll(() => page.locator('.field-box').count()).toBe(widgets.length);
+      await poll(() => page.locator('.field-box').count()).toBe(widgets.length);
 
       // each box lies where its widget is on the page (to a pixel), as pdf.js in Node places it
       const canvas = (await page.locator('.pdf-page-canvas').first().boundingBox())!;
@@ -116,10 +118,10 @@ describe.skipIf(missing.length > 0)(
       const box = page.locator('.field-box[data-field="lastName"]');
       expect(await box.getAttribute('class')).not.toContain('active');
       await page.locator('[data-field-row="lastName"]').hover();
-      await expect.poll(() => box.getAttribute('class')).toContain('active');
+      await poll(() => box.getAttribute('class')).toContain('active');
       await page.locator('.field-box[data-field="country"]').hover();
-      await expect.poll(() => page.locator('[data-field-row="country"]').getAttribute('class')).toContain('active');
-      await expect.poll(() => box.getAttribute('class')).not.toContain('active');
+      await poll(() => page.locator('[data-field-row="country"]').getAttribute('class')).toContain('active');
+      await poll(() => box.getAttribute('class')).not.toContain('active');
       await page.locator('[data-field-row="lastName"]').hover();
       await page.screenshot({ path: '/tmp/dash-1280-fields.png', fullPage: true });
     });
@@ -128,11 +130,15 @@ describe.skipIf(missing.length > 0)(
       await page.getByRole('tab', { name: 'Try it' }).click();
       await page.getByLabel('firstName', { exact: true }).fill('Zoë Dashboard');
       const text = page.locator('.textLayer');
-      await expect
-        .poll(() => text.allTextContents().then((t) => t.join(' ')), { timeout: 30_000 })
-        .toContain('Zoë Dashboard');
+      await poll(() => text.allTextContents().then((t) => t.join(' '))).toContain('Zoë Dashboard');
       expect((await text.allTextContents()).join(' ')).toContain('PREVIEW');
       await page.getByText('Preview up to date').waitFor();
+      // keyboard: Tab moves to the next field, whose box lights up while it has focus
+      await page.keyboard.press('Tab');
+      await poll(() => page.locator('.field-box.active').getAttribute('data-field')).toBe('lastName');
+      expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe(
+        await page.getByLabel('lastName', { exact: true }).getAttribute('id'),
+      );
       // the preview cost nothing
       expect((await api(s, s.a).get('/v1/renders/usage')).json.data.renders.used).toBe(0);
     });
@@ -199,6 +205,7 @@ describe.skipIf(missing.length > 0)(
       expect(await renders.getAttribute('aria-valuenow')).toBe('1');
       expect(await renders.getAttribute('aria-valuemax')).toBe('100');
       expect(await page.getByRole('progressbar', { name: 'Templates' }).getAttribute('aria-valuenow')).toBe('1');
+      await page.screenshot({ path: '/tmp/dash-1280-usage.png', fullPage: true });
     });
 
     it('creates an API key shown once, and revokes it', async () => {
@@ -211,6 +218,7 @@ describe.skipIf(missing.length > 0)(
       const row = page.locator('tr', { hasText: 'from the dashboard' });
       await row.getByRole('button', { name: 'Revoke' }).click();
       await row.getByText(/^revoked/).waitFor();
+      await page.screenshot({ path: '/tmp/dash-1280-keys.png', fullPage: true });
       expect((await api(s, { ...s.a, key: secret }).get('/v1/renders/usage')).status).toBe(401);
     });
 
@@ -234,7 +242,7 @@ describe.skipIf(missing.length > 0)(
       );
       await page.locator('#upload').dispatchEvent('drop', { dataTransfer });
       await page.getByRole('heading', { name: SECOND }).waitFor();
-      await expect.poll(() => page.locator('.field-box').count()).toBeGreaterThan(0);
+      await poll(() => page.locator('.field-box').count()).toBeGreaterThan(0);
     });
 
     it('is usable at phone width (390 px): no sideways scrolling, the form and preview work', async () => {
@@ -254,16 +262,12 @@ describe.skipIf(missing.length > 0)(
       await page.screenshot({ path: '/tmp/dash-390-fields.png', fullPage: true });
       await page.getByRole('tab', { name: 'Try it' }).click();
       await page.getByLabel('firstName', { exact: true }).fill('Phone Width');
-      await expect
-        .poll(
-          () =>
-            page
-              .locator('.textLayer')
-              .allTextContents()
-              .then((t) => t.join(' ')),
-          { timeout: 30_000 },
-        )
-        .toContain('Phone Width');
+      await poll(() =>
+        page
+          .locator('.textLayer')
+          .allTextContents()
+          .then((t) => t.join(' ')),
+      ).toContain('Phone Width');
       expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         390,
       );
@@ -288,12 +292,12 @@ describe.skipIf(missing.length > 0)(
       await page.getByLabel(/^Replacement PDF for/).setInputFiles(path.join(corpus!, 'pdfs', SECOND));
       await page.getByText(/version 2/).waitFor();
       const fields = (await api(s, s.a).get(`/v1/templates/${templateId}/schema`)).json.data.schema.fields;
-      await expect.poll(() => page.locator('[data-field-row]').count()).toBe(fields.length);
-      await expect.poll(() => page.locator(`.field-box[data-field="${fields[0].name}"]`).count()).toBeGreaterThan(0);
+      await poll(() => page.locator('[data-field-row]').count()).toBe(fields.length);
+      await poll(() => page.locator(`.field-box[data-field="${fields[0].name}"]`).count()).toBeGreaterThan(0);
 
       await page.getByRole('button', { name: 'Delete' }).click(); // the confirm dialog is accepted
       await page.waitForURL(/\/app\/templates$/);
-      await expect.poll(() => page.locator(`tr[data-template="${templateId}"]`).count()).toBe(0);
+      await poll(() => page.locator(`tr[data-template="${templateId}"]`).count()).toBe(0);
       expect((await api(s, s.a).get(`/v1/templates/${templateId}`)).status).toBe(404);
     });
 
@@ -307,7 +311,7 @@ describe.skipIf(missing.length > 0)(
       const widgets = (await readWithPdfjs(bytes)).widgets;
       const schema = (await api(s, s.a).get(`/v1/templates/${created.json.data.id}/schema`)).json.data.schema;
       const nameOf = new Map<string, string>(schema.fields.map((f: any) => [f.pdfMeta.originalName, f.name]));
-      await expect.poll(() => page.locator('.field-box').count()).toBe(widgets.length);
+      await poll(() => page.locator('.field-box').count()).toBe(widgets.length);
       for (const pageNo of [1, 2]) {
         const viewport = (await doc.getPage(pageNo)).getViewport({ scale: 1 });
         const holder = page.locator(`.pdf-page-canvas[data-page="${pageNo}"]`);
