@@ -143,10 +143,12 @@ describe.skipIf(missing.length > 0)(
       expect((await api(s, s.a).get('/v1/renders/usage')).json.data.renders.used).toBe(0);
     });
 
-    it('shows a validation error next to its field, and clears it when fixed', async () => {
-      await page.getByRole('checkbox', { name: /Strict/ }).check();
-      await page.getByLabel('firstName', { exact: true }).fill('x'.repeat(41)); // maxLength 40
+    it('shows a warning, then in strict mode a validation error, next to its field; both clear when fixed', async () => {
       const row = page.locator('[data-field-row="firstName"]');
+      // not strict: too long is cut, with the service's warning by the field
+      await page.getByLabel('firstName', { exact: true }).fill('x'.repeat(41)); // maxLength 40
+      await row.locator('.warning').filter({ hasText: 'maximum length of 40' }).waitFor();
+      await page.getByRole('checkbox', { name: /Strict/ }).check();
       await row.getByTestId('field-error').waitFor();
       expect(await row.getByTestId('field-error').textContent()).toMatch(/firstName/);
       expect(await page.getByLabel('firstName', { exact: true }).getAttribute('aria-invalid')).toBe('true');
@@ -156,6 +158,7 @@ describe.skipIf(missing.length > 0)(
       await page.getByLabel('firstName', { exact: true }).fill('Zoë Dashboard');
       await page.getByText('Preview up to date').waitFor();
       expect(await row.getByTestId('field-error').count()).toBe(0);
+      expect(await row.locator('.warning').count()).toBe(0);
       await page.getByRole('checkbox', { name: /Strict/ }).uncheck();
     });
 

@@ -16,6 +16,16 @@ export function ApiKeysPage() {
   }, [reload]);
   const mine = storedKey()?.slice(0, 12);
 
+  /** The clipboard API needs a secure context (https or localhost); elsewhere select the key to copy. */
+  const copy = (key: string) => {
+    const select = () => {
+      const el = document.querySelector('[data-testid="new-key"]');
+      if (el) window.getSelection()?.selectAllChildren(el);
+    };
+    if (navigator.clipboard) navigator.clipboard.writeText(key).then(() => setCopied(true), select);
+    else select();
+  };
+
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -38,6 +48,7 @@ export function ApiKeysPage() {
       return;
     try {
       await api.delete(`/api-keys/${k.id}`);
+      if (created?.id === k.id) setCreated(null);
       setReload((n) => n + 1);
     } catch (err) {
       setError(err);
@@ -68,16 +79,11 @@ export function ApiKeysPage() {
           </p>
           <p>
             <code data-testid="new-key">{created.key}</code>{' '}
-            <button
-              type="button"
-              onClick={() =>
-                navigator.clipboard?.writeText(created.key).then(
-                  () => setCopied(true),
-                  () => {},
-                )
-              }
-            >
+            <button type="button" onClick={() => copy(created.key)}>
               {copied ? 'Copied' : 'Copy'}
+            </button>{' '}
+            <button type="button" class="link" onClick={() => setCreated(null)}>
+              Done, hide it
             </button>
           </p>
         </div>
