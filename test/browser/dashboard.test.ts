@@ -318,6 +318,7 @@ describe.skipIf(missing.length > 0)(
       for (const pageNo of [1, 2]) {
         const viewport = (await doc.getPage(pageNo)).getViewport({ scale: 1 });
         const holder = page.locator(`.pdf-page-canvas[data-page="${pageNo}"]`);
+        await holder.scrollIntoViewIfNeeded(); // pages are drawn once near the screen
         await holder.locator('canvas').waitFor();
         const canvas = (await holder.boundingBox())!;
         const k = canvas.width / viewport.width;

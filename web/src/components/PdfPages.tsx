@@ -33,15 +33,38 @@ function PageView(props: Props & { pageNumber: number }) {
   const text = useRef<HTMLDivElement>(null);
   const [viewport, setViewport] = useState<PageViewport | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
+  // Pages are drawn once near the screen: a long form's preview redraws only what can be seen.
+  const [near, setNear] = useState(false);
 
   useEffect(() => {
+    const el = holder.current;
+    if (!el) return;
+    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), {
+      rootMargin: '400px 0px',
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  }, []);
+
+  useEffect(() => {
+    let cancelled = false;
+    doc.getPage(pageNumber).then(
+      (page) => !cancelled && setViewport(page.getViewport({ scale: 1 })),
+      () => {},
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [doc, pageNumber]);
+
+  useEffect(() => {
+    if (!near) return;
     let cancelled = false;
     let task: { cancel(): void } | null = null;
     (async () => {
       const page = await doc.getPage(pageNumber);
       const vp = page.getViewport({ scale: 1 });
       if (cancelled) return;
-      setViewport(vp);
       // Sharp at the width it is shown (and on high-density screens), bounded for huge pages.
       const cssWidth = Math.max(holder.current?.clientWidth ?? 800, 600);
       const scale = Math.min((cssWidth / vp.width) * (window.devicePixelRatio || 1), 4);
@@ -73,7 +96,7 @@ function PageView(props: Props & { pageNumber: number }) {
       cancelled = true;
       task?.cancel();
     };
-  }, [doc, pageNumber]);
+  }, [doc, pageNumber, near]);
 
   // pdf.js sizes the text layer with --scale-factor: CSS pixels per PDF point at the shown width.
   useEffect(() => {
