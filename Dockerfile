@@ -9,7 +9,8 @@ COPY packages/client/package.json ./packages/client/
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build:server && npm prune --omit=dev
+COPY web ./web
+RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production DATA_DIR=/data PORT=3000 HOST=0.0.0.0

@@ -18,6 +18,7 @@ import { accountComponents, accountRoutes } from './modules/accounts/routes.js';
 import { templateComponents, templateRoutes } from './modules/templates/routes.js';
 import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
+import { dashboard } from './http/dashboard.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -97,6 +98,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     const m = await deps.metrics.expose();
     return reply.type(m.contentType).send(m.body);
   });
+
+  // The web dashboard: static files; it calls the API below with the key the user signs in with.
+  await app.register(dashboard());
 
   // Signed downloads carry their own authorisation (the signature) and are not rate-limited.
   await app.register(downloadRoutes(deps), { prefix: '/v1' });

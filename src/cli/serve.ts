@@ -15,6 +15,7 @@ export async function serve(config: Config): Promise<number> {
     throw err;
   }
   const stopSweeper = startSweeper(runtime);
+  runtime.log.info(`Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/app (sign in with an API key)`);
 
   if ((await listAccounts(runtime)).length === 0) {
     runtime.log.info(

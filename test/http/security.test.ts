@@ -15,6 +15,8 @@ const ROUTES: [string, string, unknown?][] = [
   ['GET', '/v1/templates/tpl_x'],
   ['GET', '/v1/templates/tpl_x/schema'],
   ['GET', '/v1/templates/tpl_x/json-schema'],
+  ['GET', '/v1/templates/tpl_x/file'],
+  ['POST', '/v1/templates/tpl_x/preview', { data: {} }],
   ['PATCH', '/v1/templates/tpl_x', { name: 'x' }],
   ['PUT', '/v1/templates/tpl_x/file', {}],
   ['DELETE', '/v1/templates/tpl_x'],

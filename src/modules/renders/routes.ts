@@ -59,7 +59,7 @@ const RenderDetail = named(
     { description: 'A render with a freshly signed download link' },
   ),
 );
-const RenderOptions = named(
+export const RenderOptions = named(
   'RenderOptions',
   Type.Object(
     {

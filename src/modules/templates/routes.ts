@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
+import { attachmentDisposition } from '../../lib/content-disposition.js';
 import type { Deps } from '../../deps.js';
 import { CursorPageQuery } from '../../http/pagination.js';
 import {
@@ -25,6 +26,10 @@ import {
 } from './manage-templates.js';
 import { readUpload } from './read-upload.js';
 import { hashBody, idempotent } from '../../http/idempotency.js';
+import { RenderOptions } from '../renders/routes.js';
+import { headerJsonList } from '../../lib/header-json.js';
+import { getTemplateFile } from './template-file.js';
+import { previewTemplate } from './preview-template.js';
 
 const Template = named(
   'Template',
@@ -156,6 +161,8 @@ export const templateComponents: Named[] = [
   RenderDataJsonSchema,
   TemplateJsonSchemaResponse,
 ];
+/** A PDF answer: the OpenAPI document lists it as application/pdf (`produces`). */
+const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF' });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 export const templateRoutes =
@@ -274,6 +281,75 @@ export const templateRoutes =
       async (request) => ({ data: await getTemplateJsonSchema(deps, request.auth.accountId, request.params.id) }),
     );
 
+    app.get(
+      '/templates/:id/file',
+      {
+        schema: {
+          tags: ['templates'],
+          operationId: 'getTemplateFile',
+          summary: "The template's current PDF, as uploaded",
+          produces: ['application/pdf'],
+          params: IdParams,
+          response: {
+            200: PdfBody,
+            404: errorResponse(),
+          },
+        },
+      },
+      async (request, reply) => {
+        const file = await getTemplateFile(deps, request.auth.accountId, request.params.id);
+        return reply
+          .type('application/pdf')
+          .header('Content-Disposition', inlineDisposition(file.fileName))
+          .header('Cache-Control', 'private, no-cache')
+          .header('Formcast-Template-Version', String(file.version))
+          .send(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
+      },
+    );
+
+    app.post(
+      '/templates/:id/preview',
+      {
+        schema: {
+          tags: ['templates'],
+          operationId: 'previewTemplate',
+          summary: 'Fill the template and answer the PDF itself, watermarked PREVIEW: not stored, not counted',
+          produces: ['application/pdf'],
+          description:
+            'Takes the `data` and `options` of POST /renders and validates them the same way (the same ' +
+            'VALIDATION_ERROR answers). The answer is the filled PDF (application/pdf), always watermarked ' +
+            '"PREVIEW"; nothing is stored and the monthly render quota is not used (the per-key request rate ' +
+            'limit applies). Render warnings come in the `Formcast-Warnings` header as a JSON array of ' +
+            'strings (non-ASCII characters escaped as \\uXXXX).',
+          params: IdParams,
+          body: Type.Object(
+            {
+              data: Type.Object(
+                {},
+                { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
+              ),
+              options: Type.Optional(ref(RenderOptions)),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: PdfBody,
+            404: errorResponse(),
+            422: errorResponse(),
+            429: errorResponse(),
+          },
+        },
+      },
+      async (request, reply) => {
+        const preview = await previewTemplate(deps, request.auth.accountId, request.params.id, request.body);
+        return reply
+          .type('application/pdf')
+          .header('Cache-Control', 'no-store')
+          .header('Formcast-Warnings', headerJsonList(preview.warnings))
+          .send(Buffer.concat(preview.chunks));
+      },
+    );
+
     app.patch(
       '/templates/:id',
       {
@@ -348,3 +424,7 @@ export const templateRoutes =
       },
     );
   };
+
+function inlineDisposition(fileName: string): string {
+  return attachmentDisposition(fileName).replace(/^attachment/, 'inline');
+}
