@@ -171,8 +171,8 @@ export function TryIt(props: {
     >
       <h2 class="h3">Try it</h2>
       <p class="hint">
-        Type values: the preview on the left follows as you type. Empty fields are not sent. Render to get the real PDF
-        (counted in your monthly usage).
+        Type values: the preview of the filled PDF follows as you type. Empty fields are not sent. Render to get the
+        real PDF (counted in your monthly usage).
       </p>
       <p id="try-status" class={`status status-${shownStatus}`} role="status" aria-live="polite">
         {statusText}{' '}
