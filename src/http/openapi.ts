@@ -87,3 +87,15 @@ export const IdempotencyHeaders = Type.Object({
     }),
   ),
 });
+
+/** The schema key that names a route's multipart body (routes read uploads as streams, unvalidated). */
+export const MULTIPART_BODY = 'x-multipart-body';
+
+/**
+ * Documents a multipart/form-data request body: spread into a route's schema,
+ * `schema: { ...multipartBody(TemplateUpload), ... }`. Fastify does not validate it (the route reads
+ * the parts itself); the document's request body becomes `#/components/schemas/<name>`.
+ */
+export function multipartBody(schema: Named): Record<typeof MULTIPART_BODY, string> {
+  return { [MULTIPART_BODY]: schema.$id };
+}

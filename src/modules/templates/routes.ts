@@ -7,6 +7,7 @@ import {
   dataResponse,
   errorResponse,
   IdempotencyHeaders,
+  multipartBody,
   type Named,
   named,
   NoContent,
@@ -102,6 +103,17 @@ const TemplatePatch = named(
     { additionalProperties: false, description: 'The properties to change; the others keep their value' },
   ),
 );
+const TemplateUpload = named(
+  'TemplateUpload',
+  Type.Object(
+    {
+      file: Type.String({ format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' }),
+      name: Type.Optional(Type.String({ maxLength: 200, description: 'Template name (default: the file name)' })),
+      description: Type.Optional(Type.String({ maxLength: 2000 })),
+    },
+    { description: 'A PDF form upload (multipart/form-data)' },
+  ),
+);
 const TemplateResponse = dataResponse(Template);
 const TemplateList = pageResponse(Template);
 const TemplateSchemaResponse = dataResponse(TemplateSchema);
@@ -113,6 +125,7 @@ export const templateComponents: Named[] = [
   Removal,
   TemplateSchema,
   TemplatePatch,
+  TemplateUpload,
   TemplateResponse,
   TemplateList,
   TemplateSchemaResponse,
@@ -130,6 +143,7 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'createTemplate',
+          ...multipartBody(TemplateUpload),
           summary: 'Upload a PDF form as a template; its fields are analysed at once',
           headers: IdempotencyHeaders,
           response: {
@@ -246,6 +260,7 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'replaceTemplateFile',
+          ...multipartBody(TemplateUpload),
           summary: 'Replace the PDF: schema re-extracted, version + 1',
           params: IdParams,
           response: {
