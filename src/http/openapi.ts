@@ -2,9 +2,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS } from '../errors.js';
 
 // Named OpenAPI components. A schema built with `named('Name', ...)` and registered with app.addSchema()
-// (app.ts: COMPONENTS) appears as #/components/schemas/Name; routes point at it with ref(schema), which
-// Fastify resolves for validation and serialisation and the TypeBox type provider types as Static<T>.
-// Adding a resource: declare it with named(), list it in the module's `components`, ref() it in routes.
+// (app.ts passes every module's `components` list to registerOpenApi) appears as
+// #/components/schemas/Name; routes point at it with ref(schema), which Fastify resolves for validation
+// and serialisation and the TypeBox type provider types as Static<T>.
+// Adding a resource: `const Webhook = named('Webhook', Type.Object(...))`, list it (and its
+// dataResponse()/pageResponse() wrappers) in the module's exported `components`, spread that list into
+// app.ts's registerOpenApi call, ref() it in the routes, give each route an operationId, then
+// `npm run openapi`. A name registered twice fails at start-up.
 
 export type Named<T extends TSchema = TSchema> = T & { $id: string };
 
