@@ -2,9 +2,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS } from '../errors.js';
 
 // Named OpenAPI components. A schema built with `named('Name', ...)` and registered with app.addSchema()
-// (app.ts: COMPONENTS) appears as #/components/schemas/Name; routes point at it with ref(schema), which
-// Fastify resolves for validation and serialisation and the TypeBox type provider types as Static<T>.
-// Adding a resource: declare it with named(), list it in the module's `components`, ref() it in routes.
+// (app.ts passes every module's `components` list to registerOpenApi) appears as
+// #/components/schemas/Name; routes point at it with ref(schema), which Fastify resolves for validation
+// and serialisation and the TypeBox type provider types as Static<T>.
+// Adding a resource: `const Webhook = named('Webhook', Type.Object(...))`, list it (and its
+// dataResponse()/pageResponse() wrappers) in the module's exported `components`, spread that list into
+// app.ts's registerOpenApi call, ref() it in the routes, give each route an operationId, then
+// `npm run openapi`. A name registered twice fails at start-up.
 
 export type Named<T extends TSchema = TSchema> = T & { $id: string };
 
@@ -23,7 +27,7 @@ export function dataResponse<T extends Named>(schema: T) {
   return named(`${schema.$id}Response`, Type.Object({ data: ref(schema) }, { additionalProperties: false }));
 }
 
-export const PageMeta = named(
+const PageMeta = named(
   'PageMeta',
   Type.Object({
     page: Type.Integer({ description: 'This page number, from 1' }),
@@ -37,7 +41,7 @@ export function pageResponse<T extends Named>(schema: T, name = `${schema.$id}Li
   return named(name, Type.Object({ data: Type.Array(ref(schema)), meta: ref(PageMeta) }));
 }
 
-export const ErrorCodeSchema = named(
+const ErrorCodeSchema = named(
   'ErrorCode',
   Type.Union(
     (Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]).map((code) => Type.Literal(code)),
@@ -87,3 +91,15 @@ export const IdempotencyHeaders = Type.Object({
     }),
   ),
 });
+
+/** The schema key that names a route's multipart body (routes read uploads as streams, unvalidated). */
+export const MULTIPART_BODY = 'x-multipart-body';
+
+/**
+ * Documents a multipart/form-data request body: spread into a route's schema,
+ * `schema: { ...multipartBody(TemplateUpload), ... }`. Fastify does not validate it (the route reads
+ * the parts itself); the document's request body becomes `#/components/schemas/<name>`.
+ */
+export function multipartBody(schema: Named): Record<typeof MULTIPART_BODY, string> {
+  return { [MULTIPART_BODY]: schema.$id };
+}
