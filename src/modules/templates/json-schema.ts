@@ -124,14 +124,16 @@ function orNull(schema: JsonSchema): JsonSchema {
 }
 
 export interface JsonSchemaTemplate {
-  id: string;
   name: string;
-  version: number;
+  /** absent for a local file (formcast types TEMPLATE.pdf) */
+  id?: string;
+  version?: number;
 }
 
 /** The JSON Schema of render `data` for one template version (strict mode; see the top of this file). */
 export function renderDataJsonSchema(template: JsonSchemaTemplate, analysis: TemplateAnalysis): JsonSchemaObject {
-  const properties: Record<string, JsonSchema> = {};
+  // null prototype: a field named "__proto__" is an ordinary key here
+  const properties: Record<string, JsonSchema> = Object.create(null);
   const required: string[] = [];
   for (const f of analysis.fields) {
     if (f.pdfMeta.readOnly) continue;
@@ -142,8 +144,8 @@ export function renderDataJsonSchema(template: JsonSchemaTemplate, analysis: Tem
     $schema: JSON_SCHEMA_DIALECT,
     title: template.name,
     description:
-      `Render data for template ${template.id} version ${template.version}, as POST /v1/renders accepts it ` +
-      "with options.strict true. Keys are the fields' schema names.",
+      `Render data for ${template.id ? `template ${template.id} version ${template.version}` : `the form ${JSON.stringify(template.name)}`}` +
+      ", as POST /v1/renders accepts it with options.strict true. Keys are the fields' schema names.",
     type: 'object',
     properties,
     required,
