@@ -64,7 +64,7 @@ async function fromServer(id: string, flags: Flags): Promise<Source> {
 }
 
 /** "irs-fw9-2024.pdf" -> "IrsFw92024Data"; RenderData when the name has no letters or digits. */
-export function interfaceName(templateName: string): string {
+function interfaceName(templateName: string): string {
   const words = templateName
     .replace(/\.pdf$/i, '')
     .split(/[^A-Za-z0-9]+/)
