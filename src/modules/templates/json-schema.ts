@@ -70,17 +70,18 @@ function valueSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
     }
     case 'radio':
     case 'dropdown': {
-      if (f.type === 'dropdown' && f.detail.editable) {
-        return {
-          schema: options.length > 0 ? { ...text(), examples: options } : text(),
-          note: 'One of the options, or any text (an editable combo box).',
-        };
-      }
+      // in validate-data's order: multiple choice first (options only, even with the Edit flag)
       const one: JsonSchema = options.length > 0 ? { type: 'string', enum: options } : false;
       if (f.type === 'dropdown' && f.detail.multiSelect) {
         return {
           schema: { anyOf: [one, { type: 'array', items: one }] },
           note: 'One option, or an array of options (a multiple-choice list).',
+        };
+      }
+      if (f.type === 'dropdown' && f.detail.editable) {
+        return {
+          schema: options.length > 0 ? { ...text(), examples: options } : text(),
+          note: 'One of the options, or any text (an editable combo box).',
         };
       }
       return { schema: one, note: options.length > 0 ? 'One of the options.' : 'The field has no options.' };
