@@ -14,6 +14,10 @@ Usage:
   formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
                                                    fill a PDF offline with the same engine (no server, no database)
   formcast openapi [-o openapi.json] [--server URL]  print the OpenAPI document (no database, no server)
+  formcast types TEMPLATE_ID|TEMPLATE.pdf [-o FILE.ts] [--check] [--name Interface] [--url URL] [--api-key KEY]
+                                                   TypeScript types of a template's render data (a .pdf is analysed
+                                                   offline; an id is read from FORMCAST_URL with FORMCAST_API_KEY);
+                                                   --check exits 1 when FILE.ts no longer matches the template
 Plans: Free, Pro, Business. Environment: see README.md (PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, PLANS_FILE, LOG_LEVEL).`;
 
 async function main(argv: string[]): Promise<number> {
@@ -33,6 +37,9 @@ async function main(argv: string[]): Promise<number> {
       locale: { type: 'string' },
       timezone: { type: 'string' },
       server: { type: 'string' },
+      check: { type: 'boolean', default: false },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -45,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'render')
     return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
   if (command === 'openapi') return (await import('./cli/openapi.js')).openapiCommand(values);
+  if (command === 'types')
+    return (await import('./cli/types.js')).typesCommand([sub, ...rest].filter(Boolean) as string[], values);
   const config = loadConfig();
   switch (command) {
     case 'serve':

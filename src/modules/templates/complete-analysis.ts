@@ -8,7 +8,7 @@ import { loadTemplateBytes } from './template-files.js';
 import { parseAnalysis, rememberAnalysis, type TemplateRow } from './template-view.js';
 
 /** True when every field has the placement keys analyse() now always sets. */
-export function hasPlacement(analysis: TemplateAnalysis): boolean {
+function hasPlacement(analysis: TemplateAnalysis): boolean {
   return analysis.fields.every((f) => f.label !== undefined && f.pdfMeta.rect !== undefined);
 }
 
