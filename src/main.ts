@@ -13,6 +13,9 @@ Usage:
   formcast keys revoke --account ID --key KEY_ID
   formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
                                                    fill a PDF offline with the same engine (no server, no database)
+  formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--json]
+                 [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
+                                                   one PDF per row (0001.pdf, ...) offline; progress on stderr
 Plans: Free, Pro, Business. Environment: see README.md (PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, PLANS_FILE, LOG_LEVEL).`;
 
 async function main(argv: string[]): Promise<number> {
@@ -26,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
       key: { type: 'string' },
       json: { type: 'boolean', default: false },
       output: { type: 'string', short: 'o' },
+      combine: { type: 'string' },
+      workers: { type: 'string' },
       'no-flatten': { type: 'boolean', default: false },
       watermark: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
@@ -42,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
   if (command === 'render')
     return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+  if (command === 'batch')
+    return (await import('./cli/batch.js')).batchCommand([sub, ...rest].filter(Boolean) as string[], values);
   const config = loadConfig();
   switch (command) {
     case 'serve':
