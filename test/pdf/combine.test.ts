@@ -147,16 +147,19 @@ describe.skipIf(!dir || !tools)('combineRenders', () => {
       for (const name of fields.keys()) expect(name).toMatch(/^[^.]+#[123](\.|$)/);
     });
 
-    it('shows the same values through pdf.js, with NeedAppearances off', async () => {
+    it('shows the same values through pdf.js (text, boxes, radios), with NeedAppearances off', async () => {
       const bytes = fs.readFileSync(file);
       const reading = await readWithPdfjs(bytes);
       items.forEach((item, index) => {
         for (const field of item.analysis.fields) {
           const value = item.values[field.pdfMeta.originalName];
-          if (value?.kind !== 'text') continue;
+          if (!value) continue;
           const entries = reading.fields?.[renamed(field.pdfMeta.originalName, index + 1)];
           expect(entries, field.pdfMeta.originalName).toBeDefined();
-          expect(pdfjsValue(entries!)).toBe(value.text);
+          const shown = pdfjsValue(entries!);
+          if (value.kind === 'text') expect(shown).toBe(value.text);
+          if (value.kind === 'check') expect(shown !== 'Off' && shown !== undefined).toBe(value.checked);
+          if (value.kind === 'choice') expect(shown).toBe(value.value);
         }
       });
       expect(Buffer.from(bytes).toString('latin1')).toMatch(/\/NeedAppearances false/);

@@ -46,7 +46,7 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
     const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
     const refOf = refFinder(ctx);
     const nodeNum = out.reserve();
-    const parent = PDFRef.of(ctx.largestObjectNumber + 1); // a placeholder for this item's page-tree node
+    const parent = ctx.nextRef(); // a placeholder for this item's page-tree node, never looked up
     const fixed = new Map<PDFRef, number>([[parent, nodeNum]]);
     const catalogRef = refOf(catalog);
     fixed.set(catalogRef, 0); // nothing of an item's catalog is copied
