@@ -195,7 +195,7 @@ async function writeResult(file: string, result: FillResult): Promise<void> {
  * template) and IPC per row, and this process still reads, validates and writes. So: in-process on
  * 2 cores or for small batches; on more cores a large batch gets one worker per core but one.
  */
-export const POOL_MIN_ROWS = 500;
+const POOL_MIN_ROWS = 500;
 
 function defaultWorkers(rows: number): number {
   const cores = os.availableParallelism();

@@ -247,6 +247,21 @@ describe.skipIf(!dir || !tools)('combineRenders', () => {
     });
   });
 
+  it('writes identical page content once but gives every copy its own appearance streams', async () => {
+    const item = await render('pdflib-sample-form.pdf', 1, false);
+    const bytes = await combineRenders([item, item, item].map(({ bytes: b }) => ({ bytes: b, flattened: false })));
+    expect(bytes.length).toBeLessThan(item.bytes.length * 1.5);
+    const out = await PDFDocument.load(bytes);
+    const contents = out.getPages().map((p) => String(p.node.get(PDFName.of('Contents'))));
+    expect(new Set(contents).size).toBe(1);
+    const form = out.getForm();
+    const apRefs = [1, 2, 3].map((n) => {
+      const widget = form.getTextField(`Name_Last#${n}`).acroField.getWidgets()[0];
+      return String(widget.dict.lookup(PDFName.of('AP'), PDFDict).get(PDFName.of('N')));
+    });
+    expect(new Set(apRefs).size).toBe(3);
+  });
+
   it('renames a default-resource font two items use for different fonts, in the /DA that names it', async () => {
     // Two one-field forms whose /DR both call their font /F1: Helvetica in one, Courier in the other.
     const make = async (standardFont: StandardFonts, value: string) => {
