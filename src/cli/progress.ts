@@ -70,7 +70,11 @@ function barProgress({ total, stream, now = Date.now, unit = 'rows' }: ProgressO
       const rate = ((done * 1000) / Math.max(1, now() - start)).toFixed(1);
       bar.update(done, { rate, failed });
     },
-    log: (line) => bars.log(`${line}\n`),
+    log(line) {
+      // MultiBar writes logged lines on its next redraw only: redraw now, so none is lost at the end.
+      bars.log(`${line}\n`);
+      bars.update();
+    },
     stop: () => bars.stop(),
   };
 }
