@@ -138,6 +138,27 @@ describe.skipIf(!dir || !tools)('formcast batch', () => {
     for (const [i, n] of names.entries()) expect(pages[i]).toContain(`Zq${n}`);
   }, 120_000);
 
+  it.skipIf(!hasTool('script'))(
+    'draws a progress bar with counts, rate and ETA on a terminal',
+    async () => {
+      const work = workdir();
+      const data = path.join(work, 'data.jsonl');
+      fs.writeFileSync(data, ['{"Name_Last":"A"}', '{"Name_Last":7}', '{"Name_Last":"C"}'].join('\n'));
+      // script(1) runs the CLI on a pseudo-terminal: stderr is a TTY there.
+      const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+      const command = [process.execPath, BIN, 'batch', FORM, data, '-o', path.join(work, 'out')].map(q).join(' ');
+      const r = await run('script', ['-qec', command, '/dev/null'], { cwd: repoRoot }).catch(
+        (e: { code?: number; stdout?: string }) => ({ stdout: e.stdout ?? '', code: e.code }),
+      );
+      // without the terminal control sequences (cursor moves, line clears between frames)
+      const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+      expect(screen).toMatch(/100% 3\/3 rows \| [\d.]+\/s \| ETA \S+ \| 1 failed/);
+      expect(screen).toMatch(/row 2 \(line 2\): Field "Name_Last" expects a string/);
+      expect(screen).not.toMatch(/^progress: /m);
+    },
+    120_000,
+  );
+
   it('refuses a missing template or data file before writing anything', async () => {
     const work = workdir();
     const r = await batch([path.join(work, 'nope.pdf'), path.join(work, 'nope.jsonl'), '-o', path.join(work, 'o')]);
