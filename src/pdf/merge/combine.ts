@@ -42,6 +42,8 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
 
   for (const [index, item] of items.entries()) {
     const n = index + 1;
+    // Each item is parsed and copied in one go (~10-60 ms); in between, other work on this thread runs.
+    if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const { context: ctx, catalog } = await loadItem(item.bytes, n);
     const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
     const refOf = refFinder(ctx);
