@@ -258,6 +258,8 @@ export async function benchBurst(
     headers: { authorization: `Bearer ${apiKey}` },
     body: form,
   });
+  // A saturated machine can refuse the upload itself (503 while the analysis waits for a worker).
+  if (!up.ok) return { sent: count, created: 0, statusCodes: { [`upload ${up.status}`]: 1 } };
   const templateId = ((await up.json()) as { data: { id: string } }).data.id;
   const body = renderBody(templateId, data, true);
   const statuses = await Promise.all(

@@ -378,7 +378,11 @@ async function main() {
           overload.loads.push(await benchLoad(server, body, c, LOAD_SECONDS));
         }
         log(`${run.file}: ${BURST} parallel renders from a fresh account`);
-        overload.burst = await benchBurst(server, bytes, run.data, BURST);
+        try {
+          overload.burst = await benchBurst(server, bytes, run.data, BURST);
+        } catch (err) {
+          run.notes.push(`burst FAILED: ${(err as Error).message}`);
+        }
       }
     }
   } finally {
