@@ -205,7 +205,8 @@ function defaultWorkers(rows: number): number {
 async function createEngine(workers: number): Promise<RenderEngine> {
   if (workers === 0) {
     const { inProcessEngine } = await import('../adapters/engine/in-process-engine.js');
-    return inProcessEngine(DEFAULT_LIMITS);
+    // One template: a cache of one prepared template is all a batch needs.
+    return inProcessEngine(DEFAULT_LIMITS, { templateEntries: 1, templateMb: 512 });
   }
   const { createPoolEngine } = await import('../adapters/engine/pool-engine.js');
   // Offline, nobody waits on an answer: the queue is bounded by forEachLimited, not by a wait budget.
