@@ -7,6 +7,7 @@ import type { RenderEngine } from './ports/render-engine.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './ports/metrics.js';
+import type { JobSignal } from './modules/render-jobs/job-runner.js';
 
 /** Everything a use case may touch, built once in the composition root (src/bootstrap.ts). */
 export interface Deps {
@@ -24,4 +25,6 @@ export interface Deps {
   metrics: Metrics;
   /** this server process in the `instances` liveness table (see adapters/db/instances.ts) */
   instanceId: string;
+  /** wakes this instance's job runner when an async render or batch is accepted */
+  jobs: JobSignal;
 }

@@ -3,6 +3,7 @@
 // process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
 import { analyse } from '../pdf/analysis/analyse.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
+import { combineRenders } from '../pdf/merge/combine.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
 import {
   ENV_MEMORY_MB,
@@ -45,6 +46,7 @@ async function fill(
 const handlers: Record<string, Handler> = {
   analyse: (bytes: Uint8Array, limits?: { maxPages?: number; maxFields?: number }) => analyse(bytes, limits),
   fill: fill as Handler,
+  combine: async (items: { bytes: Uint8Array; flattened: boolean }[]) => combineRenders(items),
 };
 let hold: (() => Promise<void>) | undefined;
 if (process.env[ENV_TEST_JOBS] === '1') {

@@ -3,7 +3,6 @@ import type { PlanName } from './plans.js';
 import { monthOf } from './quotas.js';
 import { countRendersThisMonth } from '../renders/render-records.js';
 
-
 export interface Usage {
   plan: PlanName;
   month: string;

@@ -8,8 +8,8 @@ import { deleteRender, getRender, listRenders } from './manage-renders.js';
 
 const RenderCreated = Type.Object({
   renderId: Type.String(),
-  status: Type.String(),
-  downloadUrl: Type.String(),
+  status: Type.String({ description: 'completed (201), or pending (202: accepted asynchronously)' }),
+  downloadUrl: Type.Union([Type.String(), Type.Null()], { description: 'null while pending' }),
   expiresIn: Type.Integer(),
   fileSize: Type.Integer(),
   durationMs: Type.Integer(),
@@ -19,12 +19,16 @@ const ListItem = Type.Object({
   id: Type.String(),
   templateId: Type.String(),
   templateName: Type.String(),
-  status: Type.String(),
+  status: Type.String({
+    description: 'pending (accepted, not finished: async renders and batch items), completed, or failed (see `error`)',
+  }),
   fileSize: Type.Integer(),
   durationMs: Type.Integer(),
   expiresAt: Type.String({ format: 'date-time' }),
   createdAt: Type.String({ format: 'date-time' }),
   downloadUrl: Type.Union([Type.String(), Type.Null()]),
+  batchId: Type.Optional(Type.String({ description: 'the batch this render is an item of' })),
+  batchIndex: Type.Optional(Type.Integer({ description: 'its place in the batch, from 0' })),
 });
 const Detail = Type.Intersect([
   ListItem,
@@ -42,9 +46,34 @@ const Options = Type.Object(
     timezone: Type.Optional(Type.String({ default: 'Europe/Paris', maxLength: 64 })),
     watermark: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto' })),
     strict: Type.Optional(Type.Boolean({ default: false })),
+    async: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Answer 202 at once with the render pending (also `Prefer: respond-async`); GET /v1/renders/:id and the render.completed / render.failed webhooks follow it',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+export const RenderRequest = Type.Object(
+  {
+    templateId: Type.String({ minLength: 1, maxLength: 100 }),
+    data: Type.Object(
+      {},
+      { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
+    ),
+    options: Type.Optional(Options),
+  },
+  { additionalProperties: false },
+);
+
+/** RFC 7240: `Prefer: respond-async` (among other preferences, any case). */
+function prefersAsync(header: string | string[] | undefined): boolean {
+  const values = Array.isArray(header) ? header : header ? [header] : [];
+  return values.some((v) => v.split(',').some((p) => p.split(';')[0].trim().toLowerCase() === 'respond-async'));
+}
 
 type Created = { data: { renderId: string; downloadUrl: string | null; expiresIn: number } };
 
@@ -73,19 +102,12 @@ export const renderRoutes =
         schema: {
           tags: ['renders'],
           summary: 'Fill a template with data and get a download link',
-          body: Type.Object(
-            {
-              templateId: Type.String({ minLength: 1, maxLength: 100 }),
-              data: Type.Object(
-                {},
-                { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
-              ),
-              options: Type.Optional(Options),
-            },
-            { additionalProperties: false },
-          ),
+          description:
+            'Synchronous by default (201, completed). With `options.async: true` or `Prefer: respond-async`: 202 with the render `pending` and a `Location` to follow; its quota is reserved at once and released if it fails.',
+          body: RenderRequest,
           response: {
             201: Type.Object({ data: RenderCreated }),
+            202: Type.Object({ data: RenderCreated }),
             404: errorResponse(),
             422: errorResponse(),
             429: errorResponse(),
@@ -93,18 +115,27 @@ export const renderRoutes =
         },
       },
       async (request, reply) => {
+        const preferAsync = prefersAsync(request.headers.prefer);
+        const body = preferAsync
+          ? { ...request.body, options: { ...request.body.options, async: request.body.options?.async ?? true } }
+          : request.body;
+        if (preferAsync) reply.header('Vary', 'Prefer');
         return idempotent(
           deps,
           request,
           reply,
           'POST /v1/renders',
-          hashBody(request.rawBody ?? ''),
-          async () => ({
-            status: 201,
-            body: {
-              data: await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body),
-            },
-          }),
+          // the preference changes the answer: part of what a key is bound to
+          hashBody(`${preferAsync ? 'async:' : ''}${request.rawBody ?? ''}`),
+          async () => {
+            const data = await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, body);
+            if (data.status === 'pending') {
+              reply.header('Location', `/v1/renders/${data.renderId}`);
+              if (preferAsync) reply.header('Preference-Applied', 'respond-async');
+              return { status: 202, body: { data } };
+            }
+            return { status: 201, body: { data } };
+          },
           replayWithFreshLink(deps, request.auth.accountId),
         );
       },
@@ -115,13 +146,15 @@ export const renderRoutes =
       {
         schema: {
           tags: ['renders'],
-          summary: 'List renders, newest first',
+          summary: 'List renders, newest first (every status unless `status` is given)',
           querystring: Type.Object(
             {
               page: Type.Integer({ minimum: 1, default: 1 }),
               limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
               templateId: Type.Optional(Type.String({ maxLength: 100 })),
-              status: Type.Optional(Type.Union([Type.Literal('completed'), Type.Literal('failed')])),
+              status: Type.Optional(
+                Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
+              ),
             },
             { additionalProperties: false },
           ),
