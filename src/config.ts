@@ -148,12 +148,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Slow-but-alive Redis must keep limiting (a loaded machine answers late, not never).
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 2_000, 100, 60_000),
     maxBatchItems: int('MAX_BATCH_ITEMS', 1000, 1, 100_000),
-    // As many as there are workers: a background job never waits in the pool's queue, so an interactive
-    // render waits at most for the jobs running (see workers/pool.ts priorities).
+    // Two per worker: one rendering, one doing its I/O (template, storage, records) meanwhile. Background
+    // jobs queue behind interactive ones in the pool, so a request waits at most for the jobs running.
     renderJobConcurrency: int('RENDER_JOB_CONCURRENCY', 0, 0, 1024),
     jobPollMs: int('JOB_POLL_MS', 1000, 50, 600_000),
   };
-  if (limits.renderJobConcurrency === 0) limits.renderJobConcurrency = Math.max(1, limits.renderWorkers);
+  if (limits.renderJobConcurrency === 0) limits.renderJobConcurrency = 2 * Math.max(1, limits.renderWorkers);
 
   let s3: Config['s3'];
   const bucket = str('S3_BUCKET');

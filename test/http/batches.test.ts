@@ -35,7 +35,8 @@ for (const db of DATABASES) {
       afterAll(async () => s?.close());
 
       const used = async (t: Tenant) => (await api(s, t).get('/v1/renders/usage')).json.data.renders.used as number;
-      const completed = (t: Tenant, id: string, ms?: number) =>
+      // a large batch is looked at once a second: its answer lists every item
+      const completed = (t: Tenant, id: string, ms?: number, everyMs?: number) =>
         until(
           async () => {
             const r = await api(s, t).get(`/v1/render-batches/${id}`);
@@ -43,6 +44,7 @@ for (const db of DATABASES) {
           },
           `batch ${id}`,
           ms,
+          everyMs,
         );
       const ownTemplate = async (t: Tenant) =>
         (await api(s, t).post('/v1/templates', uploadForm(pdf('pdfjs-required-fields.pdf'), 'req.pdf'))).json.data
@@ -71,7 +73,7 @@ for (const db of DATABASES) {
         expect(res.headers.get('location')).toBe(`/v1/render-batches/${res.json.data.id}`);
         expect(res.json.data).toMatchObject({ status: 'pending', progress: { total: 1000 } });
         expect(await used(t)).toBe(1000);
-        const done = await completed(t, res.json.data.id, 550_000);
+        const done = await completed(t, res.json.data.id, 550_000, 1000);
         expect(done.progress).toEqual({ total: 1000, pending: 0, completed: 1000, failed: 0 });
         expect(done.items.map((i: { index: number }) => i.index)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
         expect(await used(t)).toBe(1000);
@@ -142,6 +144,15 @@ for (const db of DATABASES) {
         for (const bytes of Object.values(files)) expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe('%PDF-');
         const tampered = done.zipDownloadUrl.replace(/signature=./, 'signature=A');
         expect((await fetch(tampered)).status).toBe(403);
+      });
+
+      it('documents batches, async renders and the pending status in the OpenAPI document', async () => {
+        const doc = (await api(s).get('/v1/openapi.json')).json;
+        expect(doc.paths['/v1/renders/batch'].post.responses['202']).toBeDefined();
+        expect(doc.paths['/v1/render-batches/{id}'].get.responses['200']).toBeDefined();
+        expect(doc.paths['/v1/renders'].post.responses['202']).toBeDefined();
+        const status = doc.paths['/v1/renders'].get.parameters.find((p: { name: string }) => p.name === 'status');
+        expect(JSON.stringify(status.schema)).toContain('pending');
       });
 
       it("answers BATCH_NOT_FOUND for another account's batch", async () => {

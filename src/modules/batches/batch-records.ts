@@ -122,3 +122,13 @@ export async function tombstoneBatch(db: Db, id: string, now: Date): Promise<voi
     .where('id', '=', id)
     .execute();
 }
+
+/** Which of these blob keys a batch points at (orphan sweep: a crash between the combined file and its record). */
+export async function referencedBatchBlobs(db: Db, keys: string[]): Promise<Set<string | null>> {
+  const live = await db
+    .selectFrom('render_batches')
+    .select('combined_blob_key')
+    .where('combined_blob_key', 'in', keys)
+    .execute();
+  return new Set(live.map((r) => r.combined_blob_key));
+}
