@@ -44,7 +44,7 @@ export function batchEventData(batch: BatchRow, items: RenderRow[]) {
 }
 
 /** File names inside download links: `<batch id>.pdf` (combined), `<batch id>.zip` (every item's file). */
-export const batchFileId = (batchId: string, ext: 'pdf' | 'zip') => `${batchId}.${ext}`;
+const batchFileId = (batchId: string, ext: 'pdf' | 'zip') => `${batchId}.${ext}`;
 
 export async function toBatchView(
   deps: Pick<Deps, 'blobs' | 'config' | 'signingKey' | 'clock'>,

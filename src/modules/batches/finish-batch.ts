@@ -5,7 +5,7 @@ import type { JobDeps } from '../render-jobs/run-render-job.js';
 import { completeBatch, releaseBatch, type BatchRow } from './batch-records.js';
 import { batchEventData } from './batch-view.js';
 
-export function combinedBlobKey(accountId: string, batchId: string): string {
+function combinedBlobKey(accountId: string, batchId: string): string {
   return `batches/${accountId}/${batchId}.pdf`;
 }
 

@@ -19,10 +19,10 @@ export type JobDeps = Pick<
 >;
 
 /** Claims after which a job that keeps meeting server faults (or dying with its process) is failed. */
-export const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 5;
 
 /** Backoff before a job given back for a server fault is claimed again: 2 s, 4 s, 8 s, … at most 60 s. */
-export function retryDelayMs(attempts: number): number {
+function retryDelayMs(attempts: number): number {
   return Math.min(60_000, 1000 * 2 ** attempts);
 }
 
