@@ -5,7 +5,13 @@ import type { PlanName } from '../accounts/plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { failDeadRenders } from '../renders/dead-renders.js';
 import { countRendersThisMonth, insertRenders } from '../renders/render-records.js';
-import { pendingRecord, prepareRender, type CreateRenderInput, type PreparedRender } from '../renders/render-steps.js';
+import {
+  pendingRecord,
+  prepareRender,
+  type CreateRenderInput,
+  type PreparedRender,
+  type TemplateMemo,
+} from '../renders/render-steps.js';
 import { insertRenderJobs, PRIORITY } from '../render-jobs/job-records.js';
 import { insertBatch } from './batch-records.js';
 import { getBatch } from './get-batch.js';
@@ -27,9 +33,10 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
 
   // 1. validate every item against its template (scoped), as a single render would be
   const prepared: PreparedRender[] = [];
+  const memo: TemplateMemo = new Map();
   for (const [index, item] of input.items.entries()) {
     try {
-      prepared.push(await prepareRender(deps, account, item));
+      prepared.push(await prepareRender(deps, account, item, memo));
     } catch (err) {
       throw itemError(index, err);
     }

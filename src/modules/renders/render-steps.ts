@@ -41,11 +41,15 @@ export interface PreparedRender {
 
 const DAY_MS = 86_400_000;
 
+/** Templates already loaded and parsed, by id (a batch names the same few templates many times). */
+export type TemplateMemo = Map<string, { template: TemplateRow; analysis: ReturnType<typeof parseAnalysis> }>;
+
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
   deps: Pick<Deps, 'db' | 'plans'>,
   account: { id: string; plan: PlanName },
   input: CreateRenderInput,
+  memo?: TemplateMemo,
 ): Promise<PreparedRender> {
   const plan = deps.plans[account.plan];
   const options = {
@@ -56,8 +60,13 @@ export async function prepareRender(
     strict: false,
     ...input.options,
   };
-  const template = await loadTemplate(deps, account.id, input.templateId);
-  const analysis = parseAnalysis(template);
+  let loaded = memo?.get(input.templateId);
+  if (!loaded) {
+    const row = await loadTemplate(deps, account.id, input.templateId);
+    loaded = { template: row, analysis: parseAnalysis(row) };
+    memo?.set(input.templateId, loaded);
+  }
+  const { template, analysis } = loaded;
   const { values, warnings } = validateData(analysis.fields, input.data, {
     strict: options.strict,
     locale: options.locale,
