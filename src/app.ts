@@ -17,6 +17,7 @@ import { accountRoutes } from './modules/accounts/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
 import { renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -123,6 +124,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));
         await api.register(renderRoutes(deps));
+        await api.register(webhookRoutes(deps));
       });
     },
     { prefix: '/v1' },

@@ -15,6 +15,8 @@ import type { BlobStore } from './ports/blob-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { createLogger } from './logger.js';
 import { PromMetrics } from './adapters/metrics/prom-metrics.js';
+import { HttpWebhookSender } from './adapters/webhook-sender/http-webhook-sender.js';
+import { createDeliveryWorker } from './modules/webhooks/delivery-worker.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -68,6 +70,25 @@ export async function createRuntime(
           onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
         }));
   const signingKey = overrides.signingKey ?? loadSigningKey(config);
+  const webhookSender =
+    overrides.webhookSender ??
+    new HttpWebhookSender({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs });
+  const metrics = overrides.metrics ?? new PromMetrics(engine);
+  // Webhook deliveries are sent by every instance (the claim keeps their attempts apart). Signatures carry
+  // the real time (receivers check it against theirs) while scheduling follows the injected clock.
+  const deliveries = createDeliveryWorker({
+    config,
+    db: dbHandle.db,
+    dbKind: dbHandle.kind,
+    clock,
+    plans,
+    metrics,
+    log,
+    webhookSender,
+    instanceId: heartbeat.id,
+    wallClock: systemClock,
+    random: Math.random,
+  });
   return {
     config,
     db: dbHandle.db,
@@ -79,9 +100,11 @@ export async function createRuntime(
     rateLimiter,
     signingKey,
     log,
-    metrics: overrides.metrics ?? new PromMetrics(engine),
+    metrics,
+    webhookSender,
     instanceId: heartbeat.id,
     async close() {
+      await deliveries.stop();
       await engine.close?.();
       await rateLimiter.close?.();
       await blobs.close?.();

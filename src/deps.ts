@@ -7,6 +7,7 @@ import type { RenderEngine } from './ports/render-engine.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './ports/metrics.js';
+import type { WebhookSender } from './ports/webhook-sender.js';
 
 /** Everything a use case may touch, built once in the composition root (src/bootstrap.ts). */
 export interface Deps {
@@ -22,6 +23,8 @@ export interface Deps {
   signingKey: Buffer;
   log: Logger;
   metrics: Metrics;
+  /** sends webhook attempts and judges webhook URLs (SSRF policy) */
+  webhookSender: WebhookSender;
   /** this server process in the `instances` liveness table (see adapters/db/instances.ts) */
   instanceId: string;
 }

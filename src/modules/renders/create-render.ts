@@ -12,6 +12,7 @@ import { loadTemplateBytes } from '../templates/template-files.js';
 import { validateData } from './values/validate-data.js';
 import { failDeadRenders } from './dead-renders.js';
 import { resolveWatermark } from './watermark-rule.js';
+import { announceUsageThresholds } from '../events/usage-threshold.js';
 
 export interface RenderOptions {
   flatten?: boolean;
@@ -97,6 +98,12 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
         owner: deps.instanceId,
       })
       .execute();
+    // usage.renders.threshold at 80 % and 100 %, once each per month (exact: the account is locked)
+    await announceUsageThresholds(
+      trx,
+      { accountId: account.id, month, used: used + 1, limit: plan.rendersPerMonth },
+      started,
+    );
   });
 
   // While pending, the record holds one render of the quota. Nothing attempted: drop it. A failure:

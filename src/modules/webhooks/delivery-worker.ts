@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../deps.js';
+import { attemptDelivery, type AttemptDeps } from './attempt-delivery.js';
+import { claimDueDeliveries } from './claim-deliveries.js';
+
+// The delivery worker: every WEBHOOK_POLL_MS it claims due deliveries (at most WEBHOOK_CONCURRENCY) and
+// makes one attempt of each, side by side. Time comes from the injected clock, so tests move through
+// the retry schedule without waiting. Every instance runs one; the claim keeps their attempts apart.
+
+export type WorkerDeps = AttemptDeps & Pick<Deps, 'dbKind' | 'instanceId'>;
+
+export interface DeliveryWorker {
+  /** claim and attempt what is due now; resolves when those attempts are recorded (tests, shutdown) */
+  runOnce(): Promise<number>;
+  /** stop polling and wait for the attempts in flight */
+  stop(): Promise<void>;
+}
+
+/** An attempt's lease: its whole time budget plus a margin for the database writes around it. */
+export function leaseMs(timeoutMs: number): number {
+  return timeoutMs + 30_000;
+}
+
+export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
+  const { pollMs, concurrency, timeoutMs } = deps.config.webhooks;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+
+  const runOnce = async (): Promise<number> => {
+    const token = `${deps.instanceId}:${randomUUID()}`;
+    const claimed = await claimDueDeliveries(deps.db, deps.dbKind, {
+      token,
+      now: deps.clock.now(),
+      leaseMs: leaseMs(timeoutMs),
+      limit: concurrency,
+    });
+    await Promise.all(
+      claimed.map((c) =>
+        attemptDelivery(deps, c, token).catch((err) =>
+          // the lease brings the delivery back: it is retried, not lost
+          deps.log.error({ err, deliveryId: c.id }, 'webhook attempt could not be recorded'),
+        ),
+      ),
+    );
+    return claimed.length;
+  };
+
+  const loop = async () => {
+    if (stopped) return;
+    let full = false;
+    try {
+      running = runOnce();
+      full = (await running) === concurrency;
+    } catch (err) {
+      deps.log.warn({ err }, 'webhook delivery poll failed');
+    } finally {
+      running = undefined;
+    }
+    if (stopped) return;
+    timer = setTimeout(() => void loop(), full ? 0 : pollMs); // a full batch: more may be due
+    timer.unref();
+  };
+  timer = setTimeout(() => void loop(), 0);
+  timer.unref();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

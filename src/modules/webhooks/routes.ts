@@ -1,0 +1,263 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { errorResponse, PageMeta, PageQuery } from '../../http/pagination.js';
+import { EVENT_TYPES } from '../events/event-types.js';
+import { listEndpointLog } from './endpoint-log.js';
+import { DELIVERY_STATUSES, getDelivery, listDeliveries, retryDelivery, sendTestEvent } from './manage-deliveries.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from './manage-endpoints.js';
+import { requireWebhooks } from './views.js';
+
+const EventName = Type.String({
+  description: `"*" (every type) or one of ${EVENT_TYPES.join(', ')}`,
+  maxLength: 100,
+});
+const Endpoint = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  description: Type.String(),
+  events: Type.Array(Type.String(), { description: 'subscribed event types; ["*"] for all' }),
+  enabled: Type.Boolean(),
+  disabledReason: Type.Union([Type.String(), Type.Null()], {
+    description: '"failing" when the service disabled the endpoint after failing for days',
+  }),
+  previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'until when the secret replaced by the last rotation still signs',
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+const WithSecret = Type.Intersect([
+  Endpoint,
+  Type.Object({ secret: Type.String({ description: 'Standard Webhooks secret (whsec_...), shown only here' }) }),
+]);
+const Attempt = Type.Object({
+  at: Type.String({ format: 'date-time' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  durationMs: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+const Delivery = Type.Object({
+  id: Type.String(),
+  endpointId: Type.String(),
+  eventId: Type.String({ description: 'also the webhook-id header: the same on every attempt' }),
+  eventType: Type.String(),
+  status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
+  attempts: Type.Integer(),
+  nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  lastDurationMs: Type.Union([Type.Integer(), Type.Null()]),
+  attemptLog: Type.Array(Attempt),
+  createdAt: Type.String({ format: 'date-time' }),
+  completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+const LogEntry = Type.Object({
+  id: Type.String(),
+  type: Type.String({ description: 'created, updated, secret.rotated, disabled or enabled' }),
+  message: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public host' });
+const Events = Type.Array(EventName, { minItems: 1, maxItems: 50 });
+const Description = Type.String({ maxLength: 2000 });
+const Errors = { 403: errorResponse(), 404: errorResponse(), 422: errorResponse() };
+const tags = ['webhooks'];
+
+export const webhookRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const account = (request: { auth: { accountId: string; plan: Deps['plans'][keyof Deps['plans']]['name'] } }) => ({
+      id: request.auth.accountId,
+      plan: request.auth.plan,
+    });
+    // the plan feature gate comes before parameter validation: a Free account learns it needs a plan
+    app.addHook('preValidation', async (request) => requireWebhooks(deps, request.auth.plan));
+
+    app.post(
+      '/webhook-endpoints',
+      {
+        schema: {
+          tags,
+          summary: 'Create a webhook endpoint; its signing secret is shown once, in this response',
+          body: Type.Object(
+            {
+              url: Url,
+              events: Type.Optional(Events),
+              description: Type.Optional(Description),
+              enabled: Type.Optional(Type.Boolean()),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 201: Type.Object({ data: WithSecret }), ...Errors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send({ data: await createEndpoint(deps, account(request), request.body) }),
+    );
+
+    app.get(
+      '/webhook-endpoints',
+      {
+        schema: {
+          tags,
+          summary: 'List webhook endpoints, newest first',
+          querystring: PageQuery,
+          response: { 200: Type.Object({ data: Type.Array(Endpoint), meta: PageMeta }), ...Errors },
+        },
+      },
+      async (request) => listEndpoints(deps, account(request), request.query.page, request.query.limit),
+    );
+
+    app.get(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Get a webhook endpoint',
+          params: IdParams,
+          response: { 200: Type.Object({ data: Endpoint }), ...Errors },
+        },
+      },
+      async (request) => ({ data: await getEndpoint(deps, account(request), request.params.id) }),
+    );
+
+    app.patch(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Change the URL, events or description, or enable / disable an endpoint',
+          params: IdParams,
+          body: Type.Object(
+            {
+              url: Type.Optional(Url),
+              events: Type.Optional(Events),
+              description: Type.Optional(Description),
+              enabled: Type.Optional(Type.Boolean()),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: Type.Object({ data: Endpoint }), ...Errors },
+        },
+      },
+      async (request) => ({ data: await updateEndpoint(deps, account(request), request.params.id, request.body) }),
+    );
+
+    app.delete(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a webhook endpoint with its deliveries and log',
+          params: IdParams,
+          response: { 204: Type.Null(), ...Errors },
+        },
+      },
+      async (request, reply) => {
+        await deleteEndpoint(deps, account(request), request.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.post(
+      '/webhook-endpoints/:id/rotate-secret',
+      {
+        schema: {
+          tags,
+          summary: 'New signing secret (shown once); the previous one keeps signing for 24 hours',
+          params: IdParams,
+          response: { 200: Type.Object({ data: WithSecret }), ...Errors },
+        },
+      },
+      async (request) => ({ data: await rotateEndpointSecret(deps, account(request), request.params.id) }),
+    );
+
+    app.post(
+      '/webhook-endpoints/:id/test',
+      {
+        schema: {
+          tags,
+          summary: 'Send a webhook.test event to this endpoint',
+          params: IdParams,
+          response: { 202: Type.Object({ data: Delivery }), ...Errors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(202).send({ data: await sendTestEvent(deps, account(request), request.params.id) }),
+    );
+
+    app.get(
+      '/webhook-endpoints/:id/deliveries',
+      {
+        schema: {
+          tags,
+          summary: 'Deliveries to this endpoint, newest first: status, attempts, response codes, timing',
+          params: IdParams,
+          querystring: Type.Object(
+            {
+              ...PageQuery.properties,
+              status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: Type.Object({ data: Type.Array(Delivery), meta: PageMeta }), ...Errors },
+        },
+      },
+      async (request) => listDeliveries(deps, account(request), request.params.id, request.query),
+    );
+
+    app.get(
+      '/webhook-endpoints/:id/log',
+      {
+        schema: {
+          tags,
+          summary: "The endpoint's own log: created, changed, secret rotated, disabled, enabled",
+          params: IdParams,
+          querystring: PageQuery,
+          response: { 200: Type.Object({ data: Type.Array(LogEntry), meta: PageMeta }), ...Errors },
+        },
+      },
+      async (request) =>
+        listEndpointLog(deps, request.auth.accountId, request.params.id, request.query.page, request.query.limit),
+    );
+
+    app.get(
+      '/webhook-deliveries/:id',
+      {
+        schema: {
+          tags,
+          summary: 'A delivery with the exact payload it sends',
+          params: IdParams,
+          response: {
+            200: Type.Object({ data: Type.Intersect([Delivery, Type.Object({ payload: Type.Unknown() })]) }),
+            ...Errors,
+          },
+        },
+      },
+      async (request) => ({ data: await getDelivery(deps, account(request), request.params.id) }),
+    );
+
+    app.post(
+      '/webhook-deliveries/:id/retry',
+      {
+        schema: {
+          tags,
+          summary: 'Send a delivery again now (same webhook-id)',
+          params: IdParams,
+          response: { 202: Type.Object({ data: Delivery }), 409: errorResponse(), ...Errors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(202).send({ data: await retryDelivery(deps, account(request), request.params.id) }),
+    );
+  };
