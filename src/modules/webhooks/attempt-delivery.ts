@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookResponse } from '../../ports/webhook-sender.js';
@@ -10,7 +11,7 @@ import type { AttemptRecord } from './views.js';
 
 // One attempt of one claimed delivery: sign, send, record the outcome and schedule what follows.
 
-export type AttemptDeps = Pick<Deps, 'db' | 'clock' | 'plans' | 'config' | 'metrics' | 'log' | 'webhookSender'> & {
+export type AttemptDeps = Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans' | 'config' | 'metrics' | 'log' | 'webhookSender'> & {
   /** the time written into webhook-timestamp: the receiver compares it with its own clock */
   wallClock: Clock;
   random: () => number;
@@ -98,6 +99,10 @@ async function recordAttempt(
       .where('id', '=', claimed.id)
       .executeTakeFirst();
     if (!current || current.claimed_by !== token) return; // our lease ran out and another claim took over
+    // Attempts finishing together on one endpoint take turns here, so that a disabling (and the
+    // cancelling of its deliveries) sees every other attempt either finished or not yet recorded.
+    if (deps.dbKind === 'postgres')
+      await sql`select id from webhook_endpoints where id = ${claimed.endpoint_id} for update`.execute(trx);
     const endpoint = await trx
       .selectFrom('webhook_endpoints')
       .select(['enabled', 'failing_since'])
@@ -162,7 +167,8 @@ async function noteFailure(
     .where('enabled', '=', 1)
     .executeTakeFirst();
   if (Number(disabled.numUpdatedRows) === 0) return;
-  await cancelPendingDeliveries(trx, claimed.endpoint_id, 'endpoint disabled after failing', now);
+  const stopped = await cancelPendingDeliveries(trx, claimed.endpoint_id, 'endpoint disabled after failing', now);
+  for (let i = 0; i < stopped; i++) deps.metrics.webhookDelivery('failed');
   await logEndpoint(
     trx,
     {

@@ -7,7 +7,7 @@ import { claimDueDeliveries } from './claim-deliveries.js';
 // makes one attempt of each, side by side. Time comes from the injected clock, so tests move through
 // the retry schedule without waiting. Every instance runs one; the claim keeps their attempts apart.
 
-export type WorkerDeps = AttemptDeps & Pick<Deps, 'dbKind' | 'instanceId'>;
+export type WorkerDeps = AttemptDeps & Pick<Deps, 'instanceId'>;
 
 export interface DeliveryWorker {
   /** claim and attempt what is due now; resolves when those attempts are recorded (tests, shutdown) */
@@ -16,9 +16,12 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
-/** An attempt's lease: its whole time budget plus a margin for the database writes around it. */
+/**
+ * An attempt's lease: its whole time budget plus as much again (at least 5 s) for the database writes
+ * around it. A process killed mid-attempt has its delivery attempted again once this has passed.
+ */
 export function leaseMs(timeoutMs: number): number {
-  return timeoutMs + 30_000;
+  return timeoutMs + Math.max(5_000, timeoutMs);
 }
 
 export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {

@@ -30,15 +30,16 @@ export async function logEndpoint(
  * Stop the deliveries still scheduled for an endpoint being disabled: they are failed with `reason` and
  * can be sent again with POST /v1/webhook-deliveries/:id/retry. An attempt in flight finishes normally.
  */
-export async function cancelPendingDeliveries(trx: Db, endpointId: string, reason: string, now: Date): Promise<void> {
-  await trx
+export async function cancelPendingDeliveries(trx: Db, endpointId: string, reason: string, now: Date): Promise<number> {
+  const res = await trx
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', next_attempt_at: null, last_error: reason, completed_at: now.toISOString() })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     // not claimed, or claimed by an attempt whose lease is over (its process died)
     .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('next_attempt_at', '<', now.toISOString())]))
-    .execute();
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
 }
 
 /** Newest first. */

@@ -11,7 +11,7 @@ import { loadEndpoint, requireWebhooks, toEndpointView, type WebhookEndpointView
 // Webhook endpoints of an account: create (the secret shown once), list, read, change, delete, rotate
 // the secret. Every use case is scoped by account and refused on plans without webhooks.
 
-type EndpointDeps = Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans' | 'webhookSender'>;
+type EndpointDeps = Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans' | 'webhookSender' | 'metrics'>;
 type Account = { id: string; plan: PlanName };
 
 export interface EndpointInput {
@@ -158,12 +158,13 @@ export async function updateEndpoint(
   const now = deps.clock.now();
   changes.updated_at = now.toISOString();
 
+  let stopped = 0;
   await deps.db.transaction().execute(async (trx) => {
     const current = await loadEndpoint({ db: trx }, account.id, id);
     let logType: 'updated' | 'disabled' | 'enabled' = 'updated';
     if (patch.enabled === false && current.enabled) {
       Object.assign(changes, { enabled: 0, disabled_reason: null });
-      await cancelPendingDeliveries(trx, id, 'endpoint disabled', now);
+      stopped = await cancelPendingDeliveries(trx, id, 'endpoint disabled', now);
       logType = 'disabled';
     } else if (patch.enabled === true && !current.enabled) {
       Object.assign(changes, { enabled: 1, disabled_reason: null, failing_since: null });
@@ -179,6 +180,7 @@ export async function updateEndpoint(
       logType === 'updated' ? `changed: ${keys.join(', ')}` : `${logType} by the account (changed: ${keys.join(', ')})`;
     await logEndpoint(trx, { endpointId: id, accountId: account.id, type: logType, message }, now);
   });
+  for (let i = 0; i < stopped; i++) deps.metrics.webhookDelivery('failed');
   return toEndpointView(await loadEndpoint(deps, account.id, id), now);
 }
 
