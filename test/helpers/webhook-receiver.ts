@@ -25,6 +25,8 @@ export interface Receiver {
   secrets: string[];
   /** answers for the next requests, in order */
   script: (number | 'hold')[];
+  /** when set (and the script is empty), decides the answer from what was received so far */
+  answer?: (id: string, seenBefore: number) => number;
   /** extra headers per status (e.g. Location for a redirect) */
   headers: Record<string, string>;
   /** requests answered 2xx with a valid signature, per webhook-id */
@@ -82,7 +84,8 @@ export async function startReceiver(port = 0): Promise<Receiver> {
           /* not signed with this one */
         }
       });
-      const status = r.script.length ? r.script.shift()! : 200;
+      const seen = r.received.filter((x) => x.id === headers['webhook-id']).length;
+      const status = r.script.length ? r.script.shift()! : r.answer ? r.answer(headers['webhook-id'], seen) : 200;
       let json: any;
       try {
         json = JSON.parse(body);
