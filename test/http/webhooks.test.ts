@@ -77,6 +77,26 @@ for (const db of DATABASES) {
         }
       });
 
+      it('documents every webhook route in the OpenAPI document', async () => {
+        const doc = (await api(s).get('/v1/openapi.json')).json;
+        expect(Object.keys(doc.paths)).toEqual(
+          expect.arrayContaining([
+            '/v1/webhook-endpoints',
+            '/v1/webhook-endpoints/{id}',
+            '/v1/webhook-endpoints/{id}/rotate-secret',
+            '/v1/webhook-endpoints/{id}/test',
+            '/v1/webhook-endpoints/{id}/deliveries',
+            '/v1/webhook-endpoints/{id}/log',
+            '/v1/webhook-deliveries/{id}',
+            '/v1/webhook-deliveries/{id}/retry',
+          ]),
+        );
+        expect(Object.keys(doc.paths['/v1/webhook-endpoints/{id}'])).toEqual(
+          expect.arrayContaining(['get', 'patch', 'delete']),
+        );
+        expect(doc.paths['/v1/webhook-endpoints'].post.responses['201']).toBeTruthy();
+      });
+
       it('creates, lists, reads, changes and deletes endpoints; the secret is shown once; the plan limits them', async () => {
         const t = await s.newTenant('Pro');
         const created = await api(s, t).post('/v1/webhook-endpoints', {
