@@ -41,6 +41,8 @@ export interface WebhookConfig {
   concurrency: number;
   /** an endpoint whose attempts have all failed for this long is disabled, hours */
   disableAfterHours: number;
+  /** events and finished deliveries older than this are deleted, days */
+  retentionDays: number;
 }
 
 /** Every limit is a named value with a safe default (design rule 9). */
@@ -188,6 +190,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pollMs: int('WEBHOOK_POLL_MS', 1_000, 10, 60_000),
     concurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
     disableAfterHours: int('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
+    // longer than the retry schedule (about 3 days), so a delivery is never purged while it may be retried
+    retentionDays: int('EVENT_RETENTION_DAYS', 30, 4, 3650),
   };
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');

@@ -10,6 +10,8 @@ import { api, DATABASES, startServer, TestClock, uploadForm, type Tenant, type T
 import { corpusDir } from '../helpers/corpus.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { publishEvent } from '../../src/modules/events/publish-event.js';
+import { newDeliveryRow } from '../../src/modules/webhooks/fan-out.js';
+import { purgeOldEvents } from '../../src/modules/webhooks/purge-events.js';
 
 const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
@@ -130,9 +132,9 @@ for (const db of DATABASES) {
         const bad = await api(s, t).patch(`/v1/webhook-endpoints/${e.id}`, { events: ['render.exploded'] });
         expect(bad.status).toBe(422);
         expect(bad.json.error.details.field).toBe('events');
-        expect((await api(s, t).patch(`/v1/webhook-endpoints/${e.id}`, { events: ['*', 'template.created'] })).status).toBe(
-          422,
-        );
+        expect(
+          (await api(s, t).patch(`/v1/webhook-endpoints/${e.id}`, { events: ['*', 'template.created'] })).status,
+        ).toBe(422);
 
         // another tenant sees nothing: the same 404 as a missing id
         const other = await api(s, s.b).get(`/v1/webhook-endpoints/${e.id}`);
@@ -141,13 +143,17 @@ for (const db of DATABASES) {
         expect((await api(s, s.b).delete(`/v1/webhook-endpoints/${e.id}`)).status).toBe(404);
 
         // the plans file gives Pro 2 endpoints
-        expect((await api(s, t).post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/2' })).status).toBe(201);
+        expect((await api(s, t).post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/2' })).status).toBe(
+          201,
+        );
         const third = await api(s, t).post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/3' });
         expect(third.status).toBe(403);
         expect(third.json.error.code).toBe('WEBHOOK_ENDPOINT_LIMIT_REACHED');
         expect((await api(s, t).delete(`/v1/webhook-endpoints/${e.id}`)).status).toBe(204);
         expect((await api(s, t).get(`/v1/webhook-endpoints/${e.id}`)).status).toBe(404);
-        expect((await api(s, t).post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/3' })).status).toBe(201);
+        expect((await api(s, t).post('/v1/webhook-endpoints', { url: 'https://hooks.example.com/3' })).status).toBe(
+          201,
+        );
 
         const log = await api(s, t).get(`/v1/webhook-endpoints/${list.json.data[0].id}/log`);
         expect(log.status).toBe(404); // deleted with its endpoint
@@ -371,6 +377,48 @@ for (const db of DATABASES) {
         expect(metrics).toMatch(/formcast_webhook_deliveries_total\{status="failed"\} \d+/);
       });
 
+      it('purges events and finished deliveries after EVENT_RETENTION_DAYS, keeping what may still be sent', async () => {
+        const t = await s.newTenant('Pro');
+        const e = (await api(s, t).post('/v1/webhook-endpoints', { url: 'https://93.184.215.14/hook', enabled: false }))
+          .json.data;
+        const old = new Date(clock.now().getTime() - 31 * 86_400_000);
+        const publish = (at: Date) =>
+          s.runtime.db
+            .transaction()
+            .execute((trx) =>
+              publishEvent(trx, { accountId: t.accountId, type: 'template.created', data: { id: 'tpl_x' } }, at),
+            );
+        const [oldDone, oldPending, oldAlone, recent] = [
+          await publish(old),
+          await publish(old),
+          await publish(old),
+          await publish(clock.now()),
+        ];
+        const done = { ...newDeliveryRow({ eventId: oldDone, accountId: t.accountId, type: 'x' }, e.id, old) };
+        const pending = { ...newDeliveryRow({ eventId: oldPending, accountId: t.accountId, type: 'x' }, e.id, old) };
+        await s.runtime.db
+          .insertInto('webhook_deliveries')
+          .values([
+            { ...done, status: 'succeeded', next_attempt_at: null },
+            { ...pending, next_attempt_at: new Date(clock.now().getTime() + 86_400_000).toISOString() },
+          ])
+          .execute();
+        await purgeOldEvents(s.runtime);
+        const events = await s.runtime.db
+          .selectFrom('events')
+          .select('id')
+          .where('account_id', '=', t.accountId)
+          .execute();
+        expect(events.map((x) => x.id).sort()).toEqual([oldPending, recent].sort());
+        expect(oldAlone).toBeTruthy();
+        const left = await s.runtime.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('account_id', '=', t.accountId)
+          .execute();
+        expect(left.map((x) => x.id)).toEqual([pending.id]);
+      });
+
       it('does not follow a redirect, even to a receiver it could reach', async () => {
         const { t, endpoint } = await setup();
         const target = await startReceiver();
@@ -442,9 +490,9 @@ describe('webhook URLs are refused when they can reach private addresses (WEBHOO
     try {
       const created = await api(s, t).post('/v1/webhook-endpoints', { url: 'https://93.184.215.14/hook' });
       expect(created.status).toBe(201);
-      expect((await api(s, t).patch(`/v1/webhook-endpoints/${created.json.data.id}`, { url: receiver.url })).status).toBe(
-        422,
-      );
+      expect(
+        (await api(s, t).patch(`/v1/webhook-endpoints/${created.json.data.id}`, { url: receiver.url })).status,
+      ).toBe(422);
       // as if its DNS changed after it was saved (rebinding): the stored name resolves to 127.0.0.1 now
       await s.runtime.db
         .updateTable('webhook_endpoints')

@@ -85,7 +85,11 @@ describe.skipIf(!pgUrl)(
         await (i % 2 ? one : two).runtime.db
           .transaction()
           .execute((trx) =>
-            publishEvent(trx, { accountId: t.accountId, type: 'render.completed', data: { id: `rnd_${i}` } }, clock.now()),
+            publishEvent(
+              trx,
+              { accountId: t.accountId, type: 'render.completed', data: { id: `rnd_${i}` } },
+              clock.now(),
+            ),
           );
       await receiver.waitFor('the first attempts', () => receiver.received.length === N, 120_000);
       await until('the first attempts to be recorded', async () => {

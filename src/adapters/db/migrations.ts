@@ -193,6 +193,9 @@ const migrations: Record<string, Migration> = {
         .on('webhook_deliveries')
         .columns(['status', 'next_attempt_at'])
         .execute();
+      // the purge of old events looks for deliveries still pointing at them
+      await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').column('event_id').execute();
+      await db.schema.createIndex('events_created').on('events').column('created_at').execute();
       await db.schema
         .createIndex('webhook_deliveries_endpoint_created')
         .on('webhook_deliveries')

@@ -11,7 +11,10 @@ import type { AttemptRecord } from './views.js';
 
 // One attempt of one claimed delivery: sign, send, record the outcome and schedule what follows.
 
-export type AttemptDeps = Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans' | 'config' | 'metrics' | 'log' | 'webhookSender'> & {
+export type AttemptDeps = Pick<
+  Deps,
+  'db' | 'dbKind' | 'clock' | 'plans' | 'config' | 'metrics' | 'log' | 'webhookSender'
+> & {
   /** the time written into webhook-timestamp: the receiver compares it with its own clock */
   wallClock: Clock;
   random: () => number;

@@ -2,10 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { attemptDelivery, type AttemptDeps } from './attempt-delivery.js';
 import { claimDueDeliveries } from './claim-deliveries.js';
+import { purgeOldEvents } from './purge-events.js';
+
+/** How often each instance deletes events and deliveries past EVENT_RETENTION_DAYS. */
+const PURGE_EVERY_MS = 3600_000;
 
 // The delivery worker: every WEBHOOK_POLL_MS it claims due deliveries (at most WEBHOOK_CONCURRENCY) and
 // makes one attempt of each, side by side. Time comes from the injected clock, so tests move through
 // the retry schedule without waiting. Every instance runs one; the claim keeps their attempts apart.
+// It also purges old events and deliveries once an hour.
 
 export type WorkerDeps = AttemptDeps & Pick<Deps, 'instanceId'>;
 
@@ -28,7 +33,7 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
   const { pollMs, concurrency, timeoutMs } = deps.config.webhooks;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
+  let running: Promise<boolean> | undefined;
 
   const runOnce = async (): Promise<number> => {
     const token = `${deps.instanceId}:${randomUUID()}`;
@@ -49,19 +54,33 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
     return claimed.length;
   };
 
+  let failing = false; // said once per outage, not once per poll
+  let lastPurge = 0;
+  /** one poll: claim and attempt, and the hourly purge; true when the batch was full (more may be due) */
+  const cycle = async (): Promise<boolean> => {
+    try {
+      const full = (await runOnce()) === concurrency;
+      if (failing) deps.log.info('webhook delivery polling works again');
+      failing = false;
+      if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
+        lastPurge = Date.now();
+        const purged = await purgeOldEvents(deps);
+        if (purged.events || purged.deliveries) deps.log.info(purged, 'purged old events and webhook deliveries');
+      }
+      return full;
+    } catch (err) {
+      if (!failing) deps.log.warn({ err }, 'webhook delivery poll failed; retrying every poll interval');
+      failing = true;
+      return false;
+    }
+  };
   const loop = async () => {
     if (stopped) return;
-    let full = false;
-    try {
-      running = runOnce();
-      full = (await running) === concurrency;
-    } catch (err) {
-      deps.log.warn({ err }, 'webhook delivery poll failed');
-    } finally {
-      running = undefined;
-    }
+    running = cycle();
+    const full = await running;
+    running = undefined;
     if (stopped) return;
-    timer = setTimeout(() => void loop(), full ? 0 : pollMs); // a full batch: more may be due
+    timer = setTimeout(() => void loop(), full ? 0 : pollMs);
     timer.unref();
   };
   timer = setTimeout(() => void loop(), 0);
@@ -72,7 +91,7 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await running?.catch(() => undefined);
+      await running;
     },
   };
 }

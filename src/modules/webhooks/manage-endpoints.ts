@@ -218,7 +218,7 @@ export async function rotateEndpointSecret(
   await deps.db.transaction().execute(async (trx) => {
     const current = await loadEndpoint({ db: trx }, account.id, id);
     const until = new Date(now.getTime() + PREVIOUS_SECRET_MS).toISOString();
-    await trx
+    const res = await trx
       .updateTable('webhook_endpoints')
       .set({
         secret,
@@ -228,7 +228,10 @@ export async function rotateEndpointSecret(
       })
       .where('id', '=', id)
       .where('account_id', '=', account.id)
-      .execute();
+      .where('secret', '=', current.secret) // two rotations at once: one wins, the other's secret never signs
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0)
+      throw new AppError('CONFLICT', `The secret of webhook endpoint "${id}" was rotated by another request; retry`);
     await logEndpoint(
       trx,
       {

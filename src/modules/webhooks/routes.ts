@@ -176,7 +176,7 @@ export const webhookRoutes =
           tags,
           summary: 'New signing secret (shown once); the previous one keeps signing for 24 hours',
           params: IdParams,
-          response: { 200: Type.Object({ data: WithSecret }), ...Errors },
+          response: { 200: Type.Object({ data: WithSecret }), 409: errorResponse(), ...Errors },
         },
       },
       async (request) => ({ data: await rotateEndpointSecret(deps, account(request), request.params.id) }),
