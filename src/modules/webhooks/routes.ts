@@ -88,6 +88,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'createWebhookEndpoint',
           summary: 'Create a webhook endpoint; its signing secret is shown once, in this response',
           body: Type.Object(
             {
@@ -110,6 +111,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'listWebhookEndpoints',
           summary: 'List webhook endpoints, newest first',
           querystring: PageQuery,
           response: { 200: Type.Object({ data: Type.Array(Endpoint), meta: PageMeta }), ...Errors },
@@ -123,6 +125,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'getWebhookEndpoint',
           summary: 'Get a webhook endpoint',
           params: IdParams,
           response: { 200: Type.Object({ data: Endpoint }), ...Errors },
@@ -136,6 +139,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'updateWebhookEndpoint',
           summary: 'Change the URL, events or description, or enable / disable an endpoint',
           params: IdParams,
           body: Type.Object(
@@ -158,6 +162,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'deleteWebhookEndpoint',
           summary: 'Delete a webhook endpoint with its deliveries and log',
           params: IdParams,
           response: { 204: Type.Null(), ...Errors },
@@ -174,6 +179,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'rotateWebhookEndpointSecret',
           summary: 'New signing secret (shown once); the previous one keeps signing for 24 hours',
           params: IdParams,
           response: { 200: Type.Object({ data: WithSecret }), 409: errorResponse(), ...Errors },
@@ -187,6 +193,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'sendWebhookTestEvent',
           summary: 'Send a webhook.test event to this endpoint',
           params: IdParams,
           response: { 202: Type.Object({ data: Delivery }), ...Errors },
@@ -201,6 +208,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'listWebhookDeliveries',
           summary: 'Deliveries to this endpoint, newest first: status, attempts, response codes, timing',
           params: IdParams,
           querystring: Type.Object(
@@ -221,6 +229,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'listWebhookEndpointLog',
           summary: "The endpoint's own log: created, changed, secret rotated, disabled, enabled",
           params: IdParams,
           querystring: PageQuery,
@@ -236,6 +245,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'getWebhookDelivery',
           summary: 'A delivery with the exact payload it sends',
           params: IdParams,
           response: {
@@ -252,6 +262,7 @@ export const webhookRoutes =
       {
         schema: {
           tags,
+          operationId: 'retryWebhookDelivery',
           summary: 'Send a delivery again now (same webhook-id)',
           params: IdParams,
           response: { 202: Type.Object({ data: Delivery }), 409: errorResponse(), ...Errors },
