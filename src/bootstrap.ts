@@ -85,6 +85,7 @@ export async function createRuntime(
     metrics,
     log,
     webhookSender,
+    signingKey,
     instanceId: heartbeat.id,
     wallClock: systemClock,
     random: Math.random,

@@ -117,6 +117,13 @@ for (const db of DATABASES) {
         });
         expect(e.id).toMatch(/^whk_/);
         expect(e.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+        // stored sealed: the database alone does not give the secret away
+        const stored = await s.runtime.db
+          .selectFrom('webhook_endpoints')
+          .select('secret')
+          .where('id', '=', e.id)
+          .executeTakeFirstOrThrow();
+        expect(stored.secret).not.toContain(e.secret.slice(6));
 
         const read = await api(s, t).get(`/v1/webhook-endpoints/${e.id}`);
         expect(read.status).toBe(200);

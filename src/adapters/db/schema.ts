@@ -111,9 +111,9 @@ export interface WebhookEndpointsTable {
   enabled: number;
   /** why the service disabled it (e.g. failing for days); NULL when enabled or disabled by the user */
   disabled_reason: string | null;
-  /** Standard Webhooks secret, whsec_<base64> */
+  /** Standard Webhooks secret (whsec_<base64>), sealed with AES-256-GCM (modules/webhooks/secret-box.ts) */
   secret: string;
-  /** the secret before the last rotation, still signing until previous_secret_expires_at */
+  /** the secret before the last rotation, sealed, still signing until previous_secret_expires_at */
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
   /** start of the current run of failed attempts; NULL after a success */

@@ -13,7 +13,7 @@ import type { AttemptRecord } from './views.js';
 
 export type AttemptDeps = Pick<
   Deps,
-  'db' | 'dbKind' | 'clock' | 'plans' | 'config' | 'metrics' | 'log' | 'webhookSender'
+  'db' | 'dbKind' | 'clock' | 'plans' | 'config' | 'metrics' | 'log' | 'webhookSender' | 'signingKey'
 > & {
   /** the time written into webhook-timestamp: the receiver compares it with its own clock */
   wallClock: Clock;
@@ -50,8 +50,13 @@ export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDeliver
   // 2. send, unless the plan lost its webhooks (a downgrade): then the delivery ends unsent
   let response: WebhookResponse;
   const plan = deps.plans[context.plan as keyof Deps['plans']];
+  const secrets = signingSecrets(context, startedAt, deps.signingKey);
   if (!plan?.webhooks) {
     response = { statusCode: null, error: 'webhooks are not enabled on the plan', durationMs: 0, responseBody: '' };
+  } else if (secrets.length === 0) {
+    // sealed under another key (SIGNING_SECRET changed, or differs between instances): never send unsigned
+    const error = "the endpoint's secret cannot be opened with this SIGNING_SECRET; rotate the secret";
+    response = { statusCode: null, error, durationMs: 0, responseBody: '' };
   } else {
     const payload = eventPayload({ ...context, id: context.eventId });
     const timestamp = deps.wallClock.now();
@@ -63,7 +68,7 @@ export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDeliver
         'user-agent': 'formcast-webhooks/1',
         'webhook-id': context.eventId,
         'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signatureHeader(signingSecrets(context, startedAt), context.eventId, timestamp, payload),
+        'webhook-signature': signatureHeader(secrets, context.eventId, timestamp, payload),
       },
     });
     const ok = response.error === null && response.statusCode !== null && response.statusCode < 300;

@@ -5,13 +5,14 @@ import type { PlanName } from '../accounts/plans.js';
 import { lockAccount } from '../accounts/quotas.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { cancelPendingDeliveries, logEndpoint } from './endpoint-log.js';
+import { sealSecret } from './secret-box.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from './secrets.js';
 import { loadEndpoint, requireWebhooks, toEndpointView, type WebhookEndpointView } from './views.js';
 
 // Webhook endpoints of an account: create (the secret shown once), list, read, change, delete, rotate
 // the secret. Every use case is scoped by account and refused on plans without webhooks.
 
-type EndpointDeps = Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans' | 'webhookSender' | 'metrics'>;
+type EndpointDeps = Pick<Deps, 'db' | 'dbKind' | 'clock' | 'plans' | 'webhookSender' | 'metrics' | 'signingKey'>;
 type Account = { id: string; plan: PlanName };
 
 export interface EndpointInput {
@@ -67,6 +68,7 @@ export async function createEndpoint(
 
   // 2. exact limit check and insert in one transaction (the account row serialises concurrent creations)
   const now = deps.clock.now();
+  const secret = newWebhookSecret();
   const row = {
     id: newId('whk'),
     account_id: account.id,
@@ -75,7 +77,7 @@ export async function createEndpoint(
     events: JSON.stringify(events),
     enabled: input.enabled === false ? 0 : 1,
     disabled_reason: null,
-    secret: newWebhookSecret(),
+    secret: sealSecret(deps.signingKey, secret), // stored sealed, shown once
     previous_secret: null,
     previous_secret_expires_at: null,
     failing_since: null,
@@ -102,7 +104,7 @@ export async function createEndpoint(
       now,
     );
   });
-  return { ...toEndpointView(row, now), secret: row.secret };
+  return { ...toEndpointView(row, now), secret };
 }
 
 /** Newest first. */
@@ -221,7 +223,7 @@ export async function rotateEndpointSecret(
     const res = await trx
       .updateTable('webhook_endpoints')
       .set({
-        secret,
+        secret: sealSecret(deps.signingKey, secret),
         previous_secret: current.secret,
         previous_secret_expires_at: until,
         updated_at: now.toISOString(),
