@@ -426,6 +426,24 @@ for (const db of DATABASES) {
         expect(left.map((x) => x.id)).toEqual([pending.id]);
       });
 
+      it('keeps delivering to other endpoints while one receiver hangs', async () => {
+        const { t, endpoint } = await setup();
+        receiver.script = ['hold'];
+        const other = await startReceiver();
+        try {
+          const second = (await api(s, t).post('/v1/webhook-endpoints', { url: other.url })).json.data;
+          other.secrets = [second.secret];
+          await api(s, t).post(`/v1/webhook-endpoints/${endpoint.id}/test`);
+          await receiver.waitFor('the hanging attempt', () => receiver.received.length === 1);
+          await api(s, t).post(`/v1/webhook-endpoints/${second.id}/test`);
+          await other.waitFor('the other delivery', () => other.deliveredOnce(other.received[0]?.id ?? '') === 1);
+          const [hanging] = await deliveries(t, endpoint.id);
+          expect(hanging).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, attemptLog: [] });
+        } finally {
+          await other.close();
+        }
+      });
+
       it('does not follow a redirect, even to a receiver it could reach', async () => {
         const { t, endpoint } = await setup();
         const target = await startReceiver();
