@@ -19,6 +19,7 @@ import { templateComponents, templateRoutes } from './modules/templates/routes.j
 import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
 import { dashboard } from './http/dashboard.js';
+import { webhookComponents, webhookRoutes } from './modules/webhooks/routes.js';
 import { batchComponents, batchRoutes } from './modules/batches/routes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -80,6 +81,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...templateComponents,
     ...renderComponents,
     ...batchComponents,
+    ...webhookComponents,
   ]);
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
@@ -120,6 +122,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         await api.register(templateRoutes(deps));
         await api.register(renderRoutes(deps));
         await api.register(batchRoutes(deps));
+        await api.register(webhookRoutes(deps));
       });
     },
     { prefix: '/v1' },

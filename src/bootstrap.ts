@@ -18,6 +18,8 @@ import { createLogger } from './logger.js';
 import { PromMetrics } from './adapters/metrics/prom-metrics.js';
 import { createJobSignal, startJobRunner } from './modules/render-jobs/job-runner.js';
 import { staleAfterMs } from './modules/renders/retention.js';
+import { HttpWebhookSender } from './adapters/webhook-sender/http-webhook-sender.js';
+import { createDeliveryWorker } from './modules/webhooks/delivery-worker.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -73,6 +75,26 @@ export async function createRuntime(
           onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
         }));
   const signingKey = overrides.signingKey ?? loadSigningKey(config);
+  const webhookSender =
+    overrides.webhookSender ??
+    new HttpWebhookSender({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs });
+  const metrics = overrides.metrics ?? new PromMetrics(engine);
+  // Webhook deliveries are sent by every instance (the claim keeps their attempts apart). Signatures carry
+  // the real time (receivers check it against theirs) while scheduling follows the injected clock.
+  const deliveries = createDeliveryWorker({
+    config,
+    db: dbHandle.db,
+    dbKind: dbHandle.kind,
+    clock,
+    plans,
+    metrics,
+    log,
+    webhookSender,
+    signingKey,
+    instanceId: heartbeat.id,
+    wallClock: systemClock,
+    random: Math.random,
+  });
   const jobSignal = overrides.jobs ?? createJobSignal();
   const deps: Deps = {
     config,
@@ -85,8 +107,9 @@ export async function createRuntime(
     rateLimiter,
     signingKey,
     log,
-    metrics: overrides.metrics ?? new PromMetrics(engine),
+    metrics,
     caches: overrides.caches ?? createCaches(config.caches),
+    webhookSender,
     instanceId: heartbeat.id,
     jobs: jobSignal,
   };
@@ -101,6 +124,7 @@ export async function createRuntime(
   return {
     ...deps,
     async close() {
+      await deliveries.stop();
       // Stop claiming; closing the engine cuts the jobs in flight short, and they are given back.
       const stopped = runner.stop();
       await engine.close?.();

@@ -27,6 +27,23 @@ export interface Config {
   outputUriLinks: boolean;
   /** Fastify's trustProxy: which proxies' X-Forwarded-For to believe for the client address */
   trustProxy: boolean | number | string;
+  webhooks: WebhookConfig;
+}
+
+/** Webhook delivery (see modules/webhooks and docs/decisions.md). */
+export interface WebhookConfig {
+  /** allow http: and loopback/private targets (tests, on-premise receivers); never on a shared service */
+  allowPrivate: boolean;
+  /** budget of one attempt: connect, send, response head and the bounded body read, ms */
+  timeoutMs: number;
+  /** how often the delivery worker looks for due deliveries, ms */
+  pollMs: number;
+  /** attempts in flight at once per instance */
+  concurrency: number;
+  /** an endpoint whose attempts have all failed for this long is disabled, hours */
+  disableAfterHours: number;
+  /** events and finished deliveries older than this are deleted, days */
+  retentionDays: number;
 }
 
 /** Every limit is a named value with a safe default (design rule 9). */
@@ -201,6 +218,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const uriLinks = str('OUTPUT_URI_LINKS') ?? 'false';
   if (uriLinks !== 'true' && uriLinks !== 'false')
     problems.push(`OUTPUT_URI_LINKS must be true or false (got "${uriLinks}")`);
+  const allowPrivate = str('WEBHOOK_ALLOW_PRIVATE') ?? 'false';
+  if (allowPrivate !== 'true' && allowPrivate !== 'false')
+    problems.push(`WEBHOOK_ALLOW_PRIVATE must be true or false (got "${allowPrivate}")`);
+  const webhooks: WebhookConfig = {
+    allowPrivate: allowPrivate === 'true',
+    timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    pollMs: int('WEBHOOK_POLL_MS', 1_000, 10, 60_000),
+    concurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
+    disableAfterHours: int('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
+    // longer than the retry schedule (about 3 days), so a delivery is never purged while it may be retried
+    retentionDays: int('EVENT_RETENTION_DAYS', 30, 4, 3650),
+  };
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');
   return {
@@ -219,5 +248,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken,
     outputUriLinks: uriLinks === 'true',
     trustProxy,
+    webhooks,
   };
 }

@@ -21,6 +21,7 @@ export interface Caches {
   /** parsed template analyses: saves a JSON.parse of the stored analysis on every render */
   analyses: Lru<string, TemplateAnalysis>;
 }
+import type { WebhookSender } from './ports/webhook-sender.js';
 
 /** Everything a use case may touch, built once in the composition root (src/bootstrap.ts). */
 export interface Deps {
@@ -37,6 +38,8 @@ export interface Deps {
   log: Logger;
   metrics: Metrics;
   caches: Caches;
+  /** sends webhook attempts and judges webhook URLs (SSRF policy) */
+  webhookSender: WebhookSender;
   /** this server process in the `instances` liveness table (see adapters/db/instances.ts) */
   instanceId: string;
   /** wakes this instance's job runner when an async render or batch is accepted */

@@ -25,6 +25,10 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   RENDER_FAILED: 422,
   DOWNLOAD_FORBIDDEN: 403,
+  WEBHOOKS_NOT_ENABLED: 403,
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: 403,
+  WEBHOOK_ENDPOINT_NOT_FOUND: 404,
+  WEBHOOK_DELIVERY_NOT_FOUND: 404,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
 } as const;
@@ -70,6 +74,8 @@ export const notFound = {
   render: (id: string) => new AppError('RENDER_NOT_FOUND', `Render "${id}" was not found`),
   batch: (id: string) => new AppError('BATCH_NOT_FOUND', `Render batch "${id}" was not found`),
   apiKey: (id: string) => new AppError('API_KEY_NOT_FOUND', `API key "${id}" was not found`),
+  webhookEndpoint: (id: string) => new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `Webhook endpoint "${id}" was not found`),
+  webhookDelivery: (id: string) => new AppError('WEBHOOK_DELIVERY_NOT_FOUND', `Webhook delivery "${id}" was not found`),
 };
 
 /**

@@ -2,6 +2,12 @@
 export interface Metrics {
   httpRequest(method: string, route: string, status: number, seconds: number): void;
   render(status: 'completed' | 'failed', seconds: number): void;
+  /** one webhook attempt: `success` (2xx), `http_error` (another status) or `network_error` (no answer) */
+  webhookAttempt(outcome: 'success' | 'http_error' | 'network_error', seconds: number): void;
+  /** a webhook delivery reached a final state */
+  webhookDelivery(status: 'succeeded' | 'failed'): void;
+  /** an endpoint disabled by the service after failing for days */
+  webhookEndpointDisabled(): void;
   /** Prometheus text exposition */
   expose(): Promise<{ contentType: string; body: string }>;
 }

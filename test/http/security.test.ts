@@ -25,6 +25,17 @@ const ROUTES: [string, string, unknown?][] = [
   ['GET', '/v1/api-keys'],
   ['POST', '/v1/api-keys', { name: 'x' }],
   ['DELETE', '/v1/api-keys/key_x'],
+  ['GET', '/v1/webhook-endpoints'],
+  ['POST', '/v1/webhook-endpoints', { url: 'https://example.com/hook' }],
+  ['GET', '/v1/webhook-endpoints/whk_x'],
+  ['PATCH', '/v1/webhook-endpoints/whk_x', { enabled: false }],
+  ['DELETE', '/v1/webhook-endpoints/whk_x'],
+  ['POST', '/v1/webhook-endpoints/whk_x/rotate-secret'],
+  ['POST', '/v1/webhook-endpoints/whk_x/test'],
+  ['GET', '/v1/webhook-endpoints/whk_x/deliveries'],
+  ['GET', '/v1/webhook-endpoints/whk_x/log'],
+  ['GET', '/v1/webhook-deliveries/whd_x'],
+  ['POST', '/v1/webhook-deliveries/whd_x/retry'],
 ];
 
 describe('security suite on every route (SQLite + folder)', () => {

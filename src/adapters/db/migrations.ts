@@ -194,6 +194,93 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('renders_batch').on('renders').columns(['batch_id', 'batch_index']).execute();
     },
   },
+  // Webhooks (issue 11): endpoints, one delivery per (event, endpoint) fanned out in the event's own
+  // transaction, a per-endpoint log (created, secret rotated, disabled...), and the usage thresholds
+  // already announced this month (so 80 % and 100 % are sent once each, whatever the concurrency).
+  '0004_webhooks': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('disabled_reason', 'text')
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('previous_secret', 'text')
+        .addColumn('previous_secret_expires_at', 'text')
+        .addColumn('failing_since', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('webhook_endpoints_account_created')
+        .on('webhook_endpoints')
+        .columns(['account_id', 'created_at', 'id'])
+        .execute();
+
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('endpoint_id', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('next_attempt_at', 'text')
+        .addColumn('claimed_by', 'text')
+        .addColumn('last_attempt_at', 'text')
+        .addColumn('last_status_code', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('last_duration_ms', 'integer')
+        .addColumn('attempt_log', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('completed_at', 'text')
+        .execute();
+      // the delivery worker's claim: due pending deliveries, oldest first
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['status', 'next_attempt_at'])
+        .execute();
+      // the purge of old events looks for deliveries still pointing at them
+      await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').column('event_id').execute();
+      await db.schema.createIndex('events_created').on('events').column('created_at').execute();
+      await db.schema
+        .createIndex('webhook_deliveries_endpoint_created')
+        .on('webhook_deliveries')
+        .columns(['endpoint_id', 'created_at', 'id'])
+        .execute();
+
+      await db.schema
+        .createTable('webhook_endpoint_log')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('endpoint_id', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('webhook_endpoint_log_endpoint')
+        .on('webhook_endpoint_log')
+        .columns(['endpoint_id', 'created_at', 'id'])
+        .execute();
+
+      await db.schema
+        .createTable('usage_thresholds')
+        .addColumn('account_id', 'text', (c) => c.notNull())
+        .addColumn('month', 'text', (c) => c.notNull())
+        .addColumn('threshold', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_thresholds_pk', ['account_id', 'month', 'threshold'])
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

@@ -144,6 +144,69 @@ export interface EventsTable {
   created_at: string;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  /** https URL (http too with WEBHOOK_ALLOW_PRIVATE), checked when saved and again when connecting */
+  url: string;
+  description: string;
+  /** JSON array of event types, or ["*"] for all */
+  events: string;
+  enabled: number;
+  /** why the service disabled it (e.g. failing for days); NULL when enabled or disabled by the user */
+  disabled_reason: string | null;
+  /** Standard Webhooks secret (whsec_<base64>), sealed with AES-256-GCM (modules/webhooks/secret-box.ts) */
+  secret: string;
+  /** the secret before the last rotation, sealed, still signing until previous_secret_expires_at */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** start of the current run of failed attempts; NULL after a success */
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  /** pending (scheduled or in flight) | succeeded | failed (gave up, or the endpoint was disabled) */
+  status: string;
+  attempts: number;
+  /** when the next attempt is due; while an attempt is in flight, when its lease ends. NULL when final. */
+  next_attempt_at: string | null;
+  /** token of the attempt in flight (its claim); NULL when none */
+  claimed_by: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  /** JSON array of the attempts made: { at, statusCode, error, durationMs } */
+  attempt_log: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface WebhookEndpointLogTable {
+  id: string;
+  endpoint_id: string;
+  account_id: string;
+  /** created | updated | secret.rotated | disabled | enabled */
+  type: string;
+  message: string;
+  created_at: string;
+}
+
+export interface UsageThresholdsTable {
+  account_id: string;
+  month: string;
+  /** percent of the month's render quota: 80 or 100 */
+  threshold: number;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -155,6 +218,10 @@ export interface Database {
   events: EventsTable;
   render_jobs: RenderJobsTable;
   render_batches: RenderBatchesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_endpoint_log: WebhookEndpointLogTable;
+  usage_thresholds: UsageThresholdsTable;
 }
 
 export type { Generated };

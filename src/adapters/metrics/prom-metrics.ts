@@ -31,6 +31,30 @@ export class PromMetrics implements Metrics {
     registers: [this.registry],
   });
 
+  private readonly webhookAttempts = new Counter({
+    name: 'formcast_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome (success, http_error, network_error)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly webhookAttemptSeconds = new Histogram({
+    name: 'formcast_webhook_attempt_duration_seconds',
+    help: 'Webhook attempt time, connect to response',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly webhookDeliveries = new Counter({
+    name: 'formcast_webhook_deliveries_total',
+    help: 'Webhook deliveries that reached a final state (succeeded, failed)',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+  private readonly webhookDisabled = new Counter({
+    name: 'formcast_webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints disabled by the service after failing for days',
+    registers: [this.registry],
+  });
+
   constructor(engine?: RenderEngine) {
     collectDefaultMetrics({ register: this.registry, prefix: 'formcast_' });
     if (engine?.stats) {
@@ -70,6 +94,19 @@ export class PromMetrics implements Metrics {
   render(status: 'completed' | 'failed', seconds: number): void {
     this.renders.inc({ status });
     if (status === 'completed') this.renderSeconds.observe(seconds);
+  }
+
+  webhookAttempt(outcome: 'success' | 'http_error' | 'network_error', seconds: number): void {
+    this.webhookAttempts.inc({ outcome });
+    this.webhookAttemptSeconds.observe(seconds);
+  }
+
+  webhookDelivery(status: 'succeeded' | 'failed'): void {
+    this.webhookDeliveries.inc({ status });
+  }
+
+  webhookEndpointDisabled(): void {
+    this.webhookDisabled.inc();
   }
 
   async expose() {

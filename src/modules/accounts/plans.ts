@@ -16,6 +16,8 @@ export interface Plan {
   watermark: boolean;
   retentionDays: number;
   webhooks: boolean;
+  /** webhook endpoints an account may hold (only where `webhooks` is true) */
+  webhookEndpoints: number;
   requestsPerMinute: number;
 }
 
@@ -31,6 +33,7 @@ export const DEFAULT_PLANS: Record<PlanName, Plan> = {
     watermark: true,
     retentionDays: 7,
     webhooks: false,
+    webhookEndpoints: 0,
     requestsPerMinute: 300,
   },
   Pro: {
@@ -42,6 +45,7 @@ export const DEFAULT_PLANS: Record<PlanName, Plan> = {
     watermark: false,
     retentionDays: 30,
     webhooks: true,
+    webhookEndpoints: 10,
     requestsPerMinute: 1_200,
   },
   Business: {
@@ -53,6 +57,7 @@ export const DEFAULT_PLANS: Record<PlanName, Plan> = {
     watermark: false,
     retentionDays: 90,
     webhooks: true,
+    webhookEndpoints: 50,
     requestsPerMinute: 6_000,
   },
 };
@@ -70,6 +75,7 @@ const NUMERIC_KEYS = [
   'maxUploadBytes',
   'retentionDays',
   'requestsPerMinute',
+  'webhookEndpoints',
 ] as const;
 const BOOLEAN_KEYS = ['watermark', 'webhooks'] as const;
 

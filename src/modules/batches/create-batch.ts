@@ -1,3 +1,4 @@
+import { announceUsageThresholds } from '../events/usage-threshold.js';
 import { validationError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
 import { AppError, DataValidationError } from '../../errors.js';
@@ -97,6 +98,12 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
           batchIndex: i,
         }),
       ),
+    );
+    // usage.renders.threshold at 80 % and 100 %, once each per month, as for single renders
+    await announceUsageThresholds(
+      trx,
+      { accountId: account.id, month, used: used + n, limit: plan.rendersPerMonth },
+      now,
     );
     await insertRenderJobs(
       trx,

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/schema.js';
 import { newId } from '../../lib/ids.js';
+import { fanOutDeliveries } from '../webhooks/fan-out.js';
 import type { EventType } from './event-types.js';
 
 export interface NewEvent {
@@ -13,7 +14,8 @@ export interface NewEvent {
 /**
  * Record an event in the outbox. Call it with the transaction of the change that causes the event, so
  * the change and its event commit together or not at all (nothing lost on kill -9, nothing sent for a
- * change that rolled back). Returns the event id.
+ * change that rolled back). The webhook deliveries of the event (one per enabled endpoint of the account
+ * subscribed to its type) are written in the same transaction. Returns the event id.
  */
 export async function publishEvent(trx: Kysely<Database>, event: NewEvent, now: Date): Promise<string> {
   const id = newId('evt');
@@ -27,5 +29,6 @@ export async function publishEvent(trx: Kysely<Database>, event: NewEvent, now: 
       created_at: now.toISOString(),
     })
     .execute();
+  await fanOutDeliveries(trx, { eventId: id, accountId: event.accountId, type: event.type }, now);
   return id;
 }

@@ -19,6 +19,7 @@ import {
   type CreateRenderInput,
 } from './render-steps.js';
 import { insertRenderJobs, PRIORITY } from '../render-jobs/job-records.js';
+import { announceUsageThresholds } from '../events/usage-threshold.js';
 
 export type { CreateRenderInput, RenderOptions } from './render-steps.js';
 
@@ -78,6 +79,12 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
       }),
     );
     if (isAsync) await insertRenderJobs(trx, [asyncJob(deps, account.id, id, input, started)]);
+    // usage.renders.threshold at 80 % and 100 %, once each per month (exact: the account is locked)
+    await announceUsageThresholds(
+      trx,
+      { accountId: account.id, month, used: used + 1, limit: plan.rendersPerMonth },
+      started,
+    );
   });
 
   if (isAsync) {

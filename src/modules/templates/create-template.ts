@@ -6,6 +6,7 @@ import { lockAccount } from '../accounts/quotas.js';
 import { countTemplates } from '../accounts/usage.js';
 import { checkDescription, checkName } from './template-input.js';
 import { toTemplateView, type TemplateView } from './template-view.js';
+import { publishEvent } from '../events/publish-event.js';
 
 export interface CreateTemplateInput {
   bytes: Uint8Array;
@@ -50,7 +51,8 @@ export async function createTemplate(
   await deps.blobs.put(blobKey, input.bytes);
 
   // 5. exact quota check and insert in one transaction
-  const now = deps.clock.now().toISOString();
+  const at = deps.clock.now();
+  const now = at.toISOString();
   const row = {
     id,
     account_id: account.id,
@@ -73,6 +75,7 @@ export async function createTemplate(
       const used = await countTemplates(trx, account.id);
       if (used >= limit) throw limitReached(used, limit, account.plan);
       await trx.insertInto('templates').values(row).execute();
+      await publishEvent(trx, { accountId: account.id, type: 'template.created', data: toTemplateView(row) }, at);
     });
   } catch (err) {
     await deps.blobs.delete(blobKey).catch(() => undefined);

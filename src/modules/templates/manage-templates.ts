@@ -6,6 +6,15 @@ import { checkDescription, checkName } from './template-input.js';
 import { loadCompleteAnalysis } from './complete-analysis.js';
 import { renderDataJsonSchema } from './json-schema.js';
 import { loadTemplate, publicField, toTemplateView, type TemplateView } from './template-view.js';
+import { publishEvent } from '../events/publish-event.js';
+import type { Db } from '../../adapters/db/database.js';
+
+/** template.updated with the template as it now is, in the transaction of the change. */
+async function publishUpdated(trx: Db, accountId: string, id: string, at: Date): Promise<TemplateView> {
+  const view = toTemplateView(await loadTemplate({ db: trx }, accountId, id));
+  await publishEvent(trx, { accountId, type: 'template.updated', data: view }, at);
+  return view;
+}
 
 // Template read and management use cases. Each is scoped by account: another tenant's id is a 404.
 
@@ -137,16 +146,19 @@ export async function updateTemplate(
   if (patch.description !== undefined) changes.description = checkDescription(patch.description);
   const editsContent = patch.name !== undefined || patch.description !== undefined;
   if (patch.isFrozen !== undefined) changes.is_frozen = patch.isFrozen ? 1 : 0;
-  changes.updated_at = deps.clock.now().toISOString();
+  const at = deps.clock.now();
+  changes.updated_at = at.toISOString();
 
-  let q = deps.db.updateTable('templates').set(changes).where('id', '=', id).where('account_id', '=', accountId);
-  if (editsContent) q = q.where('is_frozen', '=', 0);
-  const res = await q.executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) {
-    await loadTemplate(deps, accountId, id); // 404 when it is not ours
-    throw frozen(id);
-  }
-  return getTemplate(deps, accountId, id);
+  const view = await deps.db.transaction().execute(async (trx) => {
+    let q = trx.updateTable('templates').set(changes).where('id', '=', id).where('account_id', '=', accountId);
+    if (editsContent) q = q.where('is_frozen', '=', 0);
+    const res = await q.executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) return undefined;
+    return publishUpdated(trx, accountId, id, at);
+  });
+  if (view) return view;
+  await loadTemplate(deps, accountId, id); // 404 when it is not ours
+  throw frozen(id);
 }
 
 /** PUT /templates/:id/file: new PDF, schema re-extracted, version + 1. */
@@ -161,44 +173,61 @@ export async function replaceTemplateFile(
   const analysis = await deps.engine.analyse(input.bytes);
   const blobKey = templateBlobKey(account.id, id);
   await deps.blobs.put(blobKey, input.bytes);
-  const res = await deps.db
-    .updateTable('templates')
-    .set((eb) => ({
-      file_name: input.fileName,
-      file_size: input.bytes.byteLength,
-      field_count: analysis.fields.length,
-      page_count: analysis.pageCount,
-      analysis: JSON.stringify(analysis),
-      blob_key: blobKey,
-      version: eb('version', '+', 1),
-      updated_at: deps.clock.now().toISOString(),
-    }))
-    .where('id', '=', id)
-    .where('account_id', '=', account.id)
-    .where('is_frozen', '=', 0)
-    .where('blob_key', '=', current.blob_key) // a concurrent replace wins once; the loser retries cleanly
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) {
+  const at = deps.clock.now();
+  const view = await deps.db.transaction().execute(async (trx) => {
+    const res = await trx
+      .updateTable('templates')
+      .set((eb) => ({
+        file_name: input.fileName,
+        file_size: input.bytes.byteLength,
+        field_count: analysis.fields.length,
+        page_count: analysis.pageCount,
+        analysis: JSON.stringify(analysis),
+        blob_key: blobKey,
+        version: eb('version', '+', 1),
+        updated_at: at.toISOString(),
+      }))
+      .where('id', '=', id)
+      .where('account_id', '=', account.id)
+      .where('is_frozen', '=', 0)
+      .where('blob_key', '=', current.blob_key) // a concurrent replace wins once; the loser retries cleanly
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) return undefined;
+    return publishUpdated(trx, account.id, id, at); // the new version is in the event's data
+  });
+  if (!view) {
     await deps.blobs.delete(blobKey).catch(() => undefined);
     const now = await loadTemplate(deps, account.id, id);
     if (now.is_frozen) throw frozen(id);
     throw new AppError('CONFLICT', `Template "${id}" was changed by another request at the same time; retry`);
   }
   // The old file is left to the orphan sweeper: a render that read the old row may still be loading it.
-  return getTemplate(deps, account.id, id);
+  return view;
 }
 
 /** DELETE: record first, then the file. Renders already made keep their own files until they expire. */
-export async function deleteTemplate(deps: Pick<Deps, 'db' | 'blobs'>, accountId: string, id: string): Promise<void> {
+export async function deleteTemplate(
+  deps: Pick<Deps, 'db' | 'blobs' | 'clock'>,
+  accountId: string,
+  id: string,
+): Promise<void> {
   const row = await loadTemplate(deps, accountId, id);
   if (row.is_frozen) throw frozen(id);
-  const res = await deps.db
-    .deleteFrom('templates')
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('is_frozen', '=', 0)
-    .executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) {
+  const deleted = await deps.db.transaction().execute(async (trx) => {
+    // the template as it was when deleted: read in the transaction, then removed only if still unfrozen
+    const last = await loadTemplate({ db: trx }, accountId, id).catch(() => undefined);
+    const res = await trx
+      .deleteFrom('templates')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('is_frozen', '=', 0)
+      .executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0 || !last) return false;
+    const at = deps.clock.now();
+    await publishEvent(trx, { accountId, type: 'template.deleted', data: toTemplateView(last) }, at);
+    return true;
+  });
+  if (!deleted) {
     const again = await deps.db
       .selectFrom('templates')
       .select('is_frozen')

@@ -1,0 +1,192 @@
+import { sql } from 'kysely';
+import type { Deps } from '../../deps.js';
+import type { Clock } from '../../ports/clock.js';
+import type { WebhookResponse } from '../../ports/webhook-sender.js';
+import type { ClaimedDelivery } from './claim-deliveries.js';
+import { cancelPendingDeliveries, logEndpoint } from './endpoint-log.js';
+import { eventPayload } from './payload.js';
+import { nextRetryDelayMs } from './retry-schedule.js';
+import { signatureHeader, signingSecrets } from './secrets.js';
+import type { AttemptRecord } from './views.js';
+
+// One attempt of one claimed delivery: sign, send, record the outcome and schedule what follows.
+
+export type AttemptDeps = Pick<
+  Deps,
+  'db' | 'dbKind' | 'clock' | 'plans' | 'config' | 'metrics' | 'log' | 'webhookSender' | 'signingKey'
+> & {
+  /** the time written into webhook-timestamp: the receiver compares it with its own clock */
+  wallClock: Clock;
+  random: () => number;
+};
+
+/** Attempts remembered per delivery (manual retries can add more than the schedule's ten). */
+const ATTEMPT_LOG_SIZE = 20;
+const RESPONSE_EXCERPT = 500;
+
+export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDelivery, token: string): Promise<void> {
+  const startedAt = deps.clock.now();
+  // 1. what to send: the event, the endpoint and its secrets, the account's plan
+  const context = await deps.db
+    .selectFrom('webhook_endpoints')
+    .innerJoin('accounts', 'accounts.id', 'webhook_endpoints.account_id')
+    .innerJoin('events', (j) => j.on('events.id', '=', claimed.event_id))
+    .select([
+      'webhook_endpoints.url',
+      'webhook_endpoints.secret',
+      'webhook_endpoints.previous_secret',
+      'webhook_endpoints.previous_secret_expires_at',
+      'accounts.plan',
+      'events.id as eventId',
+      'events.type',
+      'events.created_at',
+      'events.data',
+    ])
+    .where('webhook_endpoints.id', '=', claimed.endpoint_id)
+    .where('webhook_endpoints.account_id', '=', claimed.account_id)
+    .executeTakeFirst();
+  if (!context) return; // the endpoint was deleted meanwhile, with its deliveries
+
+  // 2. send, unless the plan lost its webhooks (a downgrade): then the delivery ends unsent
+  let response: WebhookResponse;
+  const plan = deps.plans[context.plan as keyof Deps['plans']];
+  const secrets = signingSecrets(context, startedAt, deps.signingKey);
+  if (!plan?.webhooks) {
+    response = { statusCode: null, error: 'webhooks are not enabled on the plan', durationMs: 0, responseBody: '' };
+  } else if (secrets.length === 0) {
+    // sealed under another key (SIGNING_SECRET changed, or differs between instances): never send unsigned
+    const error = "the endpoint's secret cannot be opened with this SIGNING_SECRET; rotate the secret";
+    response = { statusCode: null, error, durationMs: 0, responseBody: '' };
+  } else {
+    const payload = eventPayload({ ...context, id: context.eventId });
+    const timestamp = deps.wallClock.now();
+    response = await deps.webhookSender.send({
+      url: context.url,
+      body: payload,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'formcast-webhooks/1',
+        'webhook-id': context.eventId,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signatureHeader(secrets, context.eventId, timestamp, payload),
+      },
+    });
+    const ok = response.error === null && response.statusCode !== null && response.statusCode < 300;
+    deps.metrics.webhookAttempt(
+      ok ? 'success' : response.statusCode === null ? 'network_error' : 'http_error',
+      response.durationMs / 1000,
+    );
+  }
+  await recordAttempt(deps, claimed, token, startedAt, response, plan?.webhooks ?? false);
+}
+
+async function recordAttempt(
+  deps: AttemptDeps,
+  claimed: ClaimedDelivery,
+  token: string,
+  startedAt: Date,
+  response: WebhookResponse,
+  planAllows: boolean,
+): Promise<void> {
+  const now = deps.clock.now();
+  const ok = response.error === null && response.statusCode !== null && response.statusCode < 300;
+  const record: AttemptRecord = {
+    at: startedAt.toISOString(),
+    statusCode: response.statusCode,
+    durationMs: response.durationMs,
+    error:
+      response.error ??
+      (ok ? null : `HTTP ${response.statusCode}: ${response.responseBody.slice(0, RESPONSE_EXCERPT)}`),
+  };
+  const delay = ok || !planAllows ? null : nextRetryDelayMs(claimed.attempts, deps.random);
+  let final: 'succeeded' | 'failed' | undefined;
+  await deps.db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('webhook_deliveries')
+      .select(['attempt_log', 'claimed_by'])
+      .where('id', '=', claimed.id)
+      .executeTakeFirst();
+    if (!current || current.claimed_by !== token) return; // our lease ran out and another claim took over
+    // Attempts finishing together on one endpoint take turns here, so that a disabling (and the
+    // cancelling of its deliveries) sees every other attempt either finished or not yet recorded.
+    if (deps.dbKind === 'postgres')
+      await sql`select id from webhook_endpoints where id = ${claimed.endpoint_id} for update`.execute(trx);
+    const endpoint = await trx
+      .selectFrom('webhook_endpoints')
+      .select(['enabled', 'failing_since'])
+      .where('id', '=', claimed.endpoint_id)
+      .executeTakeFirst();
+    const log = [...(JSON.parse(current.attempt_log) as AttemptRecord[]), record].slice(-ATTEMPT_LOG_SIZE);
+    const retry = delay !== null && Boolean(endpoint?.enabled);
+    final = ok ? 'succeeded' : retry ? undefined : 'failed';
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: final ?? 'pending',
+        claimed_by: null,
+        next_attempt_at: retry ? new Date(now.getTime() + delay!).toISOString() : null,
+        last_status_code: response.statusCode,
+        last_error: record.error,
+        last_duration_ms: response.durationMs,
+        attempt_log: JSON.stringify(log),
+        completed_at: final ? now.toISOString() : null,
+      })
+      .where('id', '=', claimed.id)
+      .where('claimed_by', '=', token)
+      .execute();
+    if (!endpoint || !planAllows) return;
+    if (ok) {
+      if (endpoint.failing_since)
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ failing_since: null })
+          .where('id', '=', claimed.endpoint_id)
+          .execute();
+      return;
+    }
+    await noteFailure(deps, trx, claimed, endpoint, now);
+  });
+  if (final) deps.metrics.webhookDelivery(final);
+}
+
+/** A failed attempt extends the endpoint's failure streak; a streak of WEBHOOK_DISABLE_AFTER_HOURS disables it. */
+async function noteFailure(
+  deps: AttemptDeps,
+  trx: Deps['db'],
+  claimed: ClaimedDelivery,
+  endpoint: { enabled: number; failing_since: string | null },
+  now: Date,
+): Promise<void> {
+  if (!endpoint.failing_since) {
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: now.toISOString() })
+      .where('id', '=', claimed.endpoint_id)
+      .where('failing_since', 'is', null)
+      .execute();
+    return;
+  }
+  const hours = deps.config.webhooks.disableAfterHours;
+  if (!endpoint.enabled || Date.parse(endpoint.failing_since) > now.getTime() - hours * 3600_000) return;
+  const disabled = await trx
+    .updateTable('webhook_endpoints')
+    .set({ enabled: 0, disabled_reason: 'failing', updated_at: now.toISOString() })
+    .where('id', '=', claimed.endpoint_id)
+    .where('enabled', '=', 1)
+    .executeTakeFirst();
+  if (Number(disabled.numUpdatedRows) === 0) return;
+  const stopped = await cancelPendingDeliveries(trx, claimed.endpoint_id, 'endpoint disabled after failing', now);
+  for (let i = 0; i < stopped; i++) deps.metrics.webhookDelivery('failed');
+  await logEndpoint(
+    trx,
+    {
+      endpointId: claimed.endpoint_id,
+      accountId: claimed.account_id,
+      type: 'disabled',
+      message: `disabled by the service: every attempt has failed since ${endpoint.failing_since} (over ${hours} h); PATCH {"enabled": true} to resume`,
+    },
+    now,
+  );
+  deps.metrics.webhookEndpointDisabled();
+  deps.log.warn({ endpointId: claimed.endpoint_id, failingSince: endpoint.failing_since }, 'webhook endpoint disabled');
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../deps.js';
+import { attemptDelivery, type AttemptDeps } from './attempt-delivery.js';
+import { claimDueDeliveries } from './claim-deliveries.js';
+import { purgeOldEvents } from './purge-events.js';
+
+/** How often each instance deletes events and deliveries past EVENT_RETENTION_DAYS. */
+const PURGE_EVERY_MS = 3600_000;
+
+// The delivery worker: every WEBHOOK_POLL_MS it claims due deliveries, as many as free slots allow (at
+// most WEBHOOK_CONCURRENCY attempts in flight), and makes one attempt of each, side by side. Time comes
+// from the injected clock, so tests move through the retry schedule without waiting. Every instance runs
+// one; the claim keeps their attempts apart. It also purges old events and deliveries once an hour.
+
+export type WorkerDeps = AttemptDeps & Pick<Deps, 'instanceId'>;
+
+export interface DeliveryWorker {
+  /** stop polling and wait for the attempts in flight */
+  stop(): Promise<void>;
+}
+
+/**
+ * An attempt's lease: its whole time budget plus as much again (at least 5 s) for the database writes
+ * around it. A process killed mid-attempt has its delivery attempted again once this has passed.
+ */
+export function leaseMs(timeoutMs: number): number {
+  return timeoutMs + Math.max(5_000, timeoutMs);
+}
+
+export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
+  const { pollMs, concurrency, timeoutMs } = deps.config.webhooks;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<boolean> | undefined;
+  // Attempts run on their own: a slow receiver holds one slot for its time budget, not the whole worker.
+  const inFlight = new Set<Promise<void>>();
+  /** the last claim took all it asked for: more is probably due, so a freed slot polls at once */
+  let backlog = false;
+  const pollNow = () => {
+    if (stopped || running) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void loop(), 0);
+    timer.unref();
+  };
+
+  /** Claim up to `limit` due deliveries and start their attempts; returns how many. */
+  const claimAndStart = async (limit: number): Promise<number> => {
+    const token = `${deps.instanceId}:${randomUUID()}`;
+    const claimed = await claimDueDeliveries(deps.db, deps.dbKind, {
+      token,
+      now: deps.clock.now(),
+      leaseMs: leaseMs(timeoutMs),
+      limit,
+    });
+    for (const c of claimed) {
+      const attempt: Promise<void> = attemptDelivery(deps, c, token)
+        .catch((err) =>
+          // the lease brings the delivery back: it is retried, not lost
+          deps.log.error({ err, deliveryId: c.id }, 'webhook attempt could not be recorded'),
+        )
+        .finally(() => {
+          inFlight.delete(attempt);
+          if (backlog) pollNow();
+        });
+      inFlight.add(attempt);
+    }
+    return claimed.length;
+  };
+
+  let failing = false; // said once per outage, not once per poll
+  let lastPurge = 0;
+  /** one poll: claim what free slots allow, and the hourly purge; true when it filled them (more may be due) */
+  const cycle = async (): Promise<boolean> => {
+    try {
+      const free = concurrency - inFlight.size;
+      const full = free > 0 && (await claimAndStart(free)) === free;
+      backlog = full || free <= 0;
+      if (failing) deps.log.info('webhook delivery polling works again');
+      failing = false;
+      if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
+        lastPurge = Date.now();
+        const purged = await purgeOldEvents(deps);
+        if (purged.events || purged.deliveries) deps.log.info(purged, 'purged old events and webhook deliveries');
+      }
+      return full && inFlight.size < concurrency;
+    } catch (err) {
+      if (!failing) deps.log.warn({ err }, 'webhook delivery poll failed; retrying every poll interval');
+      failing = true;
+      return false;
+    }
+  };
+  const loop = async () => {
+    if (stopped) return;
+    running = cycle();
+    const again = await running;
+    running = undefined;
+    if (stopped) return;
+    timer = setTimeout(() => void loop(), again ? 0 : pollMs);
+    timer.unref();
+  };
+  timer = setTimeout(() => void loop(), 0);
+  timer.unref();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await Promise.all([...inFlight]);
+    },
+  };
+}

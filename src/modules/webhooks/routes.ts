@@ -1,0 +1,341 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { PageQuery } from '../../http/pagination.js';
+import { dataResponse, errorResponse, type Named, named, NoContent, pageResponse, ref } from '../../http/openapi.js';
+import { EVENT_TYPES } from '../events/event-types.js';
+import { listEndpointLog } from './endpoint-log.js';
+import { DELIVERY_STATUSES, getDelivery, listDeliveries, retryDelivery, sendTestEvent } from './manage-deliveries.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from './manage-endpoints.js';
+import { requireWebhooks } from './views.js';
+
+const EventName = Type.String({
+  description: `"*" (every type) or one of ${EVENT_TYPES.join(', ')}`,
+  maxLength: 100,
+});
+const Endpoint = named(
+  'WebhookEndpoint',
+  Type.Object({
+    id: Type.String(),
+    url: Type.String(),
+    description: Type.String(),
+    events: Type.Array(Type.String(), { description: 'subscribed event types; ["*"] for all' }),
+    enabled: Type.Boolean(),
+    disabledReason: Type.Union([Type.String(), Type.Null()], {
+      description: '"failing" when the service disabled the endpoint after failing for days',
+    }),
+    previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'until when the secret replaced by the last rotation still signs',
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  }),
+);
+const WithSecret = named(
+  'WebhookEndpointWithSecret',
+  Type.Intersect([
+    ref(Endpoint),
+    Type.Object({ secret: Type.String({ description: 'Standard Webhooks secret (whsec_...), shown only here' }) }),
+  ]),
+);
+const Attempt = named(
+  'WebhookAttempt',
+  Type.Object({
+    at: Type.String({ format: 'date-time' }),
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    durationMs: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
+const Delivery = named(
+  'WebhookDelivery',
+  Type.Object({
+    id: Type.String(),
+    endpointId: Type.String(),
+    eventId: Type.String({ description: 'also the webhook-id header: the same on every attempt' }),
+    eventType: Type.String(),
+    status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
+    attempts: Type.Integer(),
+    nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    lastDurationMs: Type.Union([Type.Integer(), Type.Null()]),
+    attemptLog: Type.Array(ref(Attempt)),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  }),
+);
+const DeliveryWithPayload = named(
+  'WebhookDeliveryWithPayload',
+  Type.Intersect([
+    ref(Delivery),
+    Type.Object({ payload: Type.Unknown({ description: 'the exact body sent: { id, type, createdAt, data }' }) }),
+  ]),
+);
+const LogEntry = named(
+  'WebhookEndpointLogEntry',
+  Type.Object({
+    id: Type.String(),
+    type: Type.String({ description: 'created, updated, secret.rotated, disabled or enabled' }),
+    message: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+  }),
+);
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public host' });
+const Events = Type.Array(EventName, { minItems: 1, maxItems: 50 });
+const Description = Type.String({ maxLength: 2000 });
+const EndpointCreate = named(
+  'WebhookEndpointCreate',
+  Type.Object(
+    {
+      url: Url,
+      events: Type.Optional(Events),
+      description: Type.Optional(Description),
+      enabled: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
+const EndpointPatch = named(
+  'WebhookEndpointPatch',
+  Type.Object(
+    {
+      url: Type.Optional(Url),
+      events: Type.Optional(Events),
+      description: Type.Optional(Description),
+      enabled: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
+const EndpointResponse = dataResponse(Endpoint);
+const WithSecretResponse = dataResponse(WithSecret);
+const EndpointList = pageResponse(Endpoint);
+const DeliveryResponse = dataResponse(Delivery);
+const DeliveryWithPayloadResponse = dataResponse(DeliveryWithPayload);
+const DeliveryList = pageResponse(Delivery);
+const LogList = pageResponse(LogEntry, 'WebhookEndpointLog');
+
+/** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
+export const webhookComponents: Named[] = [
+  Endpoint,
+  WithSecret,
+  Attempt,
+  Delivery,
+  DeliveryWithPayload,
+  LogEntry,
+  EndpointCreate,
+  EndpointPatch,
+  EndpointResponse,
+  WithSecretResponse,
+  EndpointList,
+  DeliveryResponse,
+  DeliveryWithPayloadResponse,
+  DeliveryList,
+  LogList,
+];
+
+const Errors = {
+  403: errorResponse('WEBHOOKS_NOT_ENABLED on this plan, or WEBHOOK_ENDPOINT_LIMIT_REACHED'),
+  404: errorResponse('WEBHOOK_ENDPOINT_NOT_FOUND or WEBHOOK_DELIVERY_NOT_FOUND'),
+  422: errorResponse('VALIDATION_ERROR (e.g. a URL that is not https or resolves to a private address)'),
+};
+const tags = ['webhooks'];
+
+export const webhookRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const account = (request: { auth: { accountId: string; plan: Deps['plans'][keyof Deps['plans']]['name'] } }) => ({
+      id: request.auth.accountId,
+      plan: request.auth.plan,
+    });
+    // the plan feature gate comes before parameter validation: a Free account learns it needs a plan
+    app.addHook('preValidation', async (request) => requireWebhooks(deps, request.auth.plan));
+
+    app.post(
+      '/webhook-endpoints',
+      {
+        schema: {
+          tags,
+          operationId: 'createWebhookEndpoint',
+          summary: 'Create a webhook endpoint; its signing secret is shown once, in this response',
+          body: ref(EndpointCreate),
+          response: { 201: ref(WithSecretResponse, 'The endpoint, with its secret (shown once)'), ...Errors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send({ data: await createEndpoint(deps, account(request), request.body) }),
+    );
+
+    app.get(
+      '/webhook-endpoints',
+      {
+        schema: {
+          tags,
+          operationId: 'listWebhookEndpoints',
+          summary: 'List webhook endpoints, newest first',
+          querystring: PageQuery,
+          response: { 200: ref(EndpointList, 'A page of endpoints'), ...Errors },
+        },
+      },
+      async (request) => listEndpoints(deps, account(request), request.query.page, request.query.limit),
+    );
+
+    app.get(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags,
+          operationId: 'getWebhookEndpoint',
+          summary: 'Get a webhook endpoint',
+          params: IdParams,
+          response: { 200: ref(EndpointResponse, 'The endpoint'), ...Errors },
+        },
+      },
+      async (request) => ({ data: await getEndpoint(deps, account(request), request.params.id) }),
+    );
+
+    app.patch(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags,
+          operationId: 'updateWebhookEndpoint',
+          summary: 'Change the URL, events or description, or enable / disable an endpoint',
+          params: IdParams,
+          body: ref(EndpointPatch),
+          response: { 200: ref(EndpointResponse, 'The updated endpoint'), ...Errors },
+        },
+      },
+      async (request) => ({ data: await updateEndpoint(deps, account(request), request.params.id, request.body) }),
+    );
+
+    app.delete(
+      '/webhook-endpoints/:id',
+      {
+        schema: {
+          tags,
+          operationId: 'deleteWebhookEndpoint',
+          summary: 'Delete a webhook endpoint with its deliveries and log',
+          params: IdParams,
+          response: { 204: NoContent, ...Errors },
+        },
+      },
+      async (request, reply) => {
+        await deleteEndpoint(deps, account(request), request.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.post(
+      '/webhook-endpoints/:id/rotate-secret',
+      {
+        schema: {
+          tags,
+          operationId: 'rotateWebhookEndpointSecret',
+          summary: 'New signing secret (shown once); the previous one keeps signing for 24 hours',
+          params: IdParams,
+          response: {
+            200: ref(WithSecretResponse, 'The endpoint with its new secret (shown once)'),
+            409: errorResponse('CONFLICT: another rotation of this endpoint happened at the same moment'),
+            ...Errors,
+          },
+        },
+      },
+      async (request) => ({ data: await rotateEndpointSecret(deps, account(request), request.params.id) }),
+    );
+
+    app.post(
+      '/webhook-endpoints/:id/test',
+      {
+        schema: {
+          tags,
+          operationId: 'sendWebhookTestEvent',
+          summary: 'Send a webhook.test event to this endpoint',
+          params: IdParams,
+          response: { 202: ref(DeliveryResponse, 'The test delivery, queued'), ...Errors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(202).send({ data: await sendTestEvent(deps, account(request), request.params.id) }),
+    );
+
+    app.get(
+      '/webhook-endpoints/:id/deliveries',
+      {
+        schema: {
+          tags,
+          operationId: 'listWebhookDeliveries',
+          summary: 'Deliveries to this endpoint, newest first: status, attempts, response codes, timing',
+          params: IdParams,
+          querystring: Type.Object(
+            {
+              ...PageQuery.properties,
+              status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: ref(DeliveryList, 'A page of deliveries'), ...Errors },
+        },
+      },
+      async (request) => listDeliveries(deps, account(request), request.params.id, request.query),
+    );
+
+    app.get(
+      '/webhook-endpoints/:id/log',
+      {
+        schema: {
+          tags,
+          operationId: 'listWebhookEndpointLog',
+          summary: "The endpoint's own log: created, changed, secret rotated, disabled, enabled",
+          params: IdParams,
+          querystring: PageQuery,
+          response: { 200: ref(LogList, 'A page of log entries'), ...Errors },
+        },
+      },
+      async (request) =>
+        listEndpointLog(deps, request.auth.accountId, request.params.id, request.query.page, request.query.limit),
+    );
+
+    app.get(
+      '/webhook-deliveries/:id',
+      {
+        schema: {
+          tags,
+          operationId: 'getWebhookDelivery',
+          summary: 'A delivery with the exact payload it sends',
+          params: IdParams,
+          response: { 200: ref(DeliveryWithPayloadResponse, 'The delivery and its payload'), ...Errors },
+        },
+      },
+      async (request) => ({ data: await getDelivery(deps, account(request), request.params.id) }),
+    );
+
+    app.post(
+      '/webhook-deliveries/:id/retry',
+      {
+        schema: {
+          tags,
+          operationId: 'retryWebhookDelivery',
+          summary: 'Send a delivery again now (same webhook-id)',
+          params: IdParams,
+          response: {
+            202: ref(DeliveryResponse, 'The delivery, queued again'),
+            409: errorResponse('CONFLICT: the delivery is being attempted right now'),
+            ...Errors,
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.status(202).send({ data: await retryDelivery(deps, account(request), request.params.id) }),
+    );
+  };
