@@ -1,14 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 // page >= 1, limit 1..100 (default 20); out-of-range values are VALIDATION_ERROR, never clamped.
-export const PageQuery = Type.Object(
+const PageQuery = Type.Object(
   {
     page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Results per page (1-100)' }),
   },
   { additionalProperties: false },
 );
-export type PageQuery = Static<typeof PageQuery>;
 
 /**
  * Offset pages plus a `starting_after` cursor (Stripe's name): the page is counted from just after that

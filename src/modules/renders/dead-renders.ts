@@ -2,8 +2,6 @@ import type { Deps } from '../../deps.js';
 import type { Db } from '../../adapters/db/database.js';
 import { failPendingOfDeadOwners } from './render-records.js';
 
-export { INTERRUPTED } from './render-records.js';
-
 // Renders left `pending` by a process that died (crash, kill -9, OOM): nobody will finish them, and
 // while pending they hold quota. Their owner's liveness row (adapters/db/instances.ts) is missing or
 // expired, so they are failed at once, which stops them counting. Older rows without an owner are left

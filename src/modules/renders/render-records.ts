@@ -18,7 +18,7 @@ export interface RenderFailure {
   warnings?: string;
 }
 
-export const INTERRUPTED = {
+const INTERRUPTED = {
   status: 'failed',
   error_code: 'RENDER_FAILED',
   error_message: 'The render was interrupted',

@@ -26,7 +26,7 @@ export interface SweepResult {
 type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'instanceId'>;
 
 /** Longest wait between two recoveries of renders left pending by a dead process. */
-export const RECOVER_EVERY_MS = 60_000;
+const RECOVER_EVERY_MS = 60_000;
 
 export async function acquireLease(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -52,7 +52,7 @@ export async function acquireLease(
 }
 
 /** Gives the lease up if `holder` has it, so the next sweep (here or elsewhere) need not wait for it to expire. */
-export async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string): Promise<void> {
+async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string): Promise<void> {
   await deps.db
     .updateTable('leases')
     .set({ holder: '', expires_at: '' })
@@ -66,7 +66,7 @@ export async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder:
  * worker takes the job, and a job may first wait behind a full queue (8 per worker, each at most the
  * budget), so allow ten budgets plus a minute.
  */
-export function staleAfterMs(deps: Pick<Deps, 'config'>): number {
+function staleAfterMs(deps: Pick<Deps, 'config'>): number {
   return 10 * deps.config.limits.renderTimeoutMs + 60_000;
 }
 
