@@ -4,9 +4,12 @@ WORKDIR /app
 # better-sqlite3 builds from source (no prebuilt binary is downloaded): it needs a C++ toolchain.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
+# the npm workspace (the TypeScript client) must be declared for npm ci; the image does not build it
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi-document.js';
+import { commonComponents } from './http/openapi.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerNulGuard } from './http/nul-guard.js';
 import { registerBodyDrain } from './http/body-drain.js';
@@ -13,10 +14,11 @@ import { authenticate, rateLimit } from './http/auth.js';
 import { authenticateKey } from './modules/accounts/api-keys.js';
 import { ping } from './adapters/db/database.js';
 import { AppError } from './errors.js';
-import { accountRoutes } from './modules/accounts/routes.js';
-import { templateRoutes } from './modules/templates/routes.js';
-import { renderRoutes } from './modules/renders/routes.js';
+import { accountComponents, accountRoutes } from './modules/accounts/routes.js';
+import { templateComponents, templateRoutes } from './modules/templates/routes.js';
+import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
+import { dashboard } from './http/dashboard.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -70,24 +72,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerJsonBody(app as unknown as FastifyInstance);
   registerNulGuard(app as unknown as FastifyInstance);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'formcast API',
-        version: '1.0.0',
-        description: 'Fill PDF form templates with JSON data and download the result.',
-      },
-      servers: [{ url: deps.config.publicUrl }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key, e.g. fc_live_...' } },
-      },
-      security: [{ bearer: [] }],
-    },
-    // Uploads are read as streams (not validated as a body), so describe their multipart body here.
-    transformObject: (doc) =>
-      documentUploads(('openapiObject' in doc ? doc.openapiObject : {}) as OpenApiDoc) as object,
-  });
+  // Named component schemas (see http/openapi.ts): registered before the routes that ref() them.
+  await registerOpenApi(app as unknown as FastifyInstance, deps.config.publicUrl, [
+    ...commonComponents,
+    ...accountComponents,
+    ...templateComponents,
+    ...renderComponents,
+  ]);
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -107,6 +98,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     const m = await deps.metrics.expose();
     return reply.type(m.contentType).send(m.body);
   });
+
+  // The web dashboard: static files; it calls the API below with the key the user signs in with.
+  await app.register(dashboard());
 
   // Signed downloads carry their own authorisation (the signature) and are not rate-limited.
   await app.register(downloadRoutes(deps), { prefix: '/v1' });
@@ -129,33 +123,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   );
 
   return app as unknown as FastifyInstance;
-}
-
-type OpenApiDoc = { paths?: Record<string, Record<string, Record<string, unknown>>> };
-
-const UPLOAD_BODY = {
-  required: true,
-  content: {
-    'multipart/form-data': {
-      schema: {
-        type: 'object',
-        required: ['file'],
-        properties: {
-          file: { type: 'string', format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' },
-          name: { type: 'string', maxLength: 200, description: 'Template name (default: the file name)' },
-          description: { type: 'string', maxLength: 2000 },
-        },
-      },
-    },
-  },
-};
-
-function documentUploads(doc: OpenApiDoc): OpenApiDoc {
-  const post = doc.paths?.['/v1/templates']?.post;
-  if (post) post.requestBody = UPLOAD_BODY;
-  const put = doc.paths?.['/v1/templates/{id}/file']?.put;
-  if (put) put.requestBody = UPLOAD_BODY;
-  return doc;
 }
 
 /** Trust the nearest `hops` proxies' X-Forwarded-For entries (TRUST_PROXY=<number>). */

@@ -67,6 +67,7 @@ export async function createRuntime(
           maxWaitMs: config.limits.renderQueueWaitMs,
           limits: config.limits,
           templateCache: { maxEntries: config.caches.templateEntries, maxBytes: config.caches.templateMb * MB },
+          fontShapeEntries: config.caches.fontShapeEntries,
           onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
         }));
   const signingKey = overrides.signingKey ?? loadSigningKey(config);

@@ -69,6 +69,8 @@ export interface CacheSizes {
   templateEntries: number;
   /** Their memory budget per engine, MiB (default: a quarter of RENDER_MEMORY_MB). */
   templateMb: number;
+  /** Shaped words (Arabic, Indic, Thai, ...) each engine keeps for reuse across renders. */
+  fontShapeEntries: number;
   /** Template PDF files kept by the server (saves a blob-store read per render), MiB. */
   templateFilesMb: number;
   /** Parsed template analyses kept by the server. */
@@ -160,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     templateEntries: int('TEMPLATE_CACHE_ENTRIES', 32, 0, 100_000),
     // A quarter of a worker's budget: prepared templates stay well inside it, renders keep the rest.
     templateMb: int('TEMPLATE_CACHE_MB', Math.floor(limits.renderMemoryMb / 4), 0, 64 * 1024),
+    // A few hundred bytes per word; 4096 words cover the vocabulary of many forms' values.
+    fontShapeEntries: int('FONT_SHAPE_CACHE_ENTRIES', 4096, 0, 1_000_000),
     templateFilesMb: int('TEMPLATE_FILE_CACHE_MB', 256, 0, 64 * 1024),
     analysisEntries: int('ANALYSIS_CACHE_ENTRIES', 256, 0, 100_000),
   };

@@ -13,6 +13,7 @@ Usage:
   formcast keys revoke --account ID --key KEY_ID
   formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
                                                    fill a PDF offline with the same engine (no server, no database)
+  formcast openapi [-o openapi.json] [--server URL]  print the OpenAPI document (no database, no server)
 Plans: Free, Pro, Business. Environment: see README.md (PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, PLANS_FILE, LOG_LEVEL).`;
 
 async function main(argv: string[]): Promise<number> {
@@ -31,6 +32,7 @@ async function main(argv: string[]): Promise<number> {
       strict: { type: 'boolean', default: false },
       locale: { type: 'string' },
       timezone: { type: 'string' },
+      server: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -42,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
   if (command === 'render')
     return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+  if (command === 'openapi') return (await import('./cli/openapi.js')).openapiCommand(values);
   const config = loadConfig();
   switch (command) {
     case 'serve':

@@ -15,10 +15,11 @@ export async function serve(config: Config): Promise<number> {
     throw err;
   }
   const stopSweeper = startSweeper(runtime);
+  runtime.log.info(`Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/app (sign in with an API key)`);
 
   if ((await listAccounts(runtime)).length === 0) {
     runtime.log.info(
-      'No accounts yet. Create one and its first API key with:\n  npx formcast accounts create --name "My team" --plan Free --json\n(with the same DATA_DIR / DATABASE_URL as this server)',
+      'No accounts yet. Create one and its first API key with:\n  npx formcast accounts create --name "My team" --plan Free --json\n(with the same DATA_DIR / DATABASE_URL as this server), then sign in at /app with the key it prints',
     );
   }
 

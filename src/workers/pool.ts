@@ -46,6 +46,8 @@ export interface PoolOptions {
   maxWaitMs?: number;
   /** Each worker's prepared-template cache; default 32 templates in a quarter of `maxMemoryMb`. */
   templateCache?: WorkerSettings['templateCache'];
+  /** Each worker's cache of shaped words (default 4096). */
+  fontShapeEntries?: number;
   /** Told when a worker is stopped or dies (timeouts, memory, crashes). */
   onWorkerLost?: (event: { pid?: number; reason: StopReason; kind?: JobKind; rssMb?: number }) => void;
   /** @internal Tests only: lets workers run the hostile jobs of test-jobs.ts. */
@@ -245,6 +247,7 @@ export class WorkerPool {
         maxEntries: 32,
         maxBytes: Math.floor(this.opts.maxMemoryMb / 4) * 1024 * 1024,
       },
+      fontShapeEntries: this.opts.fontShapeEntries ?? 4096,
     };
   }
 

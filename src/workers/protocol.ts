@@ -50,6 +50,8 @@ export interface WorkerSettings {
   memoryMb: number;
   /** the worker's prepared-template cache */
   templateCache: { maxEntries: number; maxBytes: number };
+  /** shaped words the worker's font library keeps */
+  fontShapeEntries: number;
 }
 
 /** Env vars the pool sets for its workers. */

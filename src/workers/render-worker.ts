@@ -4,6 +4,7 @@
 // This file is the worker process's composition root: its caches are built here, sized by the
 // settings the pool passes (protocol.ts WorkerSettings).
 import { analyse } from '../pdf/analysis/analyse.js';
+import { FontLibrary } from '../pdf/appearance/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
@@ -20,8 +21,11 @@ import {
 
 const settings = JSON.parse(process.env[ENV_SETTINGS] ?? 'null') as WorkerSettings | null;
 if (!settings) throw new Error(`${ENV_SETTINGS} is not set: render workers are started by the pool (pool.ts)`);
-/** The templates this worker has prepared, by the caller's cache key. */
-const templates = new TemplateCache(settings.templateCache);
+/** The templates this worker has prepared, by the caller's cache key, sharing one font library. */
+const templates = new TemplateCache({
+  ...settings.templateCache,
+  fonts: new FontLibrary({ shapeCacheEntries: settings.fontShapeEntries }),
+});
 
 // biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
 type Handler = (...args: any[]) => Promise<unknown>;

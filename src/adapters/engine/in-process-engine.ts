@@ -1,17 +1,22 @@
 import type { RenderEngine } from '../../ports/render-engine.js';
 import { analyse } from '../../pdf/analysis/analyse.js';
+import { FontLibrary } from '../../pdf/appearance/font-library.js';
 import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
 import type { CacheSizes, Limits } from '../../config.js';
 
 const MB = 1024 * 1024;
 
-/** The PDF engine called directly on the event loop (RENDER_WORKERS=0, tests), with its own template cache. */
+/**
+ * The PDF engine called directly on the event loop (RENDER_WORKERS=0, the CLI, tests). Its template cache
+ * and font library (shaped words, fallback fonts) live as long as it.
+ */
 export function inProcessEngine(
   limits: Pick<Limits, 'maxPages' | 'maxFields'>,
-  caches: Pick<CacheSizes, 'templateEntries' | 'templateMb'>,
+  caches: Pick<CacheSizes, 'templateEntries' | 'templateMb'> & Partial<Pick<CacheSizes, 'fontShapeEntries'>>,
 ): RenderEngine {
-  const templates = new TemplateCache({ maxEntries: caches.templateEntries, maxBytes: caches.templateMb * MB });
+  const fonts = new FontLibrary({ shapeCacheEntries: caches.fontShapeEntries ?? 4096 });
+  const templates = new TemplateCache({ maxEntries: caches.templateEntries, maxBytes: caches.templateMb * MB, fonts });
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),

@@ -24,6 +24,7 @@ export interface PoolEngineOptions {
   limits?: { maxPages?: number; maxFields?: number };
   /** Each worker's prepared-template cache; default 32 templates in a quarter of `maxMemoryMb`. */
   templateCache?: PoolOptions['templateCache'];
+  fontShapeEntries?: PoolOptions['fontShapeEntries'];
   onWorkerLost?: PoolOptions['onWorkerLost'];
 }
 
@@ -42,6 +43,7 @@ export function createPoolEngine(options: PoolEngineOptions = {}): PoolEngine {
     maxQueue: options.maxQueue ?? size * 256,
     maxWaitMs: options.maxWaitMs ?? 10_000,
     templateCache: options.templateCache,
+    fontShapeEntries: options.fontShapeEntries,
     onWorkerLost: options.onWorkerLost,
   });
   return poolEngine(pool, options.limits ?? {});

@@ -1,27 +1,69 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponse } from '../../http/pagination.js';
+import { dataResponse, errorResponse, type Named, named, NoContent, ref } from '../../http/openapi.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
 import { getUsage } from './usage.js';
 
-const Limit = Type.Object({ used: Type.Integer(), limit: Type.Integer() });
-const UsageSchema = Type.Object({
-  plan: Type.String(),
-  month: Type.String({ description: 'YYYY-MM (UTC)' }),
-  renders: Limit,
-  templates: Limit,
-  apiKeys: Limit,
-  features: Type.Object({ webhooksEnabled: Type.Boolean(), watermark: Type.Boolean(), retentionDays: Type.Integer() }),
-});
-const ApiKeySchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String({ description: 'First characters of the key, to tell keys apart' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  lastUsedAt: Type.Union([Type.String(), Type.Null()]),
-  revokedAt: Type.Union([Type.String(), Type.Null()]),
-});
+const Limit = named('UsageLimit', Type.Object({ used: Type.Integer(), limit: Type.Integer() }));
+const UsageSchema = named(
+  'Usage',
+  Type.Object(
+    {
+      plan: Type.String(),
+      month: Type.String({ description: 'YYYY-MM (UTC)' }),
+      renders: ref(Limit),
+      templates: ref(Limit),
+      apiKeys: ref(Limit),
+      features: Type.Object({
+        webhooksEnabled: Type.Boolean(),
+        watermark: Type.Boolean(),
+        retentionDays: Type.Integer(),
+      }),
+    },
+    { description: 'Use of the current UTC month against the plan' },
+  ),
+);
+const ApiKeySchema = named(
+  'ApiKey',
+  Type.Object(
+    {
+      id: Type.String(),
+      name: Type.String(),
+      prefix: Type.String({ description: 'First characters of the key, to tell keys apart' }),
+      createdAt: Type.String({ format: 'date-time' }),
+      lastUsedAt: Type.Union([Type.String(), Type.Null()]),
+      revokedAt: Type.Union([Type.String(), Type.Null()]),
+    },
+    { description: 'An API key, without its secret' },
+  ),
+);
+const ApiKeyCreated = named(
+  'ApiKeyCreated',
+  Type.Intersect(
+    [ref(ApiKeySchema), Type.Object({ key: Type.String({ description: 'The secret; shown only in this answer' }) })],
+    { description: 'A new API key with its secret' },
+  ),
+);
+const ApiKeyCreate = named(
+  'ApiKeyCreate',
+  Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+);
+const ApiKeyList = named('ApiKeyList', Type.Object({ data: Type.Array(ref(ApiKeySchema)) }));
+const UsageResponse = dataResponse(UsageSchema);
+const ApiKeyCreatedResponse = dataResponse(ApiKeyCreated);
+
+/** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
+export const accountComponents: Named[] = [
+  Limit,
+  UsageSchema,
+  ApiKeySchema,
+  ApiKeyCreated,
+  ApiKeyCreate,
+  ApiKeyList,
+  UsageResponse,
+  ApiKeyCreatedResponse,
+];
 
 export const accountRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
@@ -31,8 +73,9 @@ export const accountRoutes =
       {
         schema: {
           tags: ['usage'],
+          operationId: 'getUsage',
           summary: 'Usage of the current UTC month against the plan',
-          response: { 200: Type.Object({ data: UsageSchema }), 401: errorResponse() },
+          response: { 200: ref(UsageResponse, 'The usage') },
         },
       },
       async (request) => ({ data: await getUsage(deps, { id: request.auth.accountId, plan: request.auth.plan }) }),
@@ -43,8 +86,9 @@ export const accountRoutes =
       {
         schema: {
           tags: ['api-keys'],
+          operationId: 'listApiKeys',
           summary: 'List the API keys of the account (never the secrets)',
-          response: { 200: Type.Object({ data: Type.Array(ApiKeySchema) }) },
+          response: { 200: ref(ApiKeyList, 'All the keys, revoked ones included') },
         },
       },
       async (request) => ({ data: await listApiKeys(deps, request.auth.accountId) }),
@@ -55,13 +99,13 @@ export const accountRoutes =
       {
         schema: {
           tags: ['api-keys'],
+          operationId: 'createApiKey',
           summary: 'Create an API key; the secret is shown once, in this response',
-          body: Type.Optional(
-            Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-          ),
+          body: Type.Optional(ref(ApiKeyCreate)),
           response: {
-            201: Type.Object({ data: Type.Intersect([ApiKeySchema, Type.Object({ key: Type.String() })]) }),
-            403: errorResponse(),
+            201: ref(ApiKeyCreatedResponse, 'The key and its secret'),
+            403: errorResponse('API_KEY_LIMIT_REACHED: the plan holds no more keys'),
+            422: errorResponse(),
           },
         },
       },
@@ -80,9 +124,10 @@ export const accountRoutes =
       {
         schema: {
           tags: ['api-keys'],
+          operationId: 'revokeApiKey',
           summary: 'Revoke an API key at once',
           params: Type.Object({ id: Type.String() }),
-          response: { 204: Type.Null(), 404: errorResponse() },
+          response: { 204: NoContent, 404: errorResponse('API_KEY_NOT_FOUND') },
         },
       },
       async (request, reply) => {

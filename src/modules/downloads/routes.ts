@@ -8,6 +8,7 @@ import { downloadFileName } from './download-url.js';
 import { hasAmbiguousParams } from './link-params.js';
 import { findRenderForDownload } from '../renders/render-records.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
+import { errorResponse } from '../../http/openapi.js';
 
 /** GET /v1/files/:id?expires&signature — no Authorization header; the signature authorises. */
 export const downloadRoutes =
@@ -26,10 +27,19 @@ export const downloadRoutes =
         },
         schema: {
           tags: ['downloads'],
+          operationId: 'downloadFile',
           summary: 'Download a rendered PDF through a signed link (no Authorization header)',
+          description: 'Follow a downloadUrl as given; GET /v1/renders/{id} signs a fresh one when it has expired.',
           security: [],
           params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
           querystring: Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) }),
+          response: {
+            200: {
+              description: 'The PDF',
+              content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            },
+            403: errorResponse('DOWNLOAD_FORBIDDEN: the link is invalid or expired, or the render is gone'),
+          },
         },
       },
       async (request, reply) => {

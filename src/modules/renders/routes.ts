@@ -1,50 +1,108 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponse, PageMeta } from '../../http/pagination.js';
+import {
+  dataResponse,
+  errorResponse,
+  IdempotencyHeaders,
+  type Named,
+  named,
+  NoContent,
+  pageResponse,
+  ref,
+} from '../../http/openapi.js';
 import { hashBody, idempotent, type ReplayCodec } from '../../http/idempotency.js';
 import { createRender } from './create-render.js';
 import { deleteRender, getRender, listRenders } from './manage-renders.js';
 
-const RenderCreated = Type.Object({
-  renderId: Type.String(),
-  status: Type.String(),
-  downloadUrl: Type.String(),
-  expiresIn: Type.Integer(),
-  fileSize: Type.Integer(),
-  durationMs: Type.Integer(),
-  warnings: Type.Array(Type.String()),
-});
-const ListItem = Type.Object({
-  id: Type.String(),
-  templateId: Type.String(),
-  templateName: Type.String(),
-  status: Type.String(),
-  fileSize: Type.Integer(),
-  durationMs: Type.Integer(),
-  expiresAt: Type.String({ format: 'date-time' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  downloadUrl: Type.Union([Type.String(), Type.Null()]),
-});
-const Detail = Type.Intersect([
-  ListItem,
-  Type.Object({
-    expiresIn: Type.Integer(),
-    warnings: Type.Array(Type.String()),
-    templateVersion: Type.Integer(),
-    error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
-  }),
-]);
-const Options = Type.Object(
-  {
-    flatten: Type.Optional(Type.Boolean({ default: true })),
-    locale: Type.Optional(Type.String({ default: 'fr-FR', maxLength: 64 })),
-    timezone: Type.Optional(Type.String({ default: 'Europe/Paris', maxLength: 64 })),
-    watermark: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto' })),
-    strict: Type.Optional(Type.Boolean({ default: false })),
-  },
-  { additionalProperties: false },
+const Render = named(
+  'Render',
+  Type.Object(
+    {
+      renderId: Type.String(),
+      status: Type.String({ description: 'completed (a failed render is an error answer, not a Render)' }),
+      downloadUrl: Type.String({ description: 'Signed link to the PDF; no Authorization header needed' }),
+      expiresIn: Type.Integer({ description: 'Seconds the link stays valid (900)' }),
+      fileSize: Type.Integer(),
+      durationMs: Type.Integer(),
+      warnings: Type.Array(Type.String(), { description: 'e.g. data keys that match no field; empty when none' }),
+    },
+    { description: 'A render just made' },
+  ),
 );
+const RenderListItem = named(
+  'RenderListItem',
+  Type.Object({
+    id: Type.String(),
+    templateId: Type.String(),
+    templateName: Type.String(),
+    status: Type.String({ description: 'completed or failed' }),
+    fileSize: Type.Integer(),
+    durationMs: Type.Integer(),
+    expiresAt: Type.String({ format: 'date-time' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    downloadUrl: Type.Union([Type.String(), Type.Null()], { description: 'null when there is no file to download' }),
+  }),
+);
+const RenderDetail = named(
+  'RenderDetail',
+  Type.Intersect(
+    [
+      ref(RenderListItem),
+      Type.Object({
+        expiresIn: Type.Integer(),
+        warnings: Type.Array(Type.String()),
+        templateVersion: Type.Integer(),
+        error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+      }),
+    ],
+    { description: 'A render with a freshly signed download link' },
+  ),
+);
+export const RenderOptions = named(
+  'RenderOptions',
+  Type.Object(
+    {
+      flatten: Type.Optional(Type.Boolean({ default: true, description: 'Flatten the fields into page content' })),
+      locale: Type.Optional(Type.String({ default: 'fr-FR', maxLength: 64, description: 'Locale for dates' })),
+      timezone: Type.Optional(Type.String({ default: 'Europe/Paris', maxLength: 64, description: 'IANA time zone' })),
+      watermark: Type.Optional(
+        Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto', description: 'auto: as the plan says' }),
+      ),
+      strict: Type.Optional(Type.Boolean({ default: false, description: 'Unknown or missing fields are errors' })),
+    },
+    { additionalProperties: false },
+  ),
+);
+const RenderRequest = named(
+  'RenderRequest',
+  Type.Object(
+    {
+      templateId: Type.String({ minLength: 1, maxLength: 100 }),
+      data: Type.Object(
+        {},
+        { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
+      ),
+      options: Type.Optional(ref(RenderOptions)),
+    },
+    { additionalProperties: false },
+  ),
+);
+const RenderResponse = dataResponse(Render);
+const RenderDetailResponse = dataResponse(RenderDetail);
+const RenderList = pageResponse(RenderListItem, 'RenderList');
+
+/** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
+export const renderComponents: Named[] = [
+  Render,
+  RenderListItem,
+  RenderDetail,
+  RenderOptions,
+  RenderRequest,
+  RenderResponse,
+  RenderDetailResponse,
+  RenderList,
+];
 
 type Created = { data: { renderId: string; downloadUrl: string | null; expiresIn: number } };
 
@@ -72,23 +130,21 @@ export const renderRoutes =
       {
         schema: {
           tags: ['renders'],
+          operationId: 'createRender',
           summary: 'Fill a template with data and get a download link',
-          body: Type.Object(
-            {
-              templateId: Type.String({ minLength: 1, maxLength: 100 }),
-              data: Type.Object(
-                {},
-                { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
-              ),
-              options: Type.Optional(Options),
-            },
-            { additionalProperties: false },
-          ),
+          headers: IdempotencyHeaders,
+          body: ref(RenderRequest),
           response: {
-            201: Type.Object({ data: RenderCreated }),
-            404: errorResponse(),
-            422: errorResponse(),
-            429: errorResponse(),
+            201: ref(RenderResponse, 'The render and its download link'),
+            404: errorResponse('TEMPLATE_NOT_FOUND'),
+            409: errorResponse('IDEMPOTENCY_KEY_IN_USE: a request with this key is still running'),
+            422: errorResponse(
+              'VALIDATION_ERROR (details: field, expected, received), RENDER_FAILED or IDEMPOTENCY_KEY_REUSED',
+            ),
+            429: errorResponse(
+              'RENDER_LIMIT_REACHED: the monthly quota is used (Retry-After: seconds to the next month), ' +
+                'or RATE_LIMITED (Retry-After: seconds to the next minute)',
+            ),
           },
         },
       },
@@ -115,6 +171,7 @@ export const renderRoutes =
       {
         schema: {
           tags: ['renders'],
+          operationId: 'listRenders',
           summary: 'List renders, newest first',
           querystring: Type.Object(
             {
@@ -125,7 +182,7 @@ export const renderRoutes =
             },
             { additionalProperties: false },
           ),
-          response: { 200: Type.Object({ data: Type.Array(ListItem), meta: PageMeta }) },
+          response: { 200: ref(RenderList, 'A page of renders'), 422: errorResponse() },
         },
       },
       async (request) => listRenders(deps, request.auth.accountId, request.query),
@@ -136,9 +193,10 @@ export const renderRoutes =
       {
         schema: {
           tags: ['renders'],
+          operationId: 'getRender',
           summary: 'Get a render with a freshly signed download link',
           params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
-          response: { 200: Type.Object({ data: Detail }), 404: errorResponse() },
+          response: { 200: ref(RenderDetailResponse, 'The render'), 404: errorResponse('RENDER_NOT_FOUND') },
         },
       },
       async (request) => ({ data: await getRender(deps, request.auth.accountId, request.params.id) }),
@@ -149,9 +207,10 @@ export const renderRoutes =
       {
         schema: {
           tags: ['renders'],
+          operationId: 'deleteRender',
           summary: 'Delete a render and its file at once',
           params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
-          response: { 204: Type.Null(), 404: errorResponse() },
+          response: { 204: NoContent, 404: errorResponse('RENDER_NOT_FOUND') },
         },
       },
       async (request, reply) => {

@@ -3,7 +3,9 @@ import { AppError, notFound, validationError } from '../../errors.js';
 import type { PlanName } from '../accounts/plans.js';
 import { templateBlobKey } from './create-template.js';
 import { checkDescription, checkName } from './template-input.js';
-import { loadTemplate, parseAnalysis, publicField, toTemplateView, type TemplateView } from './template-view.js';
+import { loadCompleteAnalysis } from './complete-analysis.js';
+import { renderDataJsonSchema } from './json-schema.js';
+import { loadTemplate, publicField, toTemplateView, type TemplateView } from './template-view.js';
 
 // Template read and management use cases. Each is scoped by account: another tenant's id is a 404.
 
@@ -76,9 +78,13 @@ export async function getTemplate(deps: Pick<Deps, 'db'>, accountId: string, id:
   return toTemplateView(await loadTemplate(deps, accountId, id));
 }
 
-export async function getTemplateSchema(deps: Pick<Deps, 'db' | 'caches'>, accountId: string, id: string) {
+export async function getTemplateSchema(
+  deps: Pick<Deps, 'db' | 'blobs' | 'engine' | 'caches'>,
+  accountId: string,
+  id: string,
+) {
   const row = await loadTemplate(deps, accountId, id);
-  const analysis = parseAnalysis(deps, row);
+  const analysis = await loadCompleteAnalysis(deps, row);
   return {
     templateId: row.id,
     templateName: row.name,
@@ -88,6 +94,22 @@ export async function getTemplateSchema(deps: Pick<Deps, 'db' | 'caches'>, accou
       pageCount: analysis.pageCount,
       removedFromOutput: analysis.removedFromOutput ?? [],
     },
+  };
+}
+
+/** GET /templates/:id/json-schema: the render data of the current version as a JSON Schema. */
+export async function getTemplateJsonSchema(
+  deps: Pick<Deps, 'db' | 'blobs' | 'engine' | 'caches'>,
+  accountId: string,
+  id: string,
+) {
+  const row = await loadTemplate(deps, accountId, id);
+  const analysis = await loadCompleteAnalysis(deps, row);
+  return {
+    templateId: row.id,
+    templateName: row.name,
+    version: row.version,
+    schema: renderDataJsonSchema({ id: row.id, name: row.name, version: row.version }, analysis),
   };
 }
 

@@ -1,12 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
+import { attachmentDisposition } from '../../lib/content-disposition.js';
 import type { Deps } from '../../deps.js';
-import { CursorPageQuery, errorResponse, PageMeta } from '../../http/pagination.js';
+import { CursorPageQuery } from '../../http/pagination.js';
+import {
+  dataResponse,
+  errorResponse,
+  IdempotencyHeaders,
+  type Named,
+  named,
+  NoContent,
+  pageResponse,
+  ref,
+} from '../../http/openapi.js';
 import { createTemplate } from './create-template.js';
 import {
   deleteTemplate,
   getTemplate,
+  getTemplateJsonSchema,
   getTemplateSchema,
   listTemplates,
   replaceTemplateFile,
@@ -14,38 +26,143 @@ import {
 } from './manage-templates.js';
 import { readUpload } from './read-upload.js';
 import { hashBody, idempotent } from '../../http/idempotency.js';
+import { RenderOptions } from '../renders/routes.js';
+import { headerJsonList } from '../../lib/header-json.js';
+import { getTemplateFile } from './template-file.js';
+import { previewTemplate } from './preview-template.js';
 
-const TemplateSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.Optional(Type.String()),
-  fileName: Type.String(),
-  fileSize: Type.Integer(),
-  fieldCount: Type.Integer(),
-  isFrozen: Type.Boolean(),
-  version: Type.Integer(),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-});
-const SchemaField = Type.Object({
-  name: Type.String(),
-  type: Type.Union(
-    ['text', 'checkbox', 'radio', 'dropdown', 'date', 'number', 'signature'].map((t) => Type.Literal(t)),
+const Template = named(
+  'Template',
+  Type.Object(
+    {
+      id: Type.String(),
+      name: Type.String(),
+      description: Type.Optional(Type.String()),
+      fileName: Type.String(),
+      fileSize: Type.Integer(),
+      fieldCount: Type.Integer(),
+      isFrozen: Type.Boolean(),
+      version: Type.Integer(),
+      createdAt: Type.String({ format: 'date-time' }),
+      updatedAt: Type.String({ format: 'date-time' }),
+    },
+    { description: 'A PDF form uploaded as a template' },
   ),
-  required: Type.Boolean(),
-  maxLength: Type.Optional(Type.Integer()),
-  options: Type.Optional(Type.Array(Type.String())),
-  pdfMeta: Type.Object({ originalName: Type.String(), page: Type.Integer(), readOnly: Type.Optional(Type.Boolean()) }),
-});
-const Removal = Type.Object(
-  {
-    feature: Type.String({
-      description: 'xfa, usage-rights, javascript, launch-actions, submit-actions, embedded-files or uri-links',
-    }),
-    description: Type.String(),
-  },
-  { description: 'a feature of the template that rendered PDFs leave out, and why' },
 );
+const Rect = Type.Array(Type.Number(), {
+  minItems: 4,
+  maxItems: 4,
+  description: '[x1, y1, x2, y2] in PDF points, origin at the bottom left of the page, x1 <= x2 and y1 <= y2',
+});
+const SchemaField = named(
+  'SchemaField',
+  Type.Object(
+    {
+      name: Type.String(),
+      type: Type.Union(
+        ['text', 'checkbox', 'radio', 'dropdown', 'date', 'number', 'signature'].map((t) => Type.Literal(t)),
+      ),
+      required: Type.Boolean(),
+      maxLength: Type.Optional(Type.Integer()),
+      options: Type.Optional(Type.Array(Type.String())),
+      label: Type.Union([Type.String(), Type.Null()], {
+        description: "the field's tooltip (/TU), null when it has none",
+      }),
+      pdfMeta: Type.Object({
+        originalName: Type.String(),
+        page: Type.Integer({ description: "1-based page of the field's first widget" }),
+        readOnly: Type.Optional(Type.Boolean()),
+        rect: Rect,
+        widgets: Type.Optional(
+          Type.Array(Type.Object({ page: Type.Integer(), rect: Rect }), {
+            description: 'every widget of the field in order (the first is page + rect): only when it has several',
+          }),
+        ),
+        editable: Type.Optional(
+          Type.Literal(true, { description: 'combo boxes with the Edit flag only: any text is accepted' }),
+        ),
+      }),
+    },
+    { description: 'A form field: the key to send in render data and the value it expects' },
+  ),
+);
+const Removal = named(
+  'OutputRemoval',
+  Type.Object(
+    {
+      feature: Type.String({
+        description: 'xfa, usage-rights, javascript, launch-actions, submit-actions, embedded-files or uri-links',
+      }),
+      description: Type.String(),
+    },
+    { description: 'a feature of the template that rendered PDFs leave out, and why' },
+  ),
+);
+const TemplateSchema = named(
+  'TemplateSchema',
+  Type.Object(
+    {
+      templateId: Type.String(),
+      templateName: Type.String(),
+      version: Type.Integer(),
+      schema: Type.Object({
+        fields: Type.Array(ref(SchemaField)),
+        pageCount: Type.Integer(),
+        removedFromOutput: Type.Array(ref(Removal)),
+      }),
+    },
+    { description: 'The fields of a template, to build render data from' },
+  ),
+);
+const TemplatePatch = named(
+  'TemplatePatch',
+  Type.Object(
+    {
+      name: Type.Optional(Type.String()),
+      description: Type.Optional(Type.String()),
+      isFrozen: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false, description: 'The properties to change; the others keep their value' },
+  ),
+);
+const RenderDataJsonSchema = named(
+  'TemplateJsonSchema',
+  Type.Object(
+    {
+      templateId: Type.String(),
+      templateName: Type.String(),
+      version: Type.Integer({ description: 'the template version the schema describes' }),
+      schema: Type.Unsafe<Record<string, unknown>>({
+        type: 'object',
+        additionalProperties: true,
+        description:
+          "a JSON Schema (draft 2020-12) of render `data`: properties keyed by field name, title from the field's " +
+          'label, additionalProperties false; it mirrors strict-mode validation (README: "JSON Schema of render data")',
+      }),
+    },
+    { description: 'The render data of one template version as a JSON Schema' },
+  ),
+);
+const TemplateJsonSchemaResponse = dataResponse(RenderDataJsonSchema);
+const TemplateResponse = dataResponse(Template);
+const TemplateList = pageResponse(Template);
+const TemplateSchemaResponse = dataResponse(TemplateSchema);
+
+/** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
+export const templateComponents: Named[] = [
+  Template,
+  SchemaField,
+  Removal,
+  TemplateSchema,
+  TemplatePatch,
+  TemplateResponse,
+  TemplateList,
+  TemplateSchemaResponse,
+  RenderDataJsonSchema,
+  TemplateJsonSchemaResponse,
+];
+/** A PDF answer: the OpenAPI document lists it as application/pdf (`produces`). */
+const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF' });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 export const templateRoutes =
@@ -58,12 +175,15 @@ export const templateRoutes =
       {
         schema: {
           tags: ['templates'],
+          operationId: 'createTemplate',
           summary: 'Upload a PDF form as a template; its fields are analysed at once',
+          headers: IdempotencyHeaders,
           response: {
-            201: Type.Object({ data: TemplateSchema }),
-            403: errorResponse(),
-            413: errorResponse(),
-            422: errorResponse(),
+            201: ref(TemplateResponse, 'The template, with its fields analysed'),
+            403: errorResponse('TEMPLATE_LIMIT_REACHED: the plan holds no more templates'),
+            409: errorResponse('IDEMPOTENCY_KEY_IN_USE: a request with this key is still running'),
+            413: errorResponse('FILE_TOO_LARGE: the file exceeds the plan limit'),
+            422: errorResponse('INVALID_PDF (not a PDF form), VALIDATION_ERROR or IDEMPOTENCY_KEY_REUSED'),
           },
         },
       },
@@ -94,9 +214,13 @@ export const templateRoutes =
       {
         schema: {
           tags: ['templates'],
+          operationId: 'listTemplates',
           summary: 'List templates, newest first',
           querystring: CursorPageQuery,
-          response: { 200: Type.Object({ data: Type.Array(TemplateSchema), meta: PageMeta }), 422: errorResponse() },
+          response: {
+            200: ref(TemplateList, 'A page of templates (without their description)'),
+            422: errorResponse(),
+          },
         },
       },
       async (request) =>
@@ -114,9 +238,10 @@ export const templateRoutes =
       {
         schema: {
           tags: ['templates'],
+          operationId: 'getTemplate',
           summary: 'Get a template',
           params: IdParams,
-          response: { 200: Type.Object({ data: TemplateSchema }), 404: errorResponse() },
+          response: { 200: ref(TemplateResponse, 'The template'), 404: errorResponse('TEMPLATE_NOT_FOUND') },
         },
       },
       async (request) => ({ data: await getTemplate(deps, request.auth.accountId, request.params.id) }),
@@ -127,26 +252,102 @@ export const templateRoutes =
       {
         schema: {
           tags: ['templates'],
+          operationId: 'getTemplateSchema',
           summary: 'The fields to send in render data',
           params: IdParams,
           response: {
-            200: Type.Object({
-              data: Type.Object({
-                templateId: Type.String(),
-                templateName: Type.String(),
-                version: Type.Integer(),
-                schema: Type.Object({
-                  fields: Type.Array(SchemaField),
-                  pageCount: Type.Integer(),
-                  removedFromOutput: Type.Array(Removal),
-                }),
-              }),
-            }),
-            404: errorResponse(),
+            200: ref(TemplateSchemaResponse, 'The fields of the template'),
+            404: errorResponse('TEMPLATE_NOT_FOUND'),
           },
         },
       },
       async (request) => ({ data: await getTemplateSchema(deps, request.auth.accountId, request.params.id) }),
+    );
+
+    app.get(
+      '/templates/:id/json-schema',
+      {
+        schema: {
+          tags: ['templates'],
+          operationId: 'getTemplateJsonSchema',
+          summary: 'The render data of the current version as a JSON Schema (draft 2020-12)',
+          params: IdParams,
+          response: {
+            200: ref(TemplateJsonSchemaResponse, 'A JSON Schema of render data'),
+            404: errorResponse('TEMPLATE_NOT_FOUND'),
+          },
+        },
+      },
+      async (request) => ({ data: await getTemplateJsonSchema(deps, request.auth.accountId, request.params.id) }),
+    );
+
+    app.get(
+      '/templates/:id/file',
+      {
+        schema: {
+          tags: ['templates'],
+          operationId: 'getTemplateFile',
+          summary: "The template's current PDF, as uploaded",
+          produces: ['application/pdf'],
+          params: IdParams,
+          response: {
+            200: PdfBody,
+            404: errorResponse(),
+          },
+        },
+      },
+      async (request, reply) => {
+        const file = await getTemplateFile(deps, request.auth.accountId, request.params.id);
+        return reply
+          .type('application/pdf')
+          .header('Content-Disposition', inlineDisposition(file.fileName))
+          .header('Cache-Control', 'private, no-cache')
+          .header('Formcast-Template-Version', String(file.version))
+          .send(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
+      },
+    );
+
+    app.post(
+      '/templates/:id/preview',
+      {
+        schema: {
+          tags: ['templates'],
+          operationId: 'previewTemplate',
+          summary: 'Fill the template and answer the PDF itself, watermarked PREVIEW: not stored, not counted',
+          produces: ['application/pdf'],
+          description:
+            'Takes the `data` and `options` of POST /renders and validates them the same way (the same ' +
+            'VALIDATION_ERROR answers). The answer is the filled PDF (application/pdf), always watermarked ' +
+            '"PREVIEW"; nothing is stored and the monthly render quota is not used (the per-key request rate ' +
+            'limit applies). Render warnings come in the `Formcast-Warnings` header as a JSON array of ' +
+            'strings (non-ASCII characters escaped as \\uXXXX).',
+          params: IdParams,
+          body: Type.Object(
+            {
+              data: Type.Object(
+                {},
+                { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
+              ),
+              options: Type.Optional(ref(RenderOptions)),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: PdfBody,
+            404: errorResponse(),
+            422: errorResponse(),
+            429: errorResponse(),
+          },
+        },
+      },
+      async (request, reply) => {
+        const preview = await previewTemplate(deps, request.auth.accountId, request.params.id, request.body);
+        return reply
+          .type('application/pdf')
+          .header('Cache-Control', 'no-store')
+          .header('Formcast-Warnings', headerJsonList(preview.warnings))
+          .send(Buffer.concat(preview.chunks));
+      },
     );
 
     app.patch(
@@ -154,20 +355,14 @@ export const templateRoutes =
       {
         schema: {
           tags: ['templates'],
+          operationId: 'updateTemplate',
           summary: 'Rename, describe, freeze or unfreeze a template',
           params: IdParams,
-          body: Type.Object(
-            {
-              name: Type.Optional(Type.String()),
-              description: Type.Optional(Type.String()),
-              isFrozen: Type.Optional(Type.Boolean()),
-            },
-            { additionalProperties: false },
-          ),
+          body: ref(TemplatePatch),
           response: {
-            200: Type.Object({ data: TemplateSchema }),
-            404: errorResponse(),
-            409: errorResponse(),
+            200: ref(TemplateResponse, 'The updated template'),
+            404: errorResponse('TEMPLATE_NOT_FOUND'),
+            409: errorResponse('TEMPLATE_FROZEN: a frozen template only accepts isFrozen: false'),
             422: errorResponse(),
           },
         },
@@ -182,14 +377,15 @@ export const templateRoutes =
       {
         schema: {
           tags: ['templates'],
+          operationId: 'replaceTemplateFile',
           summary: 'Replace the PDF: schema re-extracted, version + 1',
           params: IdParams,
           response: {
-            200: Type.Object({ data: TemplateSchema }),
-            404: errorResponse(),
-            409: errorResponse(),
-            413: errorResponse(),
-            422: errorResponse(),
+            200: ref(TemplateResponse, 'The template, version + 1'),
+            404: errorResponse('TEMPLATE_NOT_FOUND'),
+            409: errorResponse('TEMPLATE_FROZEN'),
+            413: errorResponse('FILE_TOO_LARGE: the file exceeds the plan limit'),
+            422: errorResponse('INVALID_PDF: not a PDF form'),
           },
         },
       },
@@ -212,9 +408,14 @@ export const templateRoutes =
       {
         schema: {
           tags: ['templates'],
+          operationId: 'deleteTemplate',
           summary: 'Delete a template (irreversible)',
           params: IdParams,
-          response: { 204: Type.Null(), 404: errorResponse(), 409: errorResponse() },
+          response: {
+            204: NoContent,
+            404: errorResponse('TEMPLATE_NOT_FOUND'),
+            409: errorResponse('TEMPLATE_FROZEN: unfreeze it first'),
+          },
         },
       },
       async (request, reply) => {
@@ -223,3 +424,7 @@ export const templateRoutes =
       },
     );
   };
+
+function inlineDisposition(fileName: string): string {
+  return attachmentDisposition(fileName).replace(/^attachment/, 'inline');
+}

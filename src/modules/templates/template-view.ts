@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import type { TemplatesTable } from '../../adapters/db/schema.js';
-import type { AnalysedField, TemplateAnalysis } from '../../pdf/types.js';
+import type { AnalysedField, Rect, TemplateAnalysis, WidgetPlacement } from '../../pdf/types.js';
 
 export interface TemplateView {
   id: string;
@@ -68,13 +68,48 @@ export function parseAnalysis(
   return analysis;
 }
 
-/** The public schema field: the analysis without engine-internal detail. */
-export function publicField(f: AnalysedField): Omit<AnalysedField, 'detail'> {
-  const out: Omit<AnalysedField, 'detail'> = {
+/** Replaces the cached analysis of a file version (after its stored analysis was completed). */
+export function rememberAnalysis(deps: Pick<Deps, 'caches'>, blobKey: string, analysis: TemplateAnalysis): void {
+  deps.caches.analyses.set(blobKey, analysis);
+}
+
+/** A field of GET /templates/:id/schema. */
+export interface PublicField {
+  name: string;
+  type: AnalysedField['type'];
+  required: boolean;
+  maxLength?: number;
+  options?: string[];
+  /** the field's tooltip (/TU), null when it has none */
+  label: string | null;
+  pdfMeta: {
+    originalName: string;
+    page: number;
+    readOnly?: boolean;
+    rect: Rect;
+    widgets?: WidgetPlacement[];
+    editable?: true;
+  };
+}
+
+/**
+ * The public schema field: the analysis without engine-internal detail. The analysis must carry the
+ * placement keys (label, rect): load it with loadCompleteAnalysis, which completes old stored ones.
+ */
+export function publicField(f: AnalysedField): PublicField {
+  const out: PublicField = {
     name: f.name,
     type: f.type,
     required: f.required,
-    pdfMeta: { ...f.pdfMeta },
+    label: f.label ?? null,
+    pdfMeta: {
+      originalName: f.pdfMeta.originalName,
+      page: f.pdfMeta.page,
+      ...(f.pdfMeta.readOnly ? { readOnly: true } : {}),
+      rect: f.pdfMeta.rect ?? [0, 0, 0, 0],
+      ...(f.pdfMeta.widgets ? { widgets: f.pdfMeta.widgets } : {}),
+      ...(f.pdfMeta.editable ? { editable: true as const } : {}),
+    },
   };
   if (f.maxLength !== undefined) out.maxLength = f.maxLength;
   if (f.options !== undefined) out.options = f.options;

@@ -3,54 +3,15 @@
 // of characters through a fallback chain (Noto Sans: Latin/Greek/Cyrillic, then Arabic, Hebrew,
 // Devanagari, Thai, SC: CJK + kana, KR: Hangul, Symbols 2: check boxes and dingbats, Symbols).
 // Those are embedded by unicode-font.ts (CID fonts showing glyph ids) and shaped by text-shaping.ts.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import fontkit from '@cantoo/fontkit';
 import { type PDFDocument, type PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
 import { mirrored, resolveLevels } from './bidi.js';
+import { FALLBACK_FILES, FIRST_SYMBOL_FONT, type FontLibrary } from './font-library.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';
-import { UnicodeFont, withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
+import { UnicodeFont, type FontSubsets } from './unicode-font.js';
 
-/** The bundled fallback chain, in order of preference. Files are read and parsed once per process. */
-const FALLBACK_FILES = [
-  '@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-hebrew/400Regular/NotoSansHebrew_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-devanagari/400Regular/NotoSansDevanagari_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-thai/400Regular/NotoSansThai_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-kr/400Regular/NotoSansKR_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-symbols-2/400Regular/NotoSansSymbols2_400Regular.ttf',
-  '@expo-google-fonts/noto-sans-symbols/400Regular/NotoSansSymbols_400Regular.ttf',
-];
-
-/**
- * Fonts from this index on are symbol fonts: they draw the symbols no text font has, but the text
- * around a symbol goes on in the text font (their digits and Latin letters are not meant for text).
- */
-const FIRST_SYMBOL_FONT = FALLBACK_FILES.length - 2;
-
-const require = createRequire(import.meta.url);
-const parsedFonts: (ParsedFont | null | undefined)[] = [];
-
-function fallbackFont(index: number): ParsedFont | null {
-  let entry = parsedFonts[index];
-  if (entry === undefined) {
-    try {
-      const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
-      entry = {
-        key: FALLBACK_FILES[index],
-        bytes,
-        font: withTrueCodePoints(fontkit.create(bytes) as unknown as KitFont),
-      };
-    } catch {
-      entry = null; // a missing optional font package only narrows coverage
-    }
-    parsedFonts[index] = entry;
-  }
-  return entry;
-}
+/** Index of the lowest set bit (the first font of the chain in a coverage mask). */
+const lowestBit = (mask: number) => 31 - Math.clz32(mask & -mask);
 
 export function canWinAnsi(text: string): boolean {
   for (const ch of text) {
@@ -78,8 +39,10 @@ export function standardFaceFor(fontName: string): StandardFonts {
 }
 
 /**
- * The fonts of one render: each face is embedded at most once per document. `shared` holds faces a
- * prepared template already embedded in its base file; they are reused, never embedded again.
+ * The fonts of one render: each face is embedded at most once per document. `library` holds the
+ * parsed fallback fonts and shaped words (per process), `subsets` the glyphs this document (template)
+ * used so far (per prepared template). `shared` holds faces a prepared template already embedded in
+ * its base file; they are reused, never embedded again.
  */
 export class FontSet {
   private readonly standard = new Map<StandardFonts, PDFFont>();
@@ -88,6 +51,8 @@ export class FontSet {
 
   constructor(
     private readonly doc: PDFDocument,
+    private readonly library: FontLibrary,
+    private readonly subsets: FontSubsets,
     private readonly shared: ReadonlyMap<StandardFonts, PDFFont> = new Map(),
   ) {}
 
@@ -106,20 +71,17 @@ export class FontSet {
   private fallback(index: number): UnicodeFont | null {
     const cached = this.fallbacks.get(index);
     if (cached) return cached;
-    const parsed = fallbackFont(index);
+    const parsed = this.library.font(index);
     if (!parsed) return null;
-    const font = new UnicodeFont(this.doc, parsed);
+    const font = new UnicodeFont(this.doc, parsed, this.subsets);
     this.fallbacks.set(index, font);
     return font;
   }
 
   /** Index of the first fallback font with a glyph for cp, or -1. */
   private coverage(cp: number): number {
-    for (let i = 0; i < FALLBACK_FILES.length; i++) {
-      const parsed = fallbackFont(i);
-      if (parsed?.font.hasGlyphForCodePoint(cp)) return i;
-    }
-    return -1;
+    const mask = this.library.coverageOf(cp);
+    return mask === 0 ? -1 : lowestBit(mask);
   }
 
   /** Kept for callers: fonts are now created while shaping, nothing needs awaiting. */
@@ -127,10 +89,14 @@ export class FontSet {
 
   /** For each character, the fallback index that draws it (-1: none has it). */
   private plan(chars: string[]): number[] {
-    const has = (i: number, c: string) => !!fallbackFont(i)?.font.hasGlyphForCodePoint(c.codePointAt(0)!);
+    const has = (i: number, c: string) => this.library.has(i, c.codePointAt(0)!);
     // One font for the whole value when one covers it: mixed faces inside a word look broken.
-    const whole = FALLBACK_FILES.findIndex((_, i) => chars.every((c) => /\s/.test(c) || has(i, c)));
-    if (whole >= 0) return chars.map(() => whole);
+    let common = (1 << FALLBACK_FILES.length) - 1;
+    for (const c of chars) if (!/\s/.test(c)) common &= this.library.coverageOf(c.codePointAt(0)!);
+    if (common !== 0) {
+      const whole = lowestBit(common);
+      return chars.map(() => whole);
+    }
     let current = -1;
     return chars.map((c) => {
       if (/\s/.test(c)) return Math.max(current, 0);
@@ -158,7 +124,7 @@ export class FontSet {
     let runLevel = 0;
     let runPara = 0;
     const flush = () => {
-      if (runFont && run) units.push(...shapeRun(runFont, run, runLevel, runPara));
+      if (runFont && run) units.push(...shapeRun(runFont, run, runLevel, runPara, this.library));
       run = '';
     };
     let offset = 0; // UTF-16 index of the character

@@ -6,7 +6,8 @@
 import { PDFFont } from '@cantoo/pdf-lib';
 import { visualOrder } from './bidi.js';
 import { num } from './appearance-stream.js';
-import { cidHex, utf16Hex, type UnicodeFont } from './unicode-font.js';
+import type { FontLibrary, ShapedCluster, ShapedGlyph } from './font-library.js';
+import { cidHex, utf16Hex, type KitFont, type UnicodeFont } from './unicode-font.js';
 
 export type DrawFont = PDFFont | UnicodeFont;
 
@@ -49,36 +50,68 @@ const ATTACHES = /^[\p{M}\u200c\u200d]/u;
 /** ... nor after a virama / joiner (the next consonant forms a conjunct with it). */
 const JOINS_NEXT = /[\u094d\u09cd\u0a4d\u0acd\u0b4d\u0bcd\u0c4d\u0ccd\u0d4d\u0dca\u0e3a\u1039\u103a\u17d2\u200d]$/u;
 
-function simpleUnit(font: UnicodeFont, ch: string, level: number, para: number): LayoutUnit {
-  const kit = font.parsed.font;
-  const g = kit.glyphForCodePoint(ch.codePointAt(0)!);
-  const scale = 1000 / kit.unitsPerEm;
-  const w0 = Math.round(g.advanceWidth * scale);
-  const cid = font.cid(g.id, [ch.codePointAt(0)!]);
-  return { ch, font, level, para, glyphs: [{ cid, adv: w0, w0, dx: 0, dy: 0 }], w: w0 / 1000 };
+/** A cluster with the CIDs of one template's subset: what a run of that template resolves to. */
+export interface ResolvedCluster {
+  ch: string;
+  glyphs: PlacedGlyph[];
+  w: number;
+  actualText?: string;
 }
 
 /**
- * Units for `text` (one run: one font, one bidi level, no line break) in logical order. Text that
- * needs no shaping maps code points straight to glyphs (fontkit's full layout costs ~1 ms per call
- * on the CJK font, and viewers do not kern form fields either).
+ * Units for `text` (one run: one font, one bidi level, no line break) in logical order. A template
+ * remembers the clusters (with its CIDs) of runs it drew before (UnicodeFont.resolvedRun); a new
+ * run is shaped word by word, words from the library's cache when any template shaped them before.
  */
-export function shapeRun(font: UnicodeFont, text: string, level: number, para: number): LayoutUnit[] {
+export function shapeRun(
+  font: UnicodeFont,
+  text: string,
+  level: number,
+  para: number,
+  library: FontLibrary,
+): LayoutUnit[] {
   const rtl = (level & 1) === 1;
-  if (!rtl && !NEEDS_SHAPING.test(text)) return Array.from(text, (ch) => simpleUnit(font, ch, level, para));
-  const out: LayoutUnit[] = [];
+  const clusters = font.resolvedRun(text, rtl, () => resolveRun(font, text, rtl, library));
+  return clusters.map((c) => {
+    const unit: LayoutUnit = { ch: c.ch, font, level, para, glyphs: c.glyphs, w: c.w };
+    if (c.actualText !== undefined) unit.actualText = c.actualText;
+    return unit;
+  });
+}
+
+/**
+ * Text that needs no shaping maps code points straight to glyphs (fontkit's full layout costs ~1 ms
+ * per call on the CJK font, and viewers do not kern form fields either).
+ */
+function resolveRun(font: UnicodeFont, text: string, rtl: boolean, library: FontLibrary): ResolvedCluster[] {
+  const simple = (ch: string): ResolvedCluster => {
+    const g = library.glyphFor(font.parsed, ch.codePointAt(0)!);
+    return { ch, glyphs: [{ cid: font.cid(g.gid, ch), adv: g.w0, w0: g.w0, dx: 0, dy: 0 }], w: g.w0 / 1000 };
+  };
+  if (!rtl && !NEEDS_SHAPING.test(text)) return Array.from(text, simple);
+  const out: ResolvedCluster[] = [];
   // Words are shaped one by one (spaces are simple units), so a line can break between them.
   for (const part of text.split(/( +)/)) {
     if (!part) continue;
-    if (part[0] === ' ') for (const ch of part) out.push(simpleUnit(font, ch, level, para));
-    else out.push(...shapeWord(font, part, level, para));
+    if (part[0] === ' ') {
+      for (const ch of part) out.push(simple(ch));
+      continue;
+    }
+    for (const c of library.shapedWord(font.parsed, part, rtl, () => shapeWord(font.parsed.font, part, rtl))) {
+      const cluster: ResolvedCluster = {
+        ch: c.ch,
+        glyphs: c.glyphs.map((g) => ({ cid: font.cid(g.gid, g.text), adv: g.adv, w0: g.w0, dx: g.dx, dy: g.dy })),
+        w: c.w,
+      };
+      if (c.actualText !== undefined) cluster.actualText = c.actualText;
+      out.push(cluster);
+    }
   }
   return out;
 }
 
-function shapeWord(font: UnicodeFont, word: string, level: number, para: number): LayoutUnit[] {
-  const kit = font.parsed.font;
-  const rtl = (level & 1) === 1;
+/** fontkit's layout of one word, cut into clusters in logical order (no document involved). */
+function shapeWord(kit: KitFont, word: string, rtl: boolean): ShapedCluster[] {
   const run = kit.layout(word, undefined, undefined, undefined, rtl ? 'rtl' : 'ltr');
   const glyphs = run.glyphs.slice();
   const positions = (
@@ -91,7 +124,7 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
   }
   const scale = 1000 / kit.unitsPerEm;
   const cps = Array.from(word, (c) => c.codePointAt(0)!);
-  const units: LayoutUnit[] = [];
+  const units: ShapedCluster[] = [];
   // A cluster ends where the glyphs so far stand for exactly the characters so far (as a multiset:
   // reordering inside a cluster is allowed) and the next character starts a new one.
   const balance = new Map<number, number>();
@@ -108,19 +141,12 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
   };
   let consumed = 0; // characters of `word` covered by the glyphs so far
   let startChar = 0;
-  let current: PlacedGlyph[] = [];
+  let current: ShapedGlyph[] = [];
   let shown: number[] = []; // the characters of `current`'s glyphs, in glyph order
   const flush = (end: number) => {
     if (!current.length) return;
     const ch = String.fromCodePoint(...cps.slice(startChar, end));
-    const unit: LayoutUnit = {
-      ch,
-      font,
-      level,
-      para,
-      glyphs: current,
-      w: current.reduce((w, g) => w + g.adv, 0) / 1000,
-    };
+    const unit: ShapedCluster = { ch, glyphs: current, w: current.reduce((w, g) => w + g.adv, 0) / 1000 };
     if (!rtl && String.fromCodePoint(...shown) !== ch) unit.actualText = ch;
     units.push(unit);
     current = [];
@@ -130,15 +156,16 @@ function shapeWord(font: UnicodeFont, word: string, level: number, para: number)
   for (let i = 0; i < glyphs.length; i++) {
     const g = glyphs[i];
     const p = positions[i];
-    const w0 = Math.round(g.advanceWidth * scale);
+    const chars = g.codePoints ?? [];
     current.push({
-      cid: font.cid(g.id, g.codePoints ?? []),
+      gid: g.id,
+      text: chars.length ? String.fromCodePoint(...chars) : '',
       adv: p.xAdvance * scale,
-      w0,
+      w0: Math.round(g.advanceWidth * scale),
       dx: p.xOffset * scale,
       dy: p.yOffset * scale,
     });
-    for (const cp of g.codePoints ?? []) {
+    for (const cp of chars) {
       shown.push(cp);
       bump(cp, 1);
       if (consumed < cps.length) bump(cps[consumed++], -1);

@@ -8,10 +8,11 @@
 // own CID and the ToUnicode CMap maps every CID to its own text: extraction gives the characters back.
 // A CIDToGIDMap stream maps CIDs to the subset's glyphs.
 //
-// CIDs and subset glyphs are assigned per document in order of first use and the lists only grow
-// (up to the bounds below), so the CIDs a render wrote are still valid for the next render of the
-// same prepared template, and the encoded (deflated) subset is reused as long as a render needs no
-// glyph it lacks; otherwise it is re-encoded with the new glyphs appended.
+// CIDs and subset glyphs are assigned per document (FontSubsets, owned by the prepared template) in
+// order of first use and the lists only grow (up to the bounds below), so the CIDs a render wrote are
+// still valid for the next render of the same prepared template, and the encoded objects (deflated
+// subset, CIDToGIDMap, ToUnicode, widths) are reused as long as a render needs no CID they lack;
+// otherwise they are encoded again with the new glyphs appended.
 //
 // Like pdf-lib's PDFFont, a UnicodeFont has its ref from the start and writes its objects in embed(),
 // called by doc.save() (it registers itself in the document's font list) or by renderPrepared.
@@ -24,10 +25,12 @@ import {
   PDFNumber,
   PDFRawStream,
   PDFString,
+  type PDFContext,
   type PDFDocument,
   type PDFObject,
   type PDFRef,
 } from '@cantoo/pdf-lib';
+import type { ResolvedCluster } from './text-shaping.js';
 
 /** The parts of a fontkit font we use. */
 export interface KitGlyph {
@@ -93,6 +96,21 @@ export interface ParsedFont {
  */
 const MAX_CACHED_GLYPHS = 1000;
 const MAX_CACHED_BYTES = 64 * 1024;
+/** Runs (field values, words of them) a template remembers per font; past this it starts over. */
+const MAX_CACHED_RUNS = 1024;
+
+/** The objects of an embedded subset that only change when it grows, reused by every render until then. */
+interface EncodedSubset {
+  /** CIDs covered (cidGlyph.length when encoded) */
+  cids: number;
+  fontFile: PDFRawStream;
+  cidToGid: PDFRawStream;
+  toUnicode: PDFRawStream;
+  /** FontDescriptor, CIDFontType2 and Type0 dictionaries, without their references to the above */
+  descriptor: PDFDict;
+  cidFont: PDFDict;
+  type0: PDFDict;
+}
 
 /** The glyphs one document (template) uses from one font, and the last encoded subset. */
 interface SubsetState {
@@ -106,19 +124,42 @@ interface SubsetState {
   gids: number[];
   glyphOf: Map<number, number>;
   fontFile?: { count: number; bytes: Uint8Array; tag: string };
+  encoded?: EncodedSubset;
+  /** `${rtl}\0${text}` -> the run's clusters with this subset's CIDs (valid while the state lives) */
+  runs: Map<string, ResolvedCluster[]>;
 }
 
-const states = new WeakMap<PDFDocument, Map<string, SubsetState>>();
+/**
+ * The subsets of one document, per font: a prepared template owns one for all its renders, so its
+ * subsets grow as characters appear and are re-encoded only then.
+ */
+export class FontSubsets {
+  private readonly byFont = new Map<string, SubsetState>();
 
-function stateFor(doc: PDFDocument, key: string): SubsetState {
-  let perDoc = states.get(doc);
-  if (!perDoc) states.set(doc, (perDoc = new Map()));
-  let state = perDoc.get(key);
-  if (!state || state.cidGlyph.length > MAX_CACHED_GLYPHS || (state.fontFile?.bytes.length ?? 0) > MAX_CACHED_BYTES) {
-    state = { cidGlyph: [0], cidText: [''], cidOf: new Map([['0:', 0]]), gids: [0], glyphOf: new Map([[0, 0]]) };
-    perDoc.set(key, state);
+  /** The subset state of font `key`, started over when it outgrew the bounds. */
+  stateFor(key: string): SubsetState {
+    let state = this.byFont.get(key);
+    if (!state || state.cidGlyph.length > MAX_CACHED_GLYPHS || (state.fontFile?.bytes.length ?? 0) > MAX_CACHED_BYTES) {
+      state = {
+        cidGlyph: [0],
+        cidText: [''],
+        cidOf: new Map([['0:', 0]]),
+        gids: [0],
+        glyphOf: new Map([[0, 0]]),
+        runs: new Map(),
+      };
+      this.byFont.set(key, state);
+    }
+    return state;
   }
-  return state;
+
+  /** Glyphs and encoded bytes held, per font key (for tests and cache accounting). */
+  stats(): Map<string, { glyphs: number; cids: number; encodedBytes: number }> {
+    const out = new Map<string, { glyphs: number; cids: number; encodedBytes: number }>();
+    for (const [key, s] of this.byFont)
+      out.set(key, { glyphs: s.gids.length, cids: s.cidGlyph.length, encodedBytes: s.fontFile?.bytes.length ?? 0 });
+    return out;
+  }
 }
 
 interface FontList {
@@ -133,8 +174,9 @@ export class UnicodeFont {
   constructor(
     private readonly doc: PDFDocument,
     readonly parsed: ParsedFont,
+    subsets: FontSubsets,
   ) {
-    this.state = stateFor(doc, parsed.key);
+    this.state = subsets.stateFor(parsed.key);
     this.ref = doc.context.nextRef();
     (doc as unknown as FontList).fonts.push(this);
   }
@@ -143,10 +185,23 @@ export class UnicodeFont {
     return this.parsed.font.unitsPerEm;
   }
 
-  /** The CID that shows glyph `gid` standing for `codePoints`. */
-  cid(gid: number, codePoints: readonly number[]): number {
+  /** The clusters of a run drawn before by this template (same CIDs), or made by `resolve` and kept. */
+  resolvedRun(text: string, rtl: boolean, resolve: () => ResolvedCluster[]): ResolvedCluster[] {
+    const runs = this.state.runs;
+    const key = `${rtl ? 1 : 0}\0${text}`;
+    let hit = runs.get(key);
+    if (!hit) {
+      hit = resolve();
+      if (runs.size >= MAX_CACHED_RUNS) runs.clear();
+      runs.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** The CID that shows glyph `gid` standing for `chars` (a string or its code points). */
+  cid(gid: number, chars: string | readonly number[]): number {
     const s = this.state;
-    const text = codePoints.length ? String.fromCodePoint(...codePoints) : '';
+    const text = typeof chars === 'string' ? chars : chars.length ? String.fromCodePoint(...chars) : '';
     const key = `${gid}:${text}`;
     let cid = s.cidOf.get(key);
     if (cid === undefined) {
@@ -185,14 +240,16 @@ export class UnicodeFont {
     return s.fontFile;
   }
 
-  /** Writes the font objects (once per document save / render). */
-  async embed(): Promise<void> {
-    if (this.embedded) return;
-    this.embedded = true;
+  /**
+   * The streams and widths of the subset as it is now: built when CIDs were added since the last
+   * render, else the very objects the last render wrote (renders only register them again).
+   */
+  private encoded(): EncodedSubset {
+    const s = this.state;
+    if (s.encoded && s.encoded.cids === s.cidGlyph.length) return s.encoded;
     const ctx = this.doc.context;
     const font = this.parsed.font;
-    const { bytes: fontFile, tag } = this.fontFile();
-    const s = this.state;
+    const { bytes, tag } = this.fontFile();
     const scale = 1000 / font.unitsPerEm;
     const glyphWidths = s.gids.map((gid) => Math.round((font.getGlyph(gid)?.advanceWidth ?? 0) * scale));
     const widths = s.cidGlyph.map((g) => glyphWidths[g]);
@@ -201,67 +258,82 @@ export class UnicodeFont {
       cidToGid[cid * 2] = g >> 8;
       cidToGid[cid * 2 + 1] = g & 0xff;
     });
+    const flate = () => dictOf(ctx, { Filter: PDFName.of('FlateDecode') });
     const name = `${tag}+${(font.postscriptName ?? 'NotoSans').replace(/[^A-Za-z0-9-]/g, '')}`;
     const n = (v: number) => PDFNumber.of(Math.round(v * scale));
-    const dict = (entries: Record<string, PDFObject>) => {
-      const d = PDFDict.withContext(ctx);
-      for (const [k, v] of Object.entries(entries)) d.set(PDFName.of(k), v);
-      return d;
-    };
-    const arr = (items: PDFObject[]) => {
-      const a = PDFArray.withContext(ctx);
-      for (const it of items) a.push(it);
-      return a;
-    };
-    const fontFileRef = ctx.register(PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), fontFile));
-    const descriptor = ctx.register(
-      dict({
+    s.encoded = {
+      cids: s.cidGlyph.length,
+      fontFile: PDFRawStream.of(flate(), bytes),
+      cidToGid: PDFRawStream.of(flate(), deflateSync(cidToGid)),
+      toUnicode: PDFRawStream.of(flate(), deflateSync(Buffer.from(toUnicodeCMap(s.cidText), 'latin1'))),
+      descriptor: dictOf(ctx, {
         Type: PDFName.of('FontDescriptor'),
         FontName: PDFName.of(name),
         Flags: PDFNumber.of(4),
-        FontBBox: arr([n(font.bbox.minX), n(font.bbox.minY), n(font.bbox.maxX), n(font.bbox.maxY)]),
+        FontBBox: arrayOf(ctx, [n(font.bbox.minX), n(font.bbox.minY), n(font.bbox.maxX), n(font.bbox.maxY)]),
         ItalicAngle: PDFNumber.of(font.italicAngle || 0),
         Ascent: n(font.ascent),
         Descent: n(font.descent),
         CapHeight: n(font.capHeight || font.ascent),
         StemV: PDFNumber.of(80),
-        FontFile2: fontFileRef,
       }),
-    );
-    const cidFont = ctx.register(
-      dict({
+      cidFont: dictOf(ctx, {
         Type: PDFName.of('Font'),
         Subtype: PDFName.of('CIDFontType2'),
         BaseFont: PDFName.of(name),
-        CIDSystemInfo: dict({
+        CIDSystemInfo: dictOf(ctx, {
           Registry: PDFString.of('Adobe'),
           Ordering: PDFString.of('Identity'),
           Supplement: PDFNumber.of(0),
         }),
-        FontDescriptor: descriptor,
         DW: PDFNumber.of(widths[0] ?? 0),
-        W: arr([PDFNumber.of(0), arr(widths.map((w) => PDFNumber.of(w)))]),
-        CIDToGIDMap: ctx.register(PDFRawStream.of(dict({ Filter: PDFName.of('FlateDecode') }), deflateSync(cidToGid))),
+        W: arrayOf(ctx, [
+          PDFNumber.of(0),
+          arrayOf(
+            ctx,
+            widths.map((w) => PDFNumber.of(w)),
+          ),
+        ]),
       }),
-    );
-    const toUnicode = ctx.register(
-      PDFRawStream.of(
-        dict({ Filter: PDFName.of('FlateDecode') }),
-        deflateSync(Buffer.from(toUnicodeCMap(s.cidText), 'latin1')),
-      ),
-    );
-    ctx.assign(
-      this.ref,
-      dict({
+      type0: dictOf(ctx, {
         Type: PDFName.of('Font'),
         Subtype: PDFName.of('Type0'),
         BaseFont: PDFName.of(`${name}-Identity-H`),
         Encoding: PDFName.of('Identity-H'),
-        DescendantFonts: arr([cidFont]),
-        ToUnicode: toUnicode,
       }),
-    );
+    };
+    return s.encoded;
   }
+
+  /**
+   * Writes the font objects (once per document save / render). The dictionaries are the subset's
+   * own, reused by every render and only pointed at this render's object numbers: a document has
+   * one UnicodeFont per font at a time (FontSet), and a template's renders run one after another.
+   */
+  async embed(): Promise<void> {
+    if (this.embedded) return;
+    this.embedded = true;
+    const ctx = this.doc.context;
+    const enc = this.encoded();
+    enc.descriptor.set(PDFName.of('FontFile2'), ctx.register(enc.fontFile));
+    enc.cidFont.set(PDFName.of('FontDescriptor'), ctx.register(enc.descriptor));
+    enc.cidFont.set(PDFName.of('CIDToGIDMap'), ctx.register(enc.cidToGid));
+    enc.type0.set(PDFName.of('DescendantFonts'), arrayOf(ctx, [ctx.register(enc.cidFont)]));
+    enc.type0.set(PDFName.of('ToUnicode'), ctx.register(enc.toUnicode));
+    ctx.assign(this.ref, enc.type0);
+  }
+}
+
+function dictOf(ctx: PDFContext, entries: Record<string, PDFObject>): PDFDict {
+  const d = PDFDict.withContext(ctx);
+  for (const [k, v] of Object.entries(entries)) d.set(PDFName.of(k), v);
+  return d;
+}
+
+function arrayOf(ctx: PDFContext, items: PDFObject[]): PDFArray {
+  const a = PDFArray.withContext(ctx);
+  for (const it of items) a.push(it);
+  return a;
 }
 
 const hex4 = (n: number) => n.toString(16).padStart(4, '0');

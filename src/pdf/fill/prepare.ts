@@ -29,6 +29,8 @@ import { N, getDict } from '../pdf-objects.js';
 import { repairFieldList } from './field-list.js';
 import { collectFields, formDicts, type RawField } from '../field-tree.js';
 import { FontSet } from '../appearance/fonts.js';
+import { FontLibrary } from '../appearance/font-library.js';
+import { FontSubsets } from '../appearance/unicode-font.js';
 import { findStartXref, writeIncrement, type BaseFile } from '../writer/incremental-writer.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
@@ -66,6 +68,10 @@ interface PreparedState {
   tracker: ChangeTracker;
   /** standard fonts already in the base file */
   fonts: ReadonlyMap<StandardFonts, PDFFont>;
+  /** the process's fallback fonts and shaped words (from the composition root) */
+  library: FontLibrary;
+  /** the fallback-font subsets of this template's renders: they grow as characters appear */
+  subsets: FontSubsets;
   /** indirect objects that are field or widget dictionaries (unreachable once flattened) */
   formObjects: ReadonlySet<PDFRef>;
   /** the tail of the render queue of this template */
@@ -95,7 +101,7 @@ async function normalize(
   // Widgets only pages reach (and kids listed in place of their field) become reachable from
   // /AcroForm /Fields, so other readers of unflattened output see the fields we fill.
   repairFieldList(ctx, acroForm, fields);
-  const fonts = new FontSet(doc);
+  const fonts = new FontSet(doc, options.fonts ?? new FontLibrary(), new FontSubsets());
   const fc: FillContext = { doc, ctx, acroForm, fonts, warnings: [] };
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
   await redrawStale(fc, fields, needAppearances);
@@ -142,6 +148,11 @@ function engineError(err: unknown): PdfEngineError {
 export interface PrepareOptions {
   /** keep plain /URI web links (every other active content is stripped) */
   keepUriLinks: boolean;
+  /**
+   * The process's font library (parsed fallback fonts, shaped words), created by the composition
+   * root and shared by every template; without one this template gets its own.
+   */
+  fonts?: FontLibrary;
 }
 
 export async function prepareTemplate(
@@ -161,7 +172,8 @@ async function prepare(
   analysis: TemplateAnalysis,
   options: PrepareOptions,
 ): Promise<PreparedTemplate> {
-  const { base, fonts } = await normalize(bytes, analysis, options);
+  const library = options.fonts ?? new FontLibrary();
+  const { base, fonts } = await normalize(bytes, analysis, { ...options, fonts: library });
   const startXref = findStartXref(base);
   if (startXref === undefined) throw new PdfEngineError('RENDER_FAILED', 'the normalized template has no startxref');
   // No size/time limit here: the base is our own re-serialization of a template already accepted.
@@ -185,6 +197,8 @@ async function prepare(
       index: indexFields(catalog, pages, fields, analysis.fields),
       tracker: new ChangeTracker(ctx),
       fonts,
+      library,
+      subsets: new FontSubsets(),
       formObjects: formObjectRefs(ctx, fields),
       queue: Promise.resolve(),
     },
@@ -205,7 +219,7 @@ interface Embeddables {
 }
 
 async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<RenderParts> {
-  const { doc, ctx, acroForm, index, tracker, fonts, formObjects } = p.state;
+  const { doc, ctx, acroForm, index, tracker, fonts, library, subsets, formObjects } = p.state;
   const lists = doc as unknown as Embeddables;
   const counts = { fonts: lists.fonts.length, images: lists.images.length };
   tracker.begin();
@@ -214,7 +228,7 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
       doc,
       ctx,
       acroForm,
-      fonts: new FontSet(doc, fonts),
+      fonts: new FontSet(doc, library, subsets, fonts),
       warnings: [],
       fieldInfo: index.infoByName,
     };

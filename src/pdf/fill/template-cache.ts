@@ -3,12 +3,15 @@
 // sizes from Config and passes it to fill.ts; nothing here lives at module level.
 import { createHash } from 'node:crypto';
 import { Lru } from '../../lib/lru.js';
+import type { FontLibrary } from '../appearance/font-library.js';
 import type { TemplateAnalysis } from '../types.js';
 import { prepareTemplate, type PreparedTemplate } from './prepare.js';
 
 export interface TemplateCacheOptions {
   maxEntries: number;
   maxBytes: number;
+  /** the engine's font library, shared by every template it prepares (font-library.ts) */
+  fonts?: FontLibrary;
 }
 
 export class TemplateCache {
@@ -16,7 +19,10 @@ export class TemplateCache {
   /** preparations under way: renders arriving meanwhile wait for the same one */
   private readonly preparing = new Map<string, Promise<PreparedTemplate>>();
 
+  private readonly fonts: FontLibrary | undefined;
+
   constructor(opts: TemplateCacheOptions) {
+    this.fonts = opts.fonts;
     // One template bigger than the whole budget is used once and not kept (Lru's rule).
     this.entries = new Lru(opts.maxEntries, opts.maxBytes, (p) => p.approxBytes);
   }
@@ -42,7 +48,9 @@ export class TemplateCache {
     if (hit && hit.sourceLength === template.length) return hit;
     let pending = this.preparing.get(key);
     if (!pending) {
-      pending = prepareTemplate(template, analysis, { keepUriLinks }).finally(() => this.preparing.delete(key));
+      pending = prepareTemplate(template, analysis, { keepUriLinks, fonts: this.fonts }).finally(() =>
+        this.preparing.delete(key),
+      );
       this.preparing.set(key, pending);
       const p = await pending;
       this.entries.set(key, p);

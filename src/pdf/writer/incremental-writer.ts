@@ -11,10 +11,10 @@ import {
   PDFNull,
   PDFNumber,
   PDFRawStream,
+  PDFRef,
   PDFStream,
   type PDFContext,
   type PDFObject,
-  type PDFRef,
 } from '@cantoo/pdf-lib';
 
 /**
@@ -46,11 +46,14 @@ const ascii = (s: string) => Buffer.from(s, 'latin1');
  * Serializes objects the way pdf-lib does (same tokens), without its per-object size pass and
  * array copies, and without writing /Length back into stream dictionaries (base objects stay as
  * parsed). Text accumulates in a string; binary parts (stream data) are pushed as they are.
+ * `refText`, when given, writes each reference (the combiner renumbers objects this way).
  */
-class ObjectWriter {
+export class ObjectWriter {
   readonly parts: Uint8Array[] = [];
   private text = '';
   length = 0;
+
+  constructor(private readonly refText?: (ref: PDFRef) => string) {}
 
   str(s: string): void {
     this.text += s;
@@ -86,6 +89,7 @@ class ObjectWriter {
       this.str(']');
     } else if (obj instanceof PDFStream) this.stream(obj, false);
     else if (obj instanceof PDFInvalidObject) this.bytes((obj as unknown as { data: Uint8Array }).data);
+    else if (this.refText && obj instanceof PDFRef) this.str(this.refText(obj));
     else this.str(obj.toString()); // names, numbers, strings, refs, booleans, null: cached text
   }
 

@@ -1,0 +1,56 @@
+import type { ErrorCode } from './types.js';
+
+/**
+ * An error answer of the API, with the envelope's `code`, `message` and `details`. `code` is one of the
+ * documented ErrorCode values, or a newer code this client version does not know yet.
+ */
+export class FormcastError extends Error {
+  override readonly name = 'FormcastError';
+
+  constructor(
+    message: string,
+    /** HTTP status */
+    readonly status: number,
+    readonly code: ErrorCode | (string & {}),
+    /** VALIDATION_ERROR: field, expected, received; quotas: used, limit */
+    readonly details: Record<string, unknown> | undefined,
+    /** X-Request-Id of the answer: quote it when reporting a problem */
+    readonly requestId: string | undefined,
+    /** Retry-After in seconds, when the answer gave one */
+    readonly retryAfter: number | undefined,
+  ) {
+    super(message);
+  }
+
+  /** Build the error from a non-2xx answer whose body was already read (`body`: parsed JSON or text). */
+  static from(response: Response, body: unknown): FormcastError {
+    const envelope = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+    if (envelope && typeof envelope.code === 'string') {
+      const details =
+        envelope.details && typeof envelope.details === 'object'
+          ? (envelope.details as Record<string, unknown>)
+          : undefined;
+      const message = typeof envelope.message === 'string' ? envelope.message : envelope.code;
+      return new FormcastError(message, response.status, envelope.code, details, requestId, retryAfter);
+    }
+    // Not the API's envelope: a proxy or load balancer answered.
+    return new FormcastError(
+      `Unexpected HTTP ${response.status} answer (not a formcast error envelope)`,
+      response.status,
+      'UNEXPECTED_RESPONSE',
+      undefined,
+      requestId,
+      retryAfter,
+    );
+  }
+}
+
+/** Retry-After as seconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}

@@ -1,0 +1,26 @@
+import type { components } from './generated/schema.js';
+
+// Friendly names for the API's component schemas (generated from openapi/openapi.json).
+type Schemas = components['schemas'];
+
+export type Template = Schemas['Template'];
+export type TemplateSchema = Schemas['TemplateSchema'];
+export type SchemaField = Schemas['SchemaField'];
+export type TemplatePatch = Schemas['TemplatePatch'];
+export type Render = Schemas['Render'];
+export type RenderDetail = Schemas['RenderDetail'];
+export type RenderListItem = Schemas['RenderListItem'];
+export type RenderRequest = Schemas['RenderRequest'];
+export type RenderOptions = Schemas['RenderOptions'];
+export type Usage = Schemas['Usage'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+export type PageMeta = Schemas['PageMeta'];
+export type ErrorCode = Schemas['ErrorCode'];
+export type ErrorEnvelope = Schemas['Error'];
+
+/** One page of a list: `{ data, meta: { page, limit, total } }`. */
+export interface Page<T> {
+  data: T[];
+  meta: PageMeta;
+}

@@ -1,0 +1,154 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import { ErrorEnvelope, type Named } from './openapi.js';
+
+// The OpenAPI document: @fastify/swagger builds paths from the routes' TypeBox schemas; this module adds
+// what routes cannot say (servers, tags, security, the multipart upload bodies, the answers every
+// authenticated operation can give) and names components after their $id. `npm run openapi` writes it
+// to openapi/openapi.json, which the TypeScript client (packages/client) generates its types from.
+
+type Operation = {
+  operationId?: string;
+  parameters?: { in: string; required?: boolean; schema?: { default?: unknown } }[];
+  security?: unknown[];
+  requestBody?: unknown;
+  responses?: Record<string, { description?: string; content?: unknown; $ref?: string }>;
+};
+type Document = {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> };
+};
+
+export const TAGS = [
+  { name: 'templates', description: 'PDF forms (AcroForm) uploaded once, analysed into a schema of fields' },
+  { name: 'renders', description: 'A template filled with JSON data: a PDF to download through a signed link' },
+  { name: 'usage', description: "The account's use of the current month against its plan" },
+  { name: 'api-keys', description: 'The keys that authenticate requests (Authorization: Bearer <key>)' },
+  { name: 'downloads', description: 'Signed download links; they carry their own authorisation' },
+];
+
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying',
+  schema: { type: 'integer', minimum: 0 },
+};
+
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/** Answers any authenticated operation can give, referenced from each one. */
+const SHARED_RESPONSES = {
+  Unauthorized: {
+    description: 'UNAUTHORIZED: the API key is missing, malformed, unknown or revoked',
+    headers: { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } },
+    content: ERROR_CONTENT,
+  },
+  RateLimited: {
+    description:
+      'RATE_LIMITED: too many requests with this key this minute (or failed authentications from this address); ' +
+      'retry after Retry-After seconds',
+    headers: {
+      'Retry-After': RETRY_AFTER,
+      'RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
+      'RateLimit-Remaining': { description: 'Requests left in this minute', schema: { type: 'integer' } },
+      'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+    },
+    content: ERROR_CONTENT,
+  },
+  ServiceUnavailable: {
+    description:
+      'SERVICE_UNAVAILABLE: the render workers are busy or a storage service is away; retry after Retry-After seconds',
+    headers: { 'Retry-After': RETRY_AFTER },
+    content: ERROR_CONTENT,
+  },
+};
+
+const STATUS_TEXT: Record<string, string> = {
+  '400': 'BAD_REQUEST: the request could not be read (body, Content-Type)',
+  '403': 'Forbidden by a plan limit or an invalid link',
+  '404': 'The resource does not exist in this account',
+  '409': 'Conflicts with the resource state',
+  '413': 'The body or file is larger than allowed',
+  '422': 'VALIDATION_ERROR: a value is invalid; details has field, expected, received',
+  '429': 'A limit was reached; see Retry-After',
+};
+
+/** Descriptions @fastify/swagger gives a response without its own (its default, the schema's). */
+const GENERIC = new Set(['Default Response', ErrorEnvelope.description]);
+
+const UPLOAD_BODY = {
+  required: true,
+  content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/TemplateUpload' } } },
+};
+
+const TEMPLATE_UPLOAD = {
+  type: 'object',
+  required: ['file'],
+  description: 'A PDF form upload (multipart/form-data)',
+  properties: {
+    file: { type: 'string', format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' },
+    name: { type: 'string', maxLength: 200, description: 'Template name (default: the file name)' },
+    description: { type: 'string', maxLength: 2000 },
+  },
+};
+
+export async function registerOpenApi(app: FastifyInstance, publicUrl: string, components: Named[]): Promise<void> {
+  for (const schema of components) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'formcast API',
+        version: '1.0.0',
+        description:
+          'Fill PDF form templates with JSON data and download the result. Errors share one envelope ' +
+          '(`Error`); lists are pages (`page`, `limit`, `meta.total`); POST /v1/renders and POST /v1/templates ' +
+          'accept an `Idempotency-Key` header.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: publicUrl, description: 'This formcast server (PUBLIC_URL)' }],
+      tags: TAGS,
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key, e.g. fc_live_...' } },
+      },
+      security: [{ bearer: [] }],
+    },
+    // Components keep their $id as their name (the default would be def-0, def-1, ...).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `schema-${i}`) },
+    transformObject: (doc) => complete(('openapiObject' in doc ? doc.openapiObject : {}) as Document) as object,
+  });
+}
+
+/** What the routes' schemas cannot say: upload bodies, shared answers, error descriptions. */
+function complete(doc: Document): Document {
+  doc.components ??= {};
+  doc.components.schemas = { ...doc.components.schemas, TemplateUpload: TEMPLATE_UPLOAD };
+  doc.components.responses = SHARED_RESPONSES;
+  // Uploads are read as streams (not validated as a body), so their multipart body is described here.
+  const post = doc.paths?.['/v1/templates']?.post;
+  if (post) post.requestBody = UPLOAD_BODY;
+  const put = doc.paths?.['/v1/templates/{id}/file']?.put;
+  if (put) put.requestBody = UPLOAD_BODY;
+  // @fastify/swagger marks every body required; POST /v1/api-keys also takes none (the key is "unnamed").
+  const newKey = doc.paths?.['/v1/api-keys']?.post?.requestBody as { required?: boolean } | undefined;
+  if (newKey) newKey.required = false;
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      // A query parameter with a default (page, limit) may be left out: Ajv fills it in.
+      for (const p of op.parameters ?? []) if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
+      op.responses ??= {};
+      // what any body or parameter can cause: an unreadable body (400), an invalid value (422)
+      if (op.requestBody) op.responses['400'] ??= { description: '', content: ERROR_CONTENT };
+      if (op.requestBody || op.parameters?.length) op.responses['422'] ??= { description: '', content: ERROR_CONTENT };
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (status >= '400' && !response.$ref && (!response.description || GENERIC.has(response.description)))
+          response.description = STATUS_TEXT[status] ?? 'Error';
+      }
+      const authenticated = !(Array.isArray(op.security) && op.security.length === 0);
+      if (authenticated) {
+        op.responses['401'] ??= { $ref: '#/components/responses/Unauthorized' };
+        op.responses['429'] ??= { $ref: '#/components/responses/RateLimited' };
+      }
+      op.responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
+    }
+  }
+  return doc;
+}

@@ -1,0 +1,89 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ERROR_STATUS } from '../errors.js';
+
+// Named OpenAPI components. A schema built with `named('Name', ...)` and registered with app.addSchema()
+// (app.ts: COMPONENTS) appears as #/components/schemas/Name; routes point at it with ref(schema), which
+// Fastify resolves for validation and serialisation and the TypeBox type provider types as Static<T>.
+// Adding a resource: declare it with named(), list it in the module's `components`, ref() it in routes.
+
+export type Named<T extends TSchema = TSchema> = T & { $id: string };
+
+/** A schema that becomes the component `name` once registered with app.addSchema(). */
+export function named<T extends TSchema>(name: string, schema: T): Named<T> {
+  return Object.assign(schema, { $id: name });
+}
+
+/** A reference to a named schema (`{ $ref: "Name#" }`), typed as the schema itself. */
+export function ref<T extends Named>(schema: T, description?: string) {
+  return Type.Unsafe<Static<T>>(description ? { $ref: `${schema.$id}#`, description } : { $ref: `${schema.$id}#` });
+}
+
+/** `{ data: T }`, the envelope of every single-object answer, named `<T>Response`. */
+export function dataResponse<T extends Named>(schema: T) {
+  return named(`${schema.$id}Response`, Type.Object({ data: ref(schema) }, { additionalProperties: false }));
+}
+
+export const PageMeta = named(
+  'PageMeta',
+  Type.Object({
+    page: Type.Integer({ description: 'This page number, from 1' }),
+    limit: Type.Integer({ description: 'Page size asked for' }),
+    total: Type.Integer({ description: 'Items in the whole list (with the filters applied)' }),
+  }),
+);
+
+/** `{ data: T[], meta }`, a page of a list, named `<T>List` unless named otherwise. */
+export function pageResponse<T extends Named>(schema: T, name = `${schema.$id}List`) {
+  return named(name, Type.Object({ data: Type.Array(ref(schema)), meta: ref(PageMeta) }));
+}
+
+export const ErrorCodeSchema = named(
+  'ErrorCode',
+  Type.Union(
+    (Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]).map((code) => Type.Literal(code)),
+    { description: 'Stable, machine-readable error code; the HTTP status follows from it' },
+  ),
+);
+
+export const ErrorEnvelope = named(
+  'Error',
+  Type.Object(
+    {
+      error: Type.Object({
+        code: ref(ErrorCodeSchema),
+        message: Type.String({ description: 'For humans; may change between versions' }),
+        details: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), {
+            description: 'Structured context: VALIDATION_ERROR has field, expected, received; limits have used, limit',
+          }),
+        ),
+      }),
+    },
+    { description: 'The envelope of every error answer' },
+  ),
+);
+
+/** An error answer documented for one status, e.g. `404: errorResponse('The template does not exist')`. */
+export function errorResponse(description?: string) {
+  return ref(ErrorEnvelope, description);
+}
+
+/** Schemas every module shares; app.ts registers them with the modules' own. */
+export const commonComponents: Named[] = [ErrorCodeSchema, ErrorEnvelope, PageMeta];
+
+/** 204 No Content. */
+export const NoContent = Type.Null({ description: 'Done; no body' });
+
+/**
+ * Documents the Idempotency-Key header (http/idempotency.ts checks it, so that its errors keep their
+ * wording): same key and body within 24 hours replays the first success.
+ */
+export const IdempotencyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      description:
+        'Makes a retry safe: the same key with the same body within 24 hours replays the first successful ' +
+        'answer (header Idempotent-Replayed: true) instead of doing the work twice. 1-255 printable ASCII characters.',
+    }),
+  ),
+});

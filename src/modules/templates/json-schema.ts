@@ -1,0 +1,152 @@
+// A JSON Schema (draft 2020-12) of the render `data` a template accepts. Pure: analysis in, schema out.
+//
+// It mirrors the service's validation in strict mode (values/validate-data.ts): data the schema accepts
+// renders with `strict: true`, and each kind of data strict mode refuses (wrong type, unknown key,
+// missing required field, text over maxLength, a value not among the options, an impossible date) the
+// schema refuses too. Where the service accepts more, the schema describes the portable subset:
+// - keys are the schema `name`s only (the service also takes `pdfMeta.originalName` as an alias);
+// - dates are ISO 8601 (the service also reads the render locale's short date, which depends on the
+//   request's `locale` option, not on the template);
+// - signature images are data URLs (the service also sniffs bare base64).
+// Read-only fields are left out: strict mode refuses a value for them. What no JSON Schema can check
+// is left to the service: the bytes inside an image, and a date-time whose offset moves it out of
+// years 1-9999 in the render's time zone.
+import { MAX_TEXT_CODE_POINTS } from '../renders/values/validate-data.js';
+import type { AnalysedField, FieldFormat, TemplateAnalysis } from '../../pdf/types.js';
+
+export type JsonSchemaObject = { [keyword: string]: unknown };
+export type JsonSchema = boolean | JsonSchemaObject;
+
+export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+// yyyy-mm-dd with real calendar days (leap years included), years 0001-9999
+const ISO_DAY =
+  '(?!0000)(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))' +
+  '|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
+// optional T / space + HH:MM[:SS[.fff]] + Z / ±HH[:MM]: the forms date-parse.ts reads
+const ISO_TIME =
+  '(?:[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:[.,]\\d{1,9})?)?(?:[Zz]|[+-](?:[01]\\d|2[0-3])(?::?[0-5]\\d)?)?)?';
+/** ISO 8601 date or date-time as render data accepts it (surrounding white space is trimmed). */
+export const ISO_DATE_PATTERN = `^\\s*${ISO_DAY}${ISO_TIME}\\s*$`;
+
+/** A PNG or JPEG data URL (base64 of a PNG starts "iVBORw0KGgo", of a JPEG "/9j/"). */
+export const IMAGE_DATA_URL_PATTERN = '^data:image/(?:png|jpeg|jpg);base64,(?:iVBORw0KGgo|/9j/)[A-Za-z0-9+/=_\\s-]*$';
+
+const text = (maxLength = MAX_TEXT_CODE_POINTS) => ({ type: 'string', maxLength });
+
+/** The pattern of a date format as a reader sees it ("mm/dd/yyyy"), for descriptions. */
+function formatHint(format: FieldFormat | undefined): string | undefined {
+  if (!format) return undefined;
+  if (format.kind === 'date' || format.kind === 'time') return format.pattern;
+  if (format.kind === 'number') return `${format.decimals} decimals${format.currency ? `, ${format.currency}` : ''}`;
+  if (format.kind === 'percent') return `percent, ${format.decimals} decimals`;
+  return undefined;
+}
+
+/** The schema of one field's value, without null (added by the caller for optional fields). */
+function valueSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
+  const options = [...new Set(f.options ?? [])];
+  switch (f.type) {
+    case 'text': {
+      const max = Math.min(f.maxLength ?? MAX_TEXT_CODE_POINTS, MAX_TEXT_CODE_POINTS);
+      return { schema: text(max), note: f.maxLength ? `Text, at most ${f.maxLength} characters.` : 'Text.' };
+    }
+    case 'number':
+      return { schema: { type: 'number' }, note: 'A JSON number (not a numeric string).' };
+    case 'date':
+      return {
+        schema: { type: 'string', pattern: ISO_DATE_PATTERN },
+        note: 'A date in ISO 8601: 2024-03-05, or a date-time such as 2024-03-05T10:00:00+02:00.',
+      };
+    case 'checkbox': {
+      const states = f.detail.onStates ?? [];
+      if (states.length > 1) {
+        return {
+          schema: { enum: [...states, false] },
+          note: `The state to turn on (${states.map((s) => JSON.stringify(s)).join(', ')}), or false.`,
+        };
+      }
+      return { schema: { type: 'boolean' }, note: 'true checks the box, false clears it.' };
+    }
+    case 'radio':
+    case 'dropdown': {
+      if (f.type === 'dropdown' && f.detail.editable) {
+        return {
+          schema: options.length > 0 ? { ...text(), examples: options } : text(),
+          note: 'One of the options, or any text (an editable combo box).',
+        };
+      }
+      const one: JsonSchema = options.length > 0 ? { type: 'string', enum: options } : false;
+      if (f.type === 'dropdown' && f.detail.multiSelect) {
+        return {
+          schema: { anyOf: [one, { type: 'array', items: one }] },
+          note: 'One option, or an array of options (a multiple-choice list).',
+        };
+      }
+      return { schema: one, note: options.length > 0 ? 'One of the options.' : 'The field has no options.' };
+    }
+    case 'signature':
+      return {
+        schema: {
+          anyOf: [
+            { ...text(), not: { pattern: '^[Dd][Aa][Tt][Aa]:' } },
+            { type: 'string', pattern: IMAGE_DATA_URL_PATTERN },
+          ],
+        },
+        note: 'Text, or a PNG or JPEG image as a data URL (data:image/png;base64,...).',
+      };
+    default:
+      return { schema: false, note: '' };
+  }
+}
+
+/** The field's schema: the value's, null allowed unless the field is required, title from its label. */
+function fieldSchema(f: AnalysedField): JsonSchema {
+  const { schema, note } = valueSchema(f);
+  const hint = formatHint(f.detail.format);
+  const where = `PDF field "${f.pdfMeta.originalName}", page ${f.pdfMeta.page}.`;
+  const description = [note, hint ? `Shown as ${hint}.` : '', where].filter(Boolean).join(' ');
+  const value = f.required ? schema : orNull(schema);
+  return {
+    ...(f.label ? { title: f.label } : {}),
+    description,
+    ...(typeof value === 'boolean' ? { allOf: [value] } : value),
+  };
+}
+
+function orNull(schema: JsonSchema): JsonSchema {
+  if (schema === false) return { type: 'null' };
+  if (typeof schema === 'boolean') return schema;
+  const type = typeof schema.type === 'string' ? { type: [schema.type, 'null'] } : {};
+  if (Array.isArray(schema.enum)) return { ...schema, ...type, enum: [...schema.enum, null] };
+  if (typeof schema.type === 'string') return { ...schema, ...type };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+export interface JsonSchemaTemplate {
+  id: string;
+  name: string;
+  version: number;
+}
+
+/** The JSON Schema of render `data` for one template version (strict mode; see the top of this file). */
+export function renderDataJsonSchema(template: JsonSchemaTemplate, analysis: TemplateAnalysis): JsonSchemaObject {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const f of analysis.fields) {
+    if (f.pdfMeta.readOnly) continue;
+    properties[f.name] = fieldSchema(f);
+    if (f.required) required.push(f.name);
+  }
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    title: template.name,
+    description:
+      `Render data for template ${template.id} version ${template.version}, as POST /v1/renders accepts it ` +
+      "with options.strict true. Keys are the fields' schema names.",
+    type: 'object',
+    properties,
+    required,
+    additionalProperties: false,
+  };
+}

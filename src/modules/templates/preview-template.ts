@@ -1,0 +1,40 @@
+import type { Deps } from '../../deps.js';
+import { validateData } from '../renders/values/validate-data.js';
+import type { RenderOptions } from '../renders/create-render.js';
+import { loadTemplate, parseAnalysis } from './template-view.js';
+import { loadTemplateBytes } from './template-files.js';
+
+/** Drawn across every page of a preview, whatever the plan or `options.watermark` say. */
+export const PREVIEW_WATERMARK = 'PREVIEW';
+
+/**
+ * POST /templates/:id/preview: the filled PDF for a look before rendering (the dashboard's live
+ * preview). Same validation and engine as a render, but nothing is stored or counted against the
+ * monthly quota; the PREVIEW watermark keeps it from standing in for a paid render.
+ */
+export async function previewTemplate(
+  deps: Deps,
+  accountId: string,
+  templateId: string,
+  input: { data: Record<string, unknown>; options?: RenderOptions },
+): Promise<{ chunks: readonly Uint8Array[]; warnings: string[] }> {
+  const options = { flatten: true, locale: 'fr-FR', timezone: 'Europe/Paris', strict: false, ...input.options };
+  deps.engine.admit?.(); // under overload, shed before any work, as a render does
+  const template = await loadTemplate(deps, accountId, templateId);
+  const analysis = parseAnalysis(deps, template);
+  const { values, warnings } = validateData(analysis.fields, input.data, {
+    strict: options.strict,
+    locale: options.locale,
+    timezone: options.timezone,
+  });
+  if (input.options?.watermark === false) warnings.push('Previews always carry a PREVIEW watermark');
+  const bytes = await loadTemplateBytes(deps, template.blob_key);
+  const result = await deps.engine.fill(
+    bytes,
+    analysis,
+    { values, flatten: options.flatten, watermark: PREVIEW_WATERMARK, keepUriLinks: deps.config.outputUriLinks },
+    template.blob_key,
+  );
+  warnings.push(...result.warnings);
+  return { chunks: result.chunks ?? [result.bytes], warnings };
+}

@@ -1,0 +1,139 @@
+// The bundled fallback fonts of one process and what is worth remembering about them between
+// renders: the parsed fonts, which fonts have a glyph for a code point, and shaped words (fontkit's
+// OpenType layout is most of a Unicode render's cost). Nothing here depends on a document, so one
+// library serves every template; the composition root (in-process engine, render worker) creates it
+// and passes it down. Per-template state (the subsets) lives in the prepared template instead.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import fontkit from '@cantoo/fontkit';
+import { withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
+
+/** The bundled fallback chain, in order of preference. Files are read and parsed once per library. */
+export const FALLBACK_FILES = [
+  '@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-hebrew/400Regular/NotoSansHebrew_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-devanagari/400Regular/NotoSansDevanagari_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-thai/400Regular/NotoSansThai_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-kr/400Regular/NotoSansKR_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-symbols-2/400Regular/NotoSansSymbols2_400Regular.ttf',
+  '@expo-google-fonts/noto-sans-symbols/400Regular/NotoSansSymbols_400Regular.ttf',
+];
+
+/**
+ * Fonts from this index on are symbol fonts: they draw the symbols no text font has, but the text
+ * around a symbol goes on in the text font (their digits and Latin letters are not meant for text).
+ */
+export const FIRST_SYMBOL_FONT = FALLBACK_FILES.length - 2;
+
+/** One glyph of a shaped cluster, independent of any document (CIDs are assigned per template). */
+export interface ShapedGlyph {
+  gid: number;
+  /** the characters the glyph stands for (its ToUnicode text) */
+  text: string;
+  /** advance, offsets and own width in thousandths of the font size */
+  adv: number;
+  w0: number;
+  dx: number;
+  dy: number;
+}
+
+/** A shaping cluster of a word (see text-shaping.ts). */
+export interface ShapedCluster {
+  ch: string;
+  glyphs: ShapedGlyph[];
+  w: number;
+  actualText?: string;
+}
+
+export interface FontLibraryOptions {
+  /** shaped words kept (least recently used dropped first); 0 shapes every time */
+  shapeCacheEntries: number;
+}
+
+const require = createRequire(import.meta.url);
+/** Code points whose coverage is remembered; past this the memo starts over (text is bounded anyway). */
+const MAX_COVERAGE_ENTRIES = 65_536;
+
+export class FontLibrary {
+  private readonly parsed: (ParsedFont | null | undefined)[] = [];
+  /** code point -> bit i set when fallback font i has a glyph for it */
+  private readonly coverage = new Map<number, number>();
+  /** font key -> code point -> its glyph and width (text that needs no shaping) */
+  private readonly glyphs = new Map<string, Map<number, { gid: number; w0: number }>>();
+  /** `${font}\0${rtl}\0${word}` -> clusters; Map order is recency (first = least recently used) */
+  private readonly shaped = new Map<string, ShapedCluster[]>();
+
+  constructor(private readonly opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {}
+
+  /** Fallback font `index`, parsed on first use; null when its package is missing. */
+  font(index: number): ParsedFont | null {
+    let entry = this.parsed[index];
+    if (entry === undefined) {
+      try {
+        const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
+        entry = {
+          key: FALLBACK_FILES[index],
+          bytes,
+          font: withTrueCodePoints(fontkit.create(bytes) as unknown as KitFont),
+        };
+      } catch {
+        entry = null; // a missing optional font package only narrows coverage
+      }
+      this.parsed[index] = entry;
+    }
+    return entry;
+  }
+
+  /** Bit mask of the fallback fonts with a glyph for `cp`. */
+  coverageOf(cp: number): number {
+    let mask = this.coverage.get(cp);
+    if (mask === undefined) {
+      mask = 0;
+      for (let i = 0; i < FALLBACK_FILES.length; i++) if (this.font(i)?.font.hasGlyphForCodePoint(cp)) mask |= 1 << i;
+      if (this.coverage.size >= MAX_COVERAGE_ENTRIES) this.coverage.clear();
+      this.coverage.set(cp, mask);
+    }
+    return mask;
+  }
+
+  has(index: number, cp: number): boolean {
+    return (this.coverageOf(cp) & (1 << index)) !== 0;
+  }
+
+  /** The glyph `font` draws `cp` with (no shaping) and its width in thousandths of the font size. */
+  glyphFor(font: ParsedFont, cp: number): { gid: number; w0: number } {
+    let perFont = this.glyphs.get(font.key);
+    if (!perFont) this.glyphs.set(font.key, (perFont = new Map()));
+    let g = perFont.get(cp);
+    if (!g) {
+      const glyph = font.font.glyphForCodePoint(cp);
+      g = { gid: glyph.id, w0: Math.round((glyph.advanceWidth * 1000) / font.font.unitsPerEm) };
+      if (perFont.size >= MAX_COVERAGE_ENTRIES) perFont.clear();
+      perFont.set(cp, g);
+    }
+    return g;
+  }
+
+  /** The clusters of `word` shaped with `font`, from the cache or from `shape()` (then kept). */
+  shapedWord(font: ParsedFont, word: string, rtl: boolean, shape: () => ShapedCluster[]): ShapedCluster[] {
+    const max = this.opts.shapeCacheEntries;
+    if (max < 1) return shape();
+    const key = `${font.key}\0${rtl ? 1 : 0}\0${word}`;
+    let hit = this.shaped.get(key);
+    if (hit) {
+      this.shaped.delete(key);
+      this.shaped.set(key, hit);
+      return hit;
+    }
+    hit = shape();
+    this.shaped.set(key, hit);
+    if (this.shaped.size > max) this.shaped.delete(this.shaped.keys().next().value as string);
+    return hit;
+  }
+
+  stats(): { fonts: number; shapedWords: number; codePoints: number } {
+    return { fonts: this.parsed.filter(Boolean).length, shapedWords: this.shaped.size, codePoints: this.coverage.size };
+  }
+}
