@@ -19,7 +19,7 @@ type Document = {
   components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> };
 };
 
-export const TAGS = [
+const TAGS = [
   { name: 'templates', description: 'PDF forms (AcroForm) uploaded once, analysed into a schema of fields' },
   { name: 'renders', description: 'A template filled with JSON data: a PDF to download through a signed link' },
   { name: 'usage', description: "The account's use of the current month against its plan" },

@@ -23,7 +23,7 @@ export function dataResponse<T extends Named>(schema: T) {
   return named(`${schema.$id}Response`, Type.Object({ data: ref(schema) }, { additionalProperties: false }));
 }
 
-export const PageMeta = named(
+const PageMeta = named(
   'PageMeta',
   Type.Object({
     page: Type.Integer({ description: 'This page number, from 1' }),
@@ -37,7 +37,7 @@ export function pageResponse<T extends Named>(schema: T, name = `${schema.$id}Li
   return named(name, Type.Object({ data: Type.Array(ref(schema)), meta: ref(PageMeta) }));
 }
 
-export const ErrorCodeSchema = named(
+const ErrorCodeSchema = named(
   'ErrorCode',
   Type.Union(
     (Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]).map((code) => Type.Literal(code)),

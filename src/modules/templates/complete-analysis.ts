@@ -8,12 +8,12 @@ import { loadTemplateBytes } from './template-files.js';
 import { parseAnalysis, rememberAnalysis, type TemplateRow } from './template-view.js';
 
 /** True when every field has the placement keys analyse() now always sets. */
-export function hasPlacement(analysis: TemplateAnalysis): boolean {
+function hasPlacement(analysis: TemplateAnalysis): boolean {
   return analysis.fields.every((f) => f.label !== undefined && f.pdfMeta.rect !== undefined);
 }
 
 /** The stored analysis with label and placement keys copied from a fresh analysis of the same file. */
-export function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis): TemplateAnalysis {
+function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis): TemplateAnalysis {
   const byName = new Map(fresh.fields.map((f) => [f.pdfMeta.originalName, f]));
   const fields = stored.fields.map((f): AnalysedField => {
     const now = byName.get(f.pdfMeta.originalName);

@@ -17,7 +17,7 @@ import type { AnalysedField, FieldFormat, TemplateAnalysis } from '../../pdf/typ
 export type JsonSchemaObject = { [keyword: string]: unknown };
 export type JsonSchema = boolean | JsonSchemaObject;
 
-export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 // yyyy-mm-dd with real calendar days (leap years included), years 0001-9999
 const ISO_DAY =
@@ -27,10 +27,10 @@ const ISO_DAY =
 const ISO_TIME =
   '(?:[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:[.,]\\d{1,9})?)?(?:[Zz]|[+-](?:[01]\\d|2[0-3])(?::?[0-5]\\d)?)?)?';
 /** ISO 8601 date or date-time as render data accepts it (surrounding white space is trimmed). */
-export const ISO_DATE_PATTERN = `^\\s*${ISO_DAY}${ISO_TIME}\\s*$`;
+const ISO_DATE_PATTERN = `^\\s*${ISO_DAY}${ISO_TIME}\\s*$`;
 
 /** A PNG or JPEG data URL (base64 of a PNG starts "iVBORw0KGgo", of a JPEG "/9j/"). */
-export const IMAGE_DATA_URL_PATTERN = '^data:image/(?:png|jpeg|jpg);base64,(?:iVBORw0KGgo|/9j/)[A-Za-z0-9+/=_\\s-]*$';
+const IMAGE_DATA_URL_PATTERN = '^data:image/(?:png|jpeg|jpg);base64,(?:iVBORw0KGgo|/9j/)[A-Za-z0-9+/=_\\s-]*$';
 
 const text = (maxLength = MAX_TEXT_CODE_POINTS) => ({ type: 'string', maxLength });
 

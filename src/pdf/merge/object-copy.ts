@@ -17,7 +17,7 @@ import { N } from '../pdf-objects.js';
 const MAX_HASH_DEPTH = 64;
 
 /** The references an object holds directly (a stream's /Length is rewritten, not followed). */
-export function refsIn(obj: PDFObject, out: PDFRef[] = []): PDFRef[] {
+function refsIn(obj: PDFObject, out: PDFRef[] = []): PDFRef[] {
   if (obj instanceof PDFRef) out.push(obj);
   else if (obj instanceof PDFArray) for (let i = 0; i < obj.size(); i++) refsIn(obj.get(i), out);
   else if (obj instanceof PDFStream) {
