@@ -10,6 +10,7 @@ RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim

@@ -54,7 +54,8 @@ export function generateData(fields: AnalysedField[]): GeneratedData {
         data[field.name] = 'J. Sample';
         break;
       case 'checkbox':
-        data[field.name] = true;
+        // A checkbox group with several on states (one per widget) takes the state to turn on.
+        data[field.name] = (field.detail.onStates?.length ?? 0) > 1 ? field.detail.onStates![0] : true;
         break;
       case 'radio':
         if (options.length) data[field.name] = options[0];

@@ -3,7 +3,7 @@
 // autocannon (in a child process) driving POST /v1/renders. Peak RSS is sampled here every 20 ms:
 // this process (HTTP + DB) plus its render worker processes.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,7 +191,10 @@ export interface LoadResult {
   rss: RssPeak;
 }
 
-const LOAD_CHILD = fileURLToPath(new URL('./load-child.ts', import.meta.url));
+// Compiled (npm run bench) the child is plain JavaScript; run from sources it needs tsx.
+const LOAD_CHILD_JS = fileURLToPath(new URL('./load-child.js', import.meta.url));
+const compiled = existsSync(LOAD_CHILD_JS);
+const LOAD_CHILD = compiled ? LOAD_CHILD_JS : fileURLToPath(new URL('./load-child.ts', import.meta.url));
 
 /** autocannon at `connections` for `seconds`, POST /v1/renders with `body`. */
 export async function benchLoad(
@@ -201,7 +204,7 @@ export async function benchLoad(
   seconds: number,
 ): Promise<LoadResult> {
   const child: ChildProcess = fork(LOAD_CHILD, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: compiled ? [] : ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const sampler = sampleRss(child.pid);
@@ -255,6 +258,8 @@ export async function benchBurst(
     headers: { authorization: `Bearer ${apiKey}` },
     body: form,
   });
+  // A saturated machine can refuse the upload itself (503 while the analysis waits for a worker).
+  if (!up.ok) return { sent: count, created: 0, statusCodes: { [`upload ${up.status}`]: 1 } };
   const templateId = ((await up.json()) as { data: { id: string } }).data.id;
   const body = renderBody(templateId, data, true);
   const statuses = await Promise.all(

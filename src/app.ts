@@ -19,6 +19,7 @@ import { templateComponents, templateRoutes } from './modules/templates/routes.j
 import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
 import { dashboard } from './http/dashboard.js';
+import { batchComponents, batchRoutes } from './modules/batches/routes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -78,6 +79,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...accountComponents,
     ...templateComponents,
     ...renderComponents,
+    ...batchComponents,
   ]);
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
@@ -117,6 +119,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));
         await api.register(renderRoutes(deps));
+        await api.register(batchRoutes(deps));
       });
     },
     { prefix: '/v1' },

@@ -16,6 +16,8 @@ import type { BlobStore } from './ports/blob-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { createLogger } from './logger.js';
 import { PromMetrics } from './adapters/metrics/prom-metrics.js';
+import { createJobSignal, startJobRunner } from './modules/render-jobs/job-runner.js';
+import { staleAfterMs } from './modules/renders/retention.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -71,7 +73,8 @@ export async function createRuntime(
           onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
         }));
   const signingKey = overrides.signingKey ?? loadSigningKey(config);
-  return {
+  const jobSignal = overrides.jobs ?? createJobSignal();
+  const deps: Deps = {
     config,
     db: dbHandle.db,
     dbKind: dbHandle.kind,
@@ -85,8 +88,23 @@ export async function createRuntime(
     metrics: overrides.metrics ?? new PromMetrics(engine),
     caches: overrides.caches ?? createCaches(config.caches),
     instanceId: heartbeat.id,
+    jobs: jobSignal,
+  };
+  // Async renders and batch items: claimed from the database, so they survive restarts and move to a
+  // live instance when theirs dies.
+  const runner = startJobRunner(deps, {
+    concurrency: config.limits.renderJobConcurrency,
+    pollMs: config.limits.jobPollMs,
+    leaseMs: staleAfterMs(deps),
+  });
+  jobSignal.listen?.(runner.wake);
+  return {
+    ...deps,
     async close() {
+      // Stop claiming; closing the engine cuts the jobs in flight short, and they are given back.
+      const stopped = runner.stop();
       await engine.close?.();
+      await stopped;
       await rateLimiter.close?.();
       await blobs.close?.();
       await heartbeat.stop();

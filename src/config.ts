@@ -61,6 +61,12 @@ export interface Limits {
   bodyDrainMs: number;
   /** Longest a request waits for a connected Redis (rate limits) before failing open, ms. */
   redisTimeoutMs: number;
+  /** Items a POST /renders/batch may hold. */
+  maxBatchItems: number;
+  /** Async renders and batch items one instance runs at once (background priority in the pool). */
+  renderJobConcurrency: number;
+  /** How often an instance looks for due jobs it was not told about (other instances', retries), ms. */
+  jobPollMs: number;
 }
 
 /** Sizes of the in-memory caches, built by the composition roots (src/bootstrap.ts, the engines). */
@@ -156,7 +162,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyDrainMs: int('BODY_DRAIN_MS', 5_000, 0, 600_000),
     // Slow-but-alive Redis must keep limiting (a loaded machine answers late, not never).
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 2_000, 100, 60_000),
+    maxBatchItems: int('MAX_BATCH_ITEMS', 1000, 1, 100_000),
+    // Two per worker: one rendering, one doing its I/O (template, storage, records) meanwhile. Background
+    // jobs queue behind interactive ones in the pool, so a request waits at most for the jobs running.
+    renderJobConcurrency: int('RENDER_JOB_CONCURRENCY', 0, 0, 1024),
+    jobPollMs: int('JOB_POLL_MS', 1000, 50, 600_000),
   };
+  if (limits.renderJobConcurrency === 0) limits.renderJobConcurrency = 2 * Math.max(1, limits.renderWorkers);
 
   const caches: CacheSizes = {
     templateEntries: int('TEMPLATE_CACHE_ENTRIES', 32, 0, 100_000),

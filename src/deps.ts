@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from './ports/metrics.js';
 import type { Lru } from './lib/lru.js';
 import type { TemplateAnalysis } from './pdf/types.js';
+import type { JobSignal } from './modules/render-jobs/job-runner.js';
 
 /**
  * The server's in-memory caches, sized from Config (CacheSizes). Both are keyed by blob key: a key
@@ -38,4 +39,6 @@ export interface Deps {
   caches: Caches;
   /** this server process in the `instances` liveness table (see adapters/db/instances.ts) */
   instanceId: string;
+  /** wakes this instance's job runner when an async render or batch is accepted */
+  jobs: JobSignal;
 }

@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   TEMPLATE_NOT_FOUND: 404,
   RENDER_NOT_FOUND: 404,
+  BATCH_NOT_FOUND: 404,
   API_KEY_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   TEMPLATE_FROZEN: 409,
@@ -67,6 +68,7 @@ export function nulCharacterError(field: string): AppError {
 export const notFound = {
   template: (id: string) => new AppError('TEMPLATE_NOT_FOUND', `Template "${id}" was not found`),
   render: (id: string) => new AppError('RENDER_NOT_FOUND', `Render "${id}" was not found`),
+  batch: (id: string) => new AppError('BATCH_NOT_FOUND', `Render batch "${id}" was not found`),
   apiKey: (id: string) => new AppError('API_KEY_NOT_FOUND', `API key "${id}" was not found`),
 };
 

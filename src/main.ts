@@ -14,6 +14,13 @@ Usage:
   formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
                                                    fill a PDF offline with the same engine (no server, no database)
   formcast openapi [-o openapi.json] [--server URL]  print the OpenAPI document (no database, no server)
+  formcast types TEMPLATE_ID|TEMPLATE.pdf [-o FILE.ts] [--check] [--name Interface] [--url URL] [--api-key KEY]
+                                                   TypeScript types of a template's render data (a .pdf is analysed
+                                                   offline; an id is read from FORMCAST_URL with FORMCAST_API_KEY);
+                                                   --check exits 1 when FILE.ts no longer matches the template
+  formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--json]
+                 [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
+                                                   one PDF per row (0001.pdf, ...) offline; progress on stderr
 Plans: Free, Pro, Business. Environment: see README.md (PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, PLANS_FILE, LOG_LEVEL).`;
 
 async function main(argv: string[]): Promise<number> {
@@ -27,12 +34,17 @@ async function main(argv: string[]): Promise<number> {
       key: { type: 'string' },
       json: { type: 'boolean', default: false },
       output: { type: 'string', short: 'o' },
+      combine: { type: 'string' },
+      workers: { type: 'string' },
       'no-flatten': { type: 'boolean', default: false },
       watermark: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       locale: { type: 'string' },
       timezone: { type: 'string' },
       server: { type: 'string' },
+      check: { type: 'boolean', default: false },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -45,6 +57,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'render')
     return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
   if (command === 'openapi') return (await import('./cli/openapi.js')).openapiCommand(values);
+  if (command === 'types')
+    return (await import('./cli/types.js')).typesCommand([sub, ...rest].filter(Boolean) as string[], values);
+  if (command === 'batch')
+    return (await import('./cli/batch.js')).batchCommand([sub, ...rest].filter(Boolean) as string[], values);
   const config = loadConfig();
   switch (command) {
     case 'serve':

@@ -10,7 +10,7 @@ import { buildApp } from '../app.js';
  * The servers of the repository's document (openapi/openapi.json): formcast is self-hosted, so its URL is
  * a variable, the PUBLIC_URL of each deployment (a server serves its own at /v1/openapi.json).
  */
-export const SELF_HOSTED_SERVERS = [
+const SELF_HOSTED_SERVERS = [
   {
     url: '{baseUrl}',
     description: 'Your formcast server',
@@ -22,7 +22,7 @@ export const SELF_HOSTED_SERVERS = [
  * The OpenAPI document exactly as a server serves it at /v1/openapi.json, built offline: the app is
  * assembled on a scratch SQLite database (never the configured one) and never listens.
  */
-export async function openapiDocument(serverUrl?: string): Promise<Record<string, unknown>> {
+async function openapiDocument(serverUrl?: string): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-openapi-'));
   try {
     const config = loadConfig({

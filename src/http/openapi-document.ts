@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { ErrorEnvelope, type Named } from './openapi.js';
+import { ErrorEnvelope, MULTIPART_BODY, type Named } from './openapi.js';
 
 // The OpenAPI document: @fastify/swagger builds paths from the routes' TypeBox schemas; this module adds
 // what routes cannot say (servers, tags, security, the multipart upload bodies, the answers every
@@ -10,6 +10,7 @@ import { ErrorEnvelope, type Named } from './openapi.js';
 type Operation = {
   operationId?: string;
   parameters?: { in: string; required?: boolean; schema?: { default?: unknown } }[];
+  [MULTIPART_BODY]?: string;
   security?: unknown[];
   requestBody?: unknown;
   responses?: Record<string, { description?: string; content?: unknown; $ref?: string }>;
@@ -74,22 +75,6 @@ const STATUS_TEXT: Record<string, string> = {
 /** Descriptions @fastify/swagger gives a response without its own (its default, the schema's). */
 const GENERIC = new Set(['Default Response', ErrorEnvelope.description]);
 
-const UPLOAD_BODY = {
-  required: true,
-  content: { 'multipart/form-data': { schema: { $ref: '#/components/schemas/TemplateUpload' } } },
-};
-
-const TEMPLATE_UPLOAD = {
-  type: 'object',
-  required: ['file'],
-  description: 'A PDF form upload (multipart/form-data)',
-  properties: {
-    file: { type: 'string', format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' },
-    name: { type: 'string', maxLength: 200, description: 'Template name (default: the file name)' },
-    description: { type: 'string', maxLength: 2000 },
-  },
-};
-
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string, components: Named[]): Promise<void> {
   for (const schema of components) app.addSchema(schema);
   await app.register(swagger, {
@@ -120,18 +105,21 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string, c
 /** What the routes' schemas cannot say: upload bodies, shared answers, error descriptions. */
 function complete(doc: Document): Document {
   doc.components ??= {};
-  doc.components.schemas = { ...doc.components.schemas, TemplateUpload: TEMPLATE_UPLOAD };
   doc.components.responses = SHARED_RESPONSES;
-  // Uploads are read as streams (not validated as a body), so their multipart body is described here.
-  const post = doc.paths?.['/v1/templates']?.post;
-  if (post) post.requestBody = UPLOAD_BODY;
-  const put = doc.paths?.['/v1/templates/{id}/file']?.put;
-  if (put) put.requestBody = UPLOAD_BODY;
   // @fastify/swagger marks every body required; POST /v1/api-keys also takes none (the key is "unnamed").
   const newKey = doc.paths?.['/v1/api-keys']?.post?.requestBody as { required?: boolean } | undefined;
   if (newKey) newKey.required = false;
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
+      // Uploads are read as streams (not validated as a body): multipartBody() names their schema.
+      const multipart = op[MULTIPART_BODY];
+      if (multipart) {
+        op.requestBody = {
+          required: true,
+          content: { 'multipart/form-data': { schema: { $ref: `#/components/schemas/${multipart}` } } },
+        };
+        delete op[MULTIPART_BODY];
+      }
       // A query parameter with a default (page, limit) may be left out: Ajv fills it in.
       for (const p of op.parameters ?? []) if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
       op.responses ??= {};

@@ -2,9 +2,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS } from '../errors.js';
 
 // Named OpenAPI components. A schema built with `named('Name', ...)` and registered with app.addSchema()
-// (app.ts: COMPONENTS) appears as #/components/schemas/Name; routes point at it with ref(schema), which
-// Fastify resolves for validation and serialisation and the TypeBox type provider types as Static<T>.
-// Adding a resource: declare it with named(), list it in the module's `components`, ref() it in routes.
+// (app.ts passes every module's `components` list to registerOpenApi) appears as
+// #/components/schemas/Name; routes point at it with ref(schema), which Fastify resolves for validation
+// and serialisation and the TypeBox type provider types as Static<T>.
+// Adding a resource: `const Webhook = named('Webhook', Type.Object(...))`, list it (and its
+// dataResponse()/pageResponse() wrappers) in the module's exported `components`, spread that list into
+// app.ts's registerOpenApi call, ref() it in the routes, give each route an operationId, then
+// `npm run openapi`. A name registered twice fails at start-up.
 
 export type Named<T extends TSchema = TSchema> = T & { $id: string };
 
@@ -87,3 +91,15 @@ export const IdempotencyHeaders = Type.Object({
     }),
   ),
 });
+
+/** The schema key that names a route's multipart body (routes read uploads as streams, unvalidated). */
+export const MULTIPART_BODY = 'x-multipart-body';
+
+/**
+ * Documents a multipart/form-data request body: spread into a route's schema,
+ * `schema: { ...multipartBody(TemplateUpload), ... }`. Fastify does not validate it (the route reads
+ * the parts itself); the document's request body becomes `#/components/schemas/<name>`.
+ */
+export function multipartBody(schema: Named): Record<typeof MULTIPART_BODY, string> {
+  return { [MULTIPART_BODY]: schema.$id };
+}

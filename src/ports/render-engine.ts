@@ -4,6 +4,13 @@ import type { FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js'
 // (visible to every layer; http/error-handler.ts maps them) and named here so callers of the port need
 // not know an adapter.
 export { EngineBusyError, EngineCrashedError } from '../errors.js';
+export interface EngineCallOptions {
+  /**
+   * `interactive` (default): someone waits for the answer; `background`: async and batch work, which runs
+   * only when no interactive job waits and is not refused by the admission check (the job runner bounds it).
+   */
+  priority?: 'interactive' | 'background';
+}
 
 /**
  * The PDF engine as the service sees it: pure work on bytes. Implementations may run in-process or in a
@@ -17,7 +24,18 @@ export interface RenderEngine {
    * the template prepared under it, and a worker pool need not send the bytes to a worker that has
    * it. Without a key, engines fall back to hashing the bytes.
    */
-  fill(template: Uint8Array, analysis: TemplateAnalysis, request: FillRequest, cacheKey?: string): Promise<FillResult>;
+  fill(
+    template: Uint8Array,
+    analysis: TemplateAnalysis,
+    request: FillRequest,
+    cacheKey?: string,
+    opts?: EngineCallOptions,
+  ): Promise<FillResult>;
+  /**
+   * One PDF of every item, in order (batch `combine`, see pdf/merge/combine.ts): flattened items merge as
+   * pages, unflattened ones keep working fields renamed per copy.
+   */
+  combine(items: { bytes: Uint8Array; flattened: boolean }[], opts?: EngineCallOptions): Promise<Uint8Array>;
   close?(): Promise<void>;
   /**
    * Throws EngineBusyError when a job submitted now could not start within the engine's wait budget:

@@ -124,9 +124,18 @@ const JOB_MS_WEIGHT = 0.1;
 /** Consecutive start failures after which waiting jobs are failed instead of retried forever. */
 const MAX_START_FAILURES = 3;
 
+/**
+ * interactive: a request waits for the answer (sync renders, uploads); first in line and subject to the
+ * admission check. background: async renders and batch items, run by the job runner, which bounds how
+ * many it submits; they take a worker only when no interactive job waits, so a deep batch never delays a
+ * request by more than the jobs already running.
+ */
+export type JobPriority = 'interactive' | 'background';
+
 export class WorkerPool {
   private readonly workers: Worker[] = [];
   private readonly queue: Job[] = [];
+  private readonly background: Job[] = [];
   private readonly lost: Record<StopReason, number> = { timeout: 0, memory: 0, crash: 0 };
   private nextId = 1;
   /** moving average of the time a worker spends per job, ms (the admission estimate) */
@@ -169,17 +178,23 @@ export class WorkerPool {
     }
   }
 
-  /** Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. */
-  run<T>(kind: JobKind, args: unknown[], cache?: RunOptions): Promise<T> {
+  /**
+   * Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. Background jobs
+   * skip the admission check (their submitter bounds them) and wait behind every interactive one.
+   */
+  run<T>(kind: JobKind, args: unknown[], cache?: RunOptions, priority: JobPriority = 'interactive'): Promise<T> {
     if (this.closed) return Promise.reject(new PdfEngineError('RENDER_FAILED', 'the render engine is closed'));
-    try {
-      this.admit();
-    } catch (err) {
-      return Promise.reject(err);
+    if (priority === 'interactive') {
+      try {
+        this.admit();
+      } catch (err) {
+        return Promise.reject(err);
+      }
     }
     if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0; // a new job: try starting again
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, kind, args, cache, resolve: resolve as (v: unknown) => void, reject });
+      const job: Job = { id: this.nextId++, kind, args, cache, resolve: resolve as (v: unknown) => void, reject };
+      (priority === 'interactive' ? this.queue : this.background).push(job);
       this.pump();
     });
   }
@@ -189,7 +204,7 @@ export class WorkerPool {
       size: this.opts.size,
       workers: this.workers.length,
       active: this.active(),
-      queued: this.queue.length,
+      queued: this.queue.length + this.background.length,
       lost: { ...this.lost },
     };
   }
@@ -199,7 +214,7 @@ export class WorkerPool {
     this.closed = true;
     clearInterval(this.poll);
     const err = () => new PdfEngineError('RENDER_FAILED', 'the render engine is closed');
-    for (const job of this.queue.splice(0)) job.reject(err());
+    for (const job of [...this.queue.splice(0), ...this.background.splice(0)]) job.reject(err());
     await Promise.all(
       this.workers.map((w) => {
         if (w.job) this.settle(w)?.reject(err());
@@ -222,8 +237,8 @@ export class WorkerPool {
     if (this.closed) return;
     for (;;) {
       const idle = this.workers.filter((w) => w.ready && !w.job && !w.dead);
-      if (!this.queue.length || !idle.length) break;
-      const job = this.queue.shift()!;
+      if (!(this.queue.length || this.background.length) || !idle.length) break;
+      const job = this.queue.shift() ?? this.background.shift()!;
       // Affinity: a worker that already holds the job's template gets it without the bytes.
       const key = job.cache?.key;
       this.dispatch((key !== undefined && idle.find((w) => w.keys.has(key))) || idle[0], job);
@@ -231,7 +246,7 @@ export class WorkerPool {
     const starting = this.workers.filter((w) => !w.ready).length;
     if (
       this.script &&
-      this.queue.length > starting &&
+      this.queue.length + this.background.length > starting &&
       this.workers.length < this.opts.size &&
       this.startFailures < MAX_START_FAILURES
     ) {
@@ -397,7 +412,7 @@ export class WorkerPool {
     }
     if (this.startFailures >= MAX_START_FAILURES) {
       const err = new PdfEngineError('RENDER_FAILED', 'the render workers could not be started');
-      for (const job of this.queue.splice(0)) job.reject(err);
+      for (const job of [...this.queue.splice(0), ...this.background.splice(0)]) job.reject(err);
     }
   }
 

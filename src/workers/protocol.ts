@@ -3,7 +3,7 @@
 import type { PdfEngineError } from '../pdf/types.js';
 
 /** 'analyse' and 'fill' in production; 'test:*' kinds exist only when the pool enables test jobs. */
-export type JobKind = 'analyse' | 'fill' | `test:${string}`;
+export type JobKind = 'analyse' | 'fill' | 'combine' | `test:${string}`;
 
 export interface JobMessage {
   id: number;

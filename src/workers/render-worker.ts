@@ -6,6 +6,7 @@
 import { analyse } from '../pdf/analysis/analyse.js';
 import { FontLibrary } from '../pdf/appearance/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
+import { combineRenders } from '../pdf/merge/combine.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
 import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
 import {
@@ -58,6 +59,7 @@ async function fill(
 const handlers: Record<string, Handler> = {
   analyse: (bytes: Uint8Array, limits?: { maxPages?: number; maxFields?: number }) => analyse(bytes, limits),
   fill: fill as Handler,
+  combine: async (items: { bytes: Uint8Array; flattened: boolean }[]) => combineRenders(items),
 };
 let hold: (() => Promise<void>) | undefined;
 if (process.env[ENV_TEST_JOBS] === '1') {

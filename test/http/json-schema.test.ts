@@ -108,6 +108,14 @@ for (const db of DATABASES) {
         }
       });
 
+      it('is in the OpenAPI document, with the new schema field keys', async () => {
+        const doc = (await api(s).get('/v1/openapi.json')).json;
+        const op = doc.paths['/v1/templates/{id}/json-schema'].get;
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '404']));
+        const text = JSON.stringify(doc.paths['/v1/templates/{id}/schema'].get.responses['200']);
+        for (const key of ['"label"', '"rect"', '"widgets"', '"editable"']) expect(text).toContain(key);
+      });
+
       it('completes a stored analysis that predates labels and rectangles, once, on read', async () => {
         const bytes = pdf('illinois-firearm-bill-of-sale.pdf');
         const id = (await upload(s.b, 'illinois-firearm-bill-of-sale.pdf')).json.data.id;

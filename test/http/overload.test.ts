@@ -9,6 +9,7 @@ import { api, startServer, type TestServer } from '../helpers/server.js';
 const fullEngine: RenderEngine = {
   analyse: () => Promise.reject(new Error('not used')),
   fill: () => Promise.reject(new Error('a shed render must not reach the engine')),
+  combine: () => Promise.reject(new Error('not used')),
   admit: () => {
     throw new EngineBusyError(7);
   },

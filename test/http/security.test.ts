@@ -10,6 +10,8 @@ const ROUTES: [string, string, unknown?][] = [
   ['POST', '/v1/renders', { templateId: 'tpl_x', data: {} }],
   ['GET', '/v1/renders/rnd_x'],
   ['DELETE', '/v1/renders/rnd_x'],
+  ['POST', '/v1/renders/batch', { items: [{ templateId: 'tpl_x', data: {} }] }],
+  ['GET', '/v1/render-batches/bat_x'],
   ['GET', '/v1/templates'],
   ['POST', '/v1/templates', {}],
   ['GET', '/v1/templates/tpl_x'],

@@ -140,7 +140,8 @@ describe('the OpenAPI document', () => {
     const prev = doc.paths['/v1/templates/{id}/preview'].post;
     expect(Object.keys(file.responses['200'].content)).toEqual(['application/pdf']);
     expect(Object.keys(prev.responses['200'].content)).toEqual(['application/pdf']);
-    expect(prev.requestBody.content['application/json'].schema.required).toEqual(['data']);
+    expect(prev.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/PreviewRequest');
+    expect(doc.components.schemas.PreviewRequest.required).toEqual(['data']);
     expect(prev.description).toContain('Formcast-Warnings');
   });
 });

@@ -147,16 +147,19 @@ describe.skipIf(!dir || !tools)('combineRenders', () => {
       for (const name of fields.keys()) expect(name).toMatch(/^[^.]+#[123](\.|$)/);
     });
 
-    it('shows the same values through pdf.js, with NeedAppearances off', async () => {
+    it('shows the same values through pdf.js (text, boxes, radios), with NeedAppearances off', async () => {
       const bytes = fs.readFileSync(file);
       const reading = await readWithPdfjs(bytes);
       items.forEach((item, index) => {
         for (const field of item.analysis.fields) {
           const value = item.values[field.pdfMeta.originalName];
-          if (value?.kind !== 'text') continue;
+          if (!value) continue;
           const entries = reading.fields?.[renamed(field.pdfMeta.originalName, index + 1)];
           expect(entries, field.pdfMeta.originalName).toBeDefined();
-          expect(pdfjsValue(entries!)).toBe(value.text);
+          const shown = pdfjsValue(entries!);
+          if (value.kind === 'text') expect(shown).toBe(value.text);
+          if (value.kind === 'check') expect(shown !== 'Off' && shown !== undefined).toBe(value.checked);
+          if (value.kind === 'choice') expect(shown).toBe(value.value);
         }
       });
       expect(Buffer.from(bytes).toString('latin1')).toMatch(/\/NeedAppearances false/);
@@ -242,6 +245,21 @@ describe.skipIf(!dir || !tools)('combineRenders', () => {
         for (const [p, page] of alone.entries()) expect(darkPixels(combined[from - 1 + p])).toBe(darkPixels(page));
       }
     });
+  });
+
+  it('writes identical page content once but gives every copy its own appearance streams', async () => {
+    const item = await render('pdflib-sample-form.pdf', 1, false);
+    const bytes = await combineRenders([item, item, item].map(({ bytes: b }) => ({ bytes: b, flattened: false })));
+    expect(bytes.length).toBeLessThan(item.bytes.length * 1.5);
+    const out = await PDFDocument.load(bytes);
+    const contents = out.getPages().map((p) => String(p.node.get(PDFName.of('Contents'))));
+    expect(new Set(contents).size).toBe(1);
+    const form = out.getForm();
+    const apRefs = [1, 2, 3].map((n) => {
+      const widget = form.getTextField(`Name_Last#${n}`).acroField.getWidgets()[0];
+      return String(widget.dict.lookup(PDFName.of('AP'), PDFDict).get(PDFName.of('N')));
+    });
+    expect(new Set(apRefs).size).toBe(3);
   });
 
   it('renames a default-resource font two items use for different fonts, in the /DA that names it', async () => {

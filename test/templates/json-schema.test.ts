@@ -176,6 +176,24 @@ describe('render-data JSON Schema shape', () => {
     hasXfa: false,
   });
 
+  it('treats a multiple-choice list with the Edit flag as the service does: options only', () => {
+    const fields = [
+      field('langs', 'dropdown', {
+        options: ['fr', 'en'],
+        detail: { ft: 'Ch', widgetCount: 1, inAcroFormFields: true, editable: true, multiSelect: true },
+      }),
+    ];
+    const check = new Ajv2020({ strict: true }).compile(renderDataJsonSchema({ name: 'x' }, analysis(fields)));
+    for (const value of ['fr', ['fr', 'en'], null]) {
+      expect(check({ langs: value })).toBe(true);
+      expect(serviceAccepts(fields, { langs: value })).toBe(true);
+    }
+    for (const value of ['free text', ['de']]) {
+      expect(check({ langs: value })).toBe(false);
+      expect(serviceAccepts(fields, { langs: value })).not.toBe(true);
+    }
+  });
+
   it('keys properties by name, takes titles from labels, lists required fields and forbids other keys', () => {
     const schema = renderDataJsonSchema(
       { id: 'tpl_1', name: 'W-9', version: 3 },

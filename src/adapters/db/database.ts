@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import type { Config } from '../../config.js';
 import type { Database } from './schema.js';
 import { LATEST_MIGRATION, migrationProvider } from './migrations.js';
@@ -39,6 +38,8 @@ export async function openDatabase(
     sqlite.pragma('foreign_keys = ON');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   } else {
+    // Loaded only for PostgreSQL: SQLite deployments and the CLI do not pay for pg's start-up.
+    const { default: pg } = await import('pg');
     // BIGINT (file sizes) comes back as a string by default; ours stay far below 2^53.
     pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
     // A query waits at most 5 s for a connection: with the database down, requests fail fast (503).

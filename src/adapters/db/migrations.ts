@@ -140,6 +140,60 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Async and batch renders (issue 11). An accepted async render is a pending `renders` row (its quota
+  // reservation) plus a `render_jobs` row holding its request, so a job survives any crash: a runner claims
+  // it under a lease (owner instance + expiry) and another instance re-runs it when the owner dies. The
+  // job row is deleted in the transaction that completes or fails the render. `render_batches` groups
+  // items (renders.batch_id, batch_index) and holds the combined PDF's blob once every item is done.
+  '0005_batches': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('render_jobs')
+        .addColumn('render_id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('batch_id', 'text')
+        .addColumn('priority', 'integer', (c) => c.notNull())
+        .addColumn('input', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_expires_at', 'text')
+        .addColumn('run_after', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('render_jobs_due')
+        .on('render_jobs')
+        .columns(['priority', 'run_after', 'render_id'])
+        .execute();
+      await db.schema
+        .createTable('render_batches')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('item_count', 'integer', (c) => c.notNull())
+        .addColumn('combine', 'integer', (c) => c.notNull())
+        .addColumn('combined_blob_key', 'text')
+        .addColumn('combine_error', 'text')
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_expires_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('completed_at', 'text')
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('deleted_at', 'text')
+        .execute();
+      await db.schema
+        .createIndex('render_batches_account_created')
+        .on('render_batches')
+        .columns(['account_id', 'created_at', 'id'])
+        .execute();
+      await db.schema.createIndex('render_batches_status').on('render_batches').columns(['status']).execute();
+      await db.schema.alterTable('renders').addColumn('batch_id', 'text').execute();
+      await db.schema.alterTable('renders').addColumn('batch_index', 'integer').execute();
+      await db.schema.alterTable('renders').addColumn('flattened', 'integer').execute();
+      await db.schema.createIndex('renders_batch').on('renders').columns(['batch_id', 'batch_index']).execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

@@ -61,8 +61,52 @@ export interface RendersTable {
   expires_at: string;
   /** set when deleted by the user or swept by retention: the row stays as a quota tombstone */
   deleted_at: string | null;
-  /** instance (server process) that reserved it; see instances.ts. NULL for older rows. */
+  /** instance (server process) that reserved it; see instances.ts. NULL for older rows and for async renders (see render_jobs). */
   owner: string | null;
+  /** the batch it is an item of, and its position there (0-based); NULL for single renders */
+  batch_id: string | null;
+  batch_index: number | null;
+  /** 1/0: the output was flattened (a combined file merges it as pages); NULL for older rows */
+  flattened: number | null;
+}
+
+/** An accepted async render or batch item not yet finished: its request, durably (see modules/render-jobs). */
+export interface RenderJobsTable {
+  render_id: string;
+  account_id: string;
+  batch_id: string | null;
+  /** 0 = async single render, 1 = batch item: lower runs first */
+  priority: number;
+  /** the render request `{ templateId, data, options }` as JSON */
+  input: string;
+  /** claims so far (a claim by an instance that died counts) */
+  attempts: number;
+  /** instance running it and until when its claim holds; NULL when free */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  /** not claimed before this time (retry backoff) */
+  run_after: string;
+  created_at: string;
+}
+
+export interface RenderBatchesTable {
+  id: string;
+  account_id: string;
+  /** pending (items running, or the combined file being built) | completed */
+  status: string;
+  item_count: number;
+  /** 0/1: build one PDF of every completed item, in order */
+  combine: number;
+  combined_blob_key: string | null;
+  /** why the combined file could not be built, when it could not */
+  combine_error: string | null;
+  /** instance finishing the batch (combined file, event), and until when */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  completed_at: string | null;
+  expires_at: string;
+  deleted_at: string | null;
 }
 
 export interface LeasesTable {
@@ -109,6 +153,8 @@ export interface Database {
   idempotency_keys: IdempotencyTable;
   instances: InstancesTable;
   events: EventsTable;
+  render_jobs: RenderJobsTable;
+  render_batches: RenderBatchesTable;
 }
 
 export type { Generated };

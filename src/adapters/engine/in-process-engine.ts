@@ -3,6 +3,7 @@ import { analyse } from '../../pdf/analysis/analyse.js';
 import { FontLibrary } from '../../pdf/appearance/font-library.js';
 import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
+import { combineRenders } from '../../pdf/merge/combine.js';
 import type { CacheSizes, Limits } from '../../config.js';
 
 const MB = 1024 * 1024;
@@ -20,5 +21,6 @@ export function inProcessEngine(
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),
+    combine: async (items) => combineRenders(items),
   };
 }

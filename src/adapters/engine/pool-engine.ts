@@ -1,7 +1,7 @@
 // The PDF engine in a pool of worker processes (src/workers/): renders and analyses run off the event
 // loop, each within a time and memory budget, and a hostile file costs one worker, never the server.
 import os from 'node:os';
-import type { RenderEngine } from '../../ports/render-engine.js';
+import type { EngineCallOptions, RenderEngine } from '../../ports/render-engine.js';
 import { Lru } from '../../lib/lru.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pdf/types.js';
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
@@ -63,12 +63,14 @@ export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFie
     analysis: TemplateAnalysis,
     request: Parameters<PoolEngine['fill']>[2],
     cacheKey?: string,
+    opts?: EngineCallOptions,
   ) => {
     const held = cacheKey === undefined ? undefined : bases.get(cacheKey);
     const reply = await pool.run<FillReply>(
       'fill',
       [template, analysis, request, cacheKey, held?.id],
       cacheKey === undefined ? undefined : { key: cacheKey, cachedArgs: [0, 1] },
+      opts?.priority,
     );
     let base = reply.base;
     if (base) {
@@ -85,6 +87,7 @@ export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFie
     // With a cache key, a worker that already prepared this template version gets the job without
     // the template bytes (see WorkerPool RunOptions).
     fill,
+    combine: (items, opts) => pool.run<Uint8Array>('combine', [items], undefined, opts?.priority),
     close: () => pool.close(),
     admit: () => pool.admit(),
     stats: () => pool.stats(),

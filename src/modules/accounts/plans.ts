@@ -21,7 +21,7 @@ export interface Plan {
 
 const MB = 1_048_576;
 
-const DEFAULT_PLANS: Record<PlanName, Plan> = {
+export const DEFAULT_PLANS: Record<PlanName, Plan> = {
   Free: {
     name: 'Free',
     rendersPerMonth: 100,

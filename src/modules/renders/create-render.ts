@@ -1,64 +1,49 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { PdfEngineError } from '../../pdf/types.js';
 import { EngineBusyError, EngineCrashedError } from '../../ports/render-engine.js';
 import type { PlanName } from '../accounts/plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { downloadUrlFor } from '../downloads/download-url.js';
-import { loadTemplate, parseAnalysis } from '../templates/template-view.js';
-import { loadTemplateBytes } from '../templates/template-files.js';
-import { validateData } from './values/validate-data.js';
 import { failDeadRenders } from './dead-renders.js';
+import { countRendersThisMonth, deletePendingRender, insertRender } from './render-records.js';
 import {
-  completePendingRender,
-  countRendersThisMonth,
-  deletePendingRender,
-  failPendingRender,
-  insertRender,
-} from './render-records.js';
-import { resolveWatermark } from './watermark-rule.js';
+  engineFailureMessage,
+  generateFile,
+  templateBytesOf,
+  pendingRecord,
+  prepareRender,
+  recordCompleted,
+  recordFailed,
+  renderBlobKey,
+  type CreateRenderInput,
+} from './render-steps.js';
+import { insertRenderJobs, PRIORITY } from '../render-jobs/job-records.js';
 
-export interface RenderOptions {
-  flatten?: boolean;
-  locale?: string;
-  timezone?: string;
-  watermark?: boolean | 'auto';
-  strict?: boolean;
+export type { CreateRenderInput, RenderOptions } from './render-steps.js';
+
+/** A render accepted asynchronously: GET /renders/:id follows it; render.completed / render.failed report it. */
+export interface AcceptedRender {
+  renderId: string;
+  status: 'pending';
+  downloadUrl: null;
+  expiresIn: 0;
+  fileSize: 0;
+  durationMs: 0;
+  warnings: string[];
 }
-
-export interface CreateRenderInput {
-  templateId: string;
-  data: Record<string, unknown>;
-  options?: RenderOptions;
-}
-
-const DAY_MS = 86_400_000;
 
 export async function createRender(deps: Deps, account: { id: string; plan: PlanName }, input: CreateRenderInput) {
   const plan = deps.plans[account.plan];
-  const options = {
-    flatten: true,
-    locale: 'fr-FR',
-    timezone: 'Europe/Paris',
-    watermark: 'auto' as boolean | 'auto',
-    strict: false,
-    ...input.options,
-  };
+  const isAsync = input.options?.async === true;
 
   // 0. under overload, shed at once what could not start in time: before any template load or quota
-  deps.engine.admit?.();
+  // (an async render waits in the job queue instead, which the runner drains at its own pace)
+  if (!isAsync) deps.engine.admit?.();
 
   // 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input
-  const template = await loadTemplate(deps, account.id, input.templateId);
-  const analysis = parseAnalysis(deps, template);
-  const { values, warnings } = validateData(analysis.fields, input.data, {
-    strict: options.strict,
-    locale: options.locale,
-    timezone: options.timezone,
-  });
-  const watermark = resolveWatermark(plan, options.watermark);
-  if (watermark.warning) warnings.push(watermark.warning);
+  const prepared = await prepareRender(deps, account, input);
+  const { template, warnings } = prepared;
 
   // 2. reserve one render of the monthly quota: the pending record is the reservation
   const started = deps.clock.now();
@@ -81,70 +66,65 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
         { 'Retry-After': String(secondsToNextMonth(started)) },
       );
     }
-    await insertRender(trx, {
-      id,
-      account_id: account.id,
-      template_id: template.id,
-      template_name: template.name,
-      template_version: template.version,
-      status: 'pending',
-      file_size: 0,
-      duration_ms: 0,
-      warnings: '[]',
-      error_code: null,
-      error_message: null,
-      blob_key: null,
-      month,
-      created_at: started.toISOString(),
-      expires_at: new Date(started.getTime() + plan.retentionDays * DAY_MS).toISOString(),
-      deleted_at: null,
-      owner: deps.instanceId,
-    });
+    // An async render has no owner process: its durable job (render_jobs) is what gets it done.
+    await insertRender(
+      trx,
+      pendingRecord(deps, account, template, {
+        id,
+        month,
+        createdAt: started,
+        owner: isAsync ? null : deps.instanceId,
+        flattened: prepared.flatten,
+      }),
+    );
+    if (isAsync) await insertRenderJobs(trx, [asyncJob(deps, account.id, id, input, started)]);
   });
+
+  if (isAsync) {
+    deps.jobs.wake();
+    return {
+      renderId: id,
+      status: 'pending',
+      downloadUrl: null,
+      expiresIn: 0,
+      fileSize: 0,
+      durationMs: 0,
+      warnings,
+    } satisfies AcceptedRender;
+  }
 
   // While pending, the record holds one render of the quota. Nothing attempted: drop it. A failure:
   // keep it as `failed`, which stops it counting. Both only from `pending` (the sweeper may have acted).
   const dropReservation = () => deletePendingRender(deps.db, account.id, id);
   const markFailed = (code: string, message: string) =>
-    failPendingRender(deps.db, account.id, id, {
-      error_code: code,
-      error_message: message,
-      duration_ms: elapsedMs(),
-      warnings: JSON.stringify(warnings),
-    });
+    recordFailed(deps, account.id, id, { code, message, durationMs: elapsedMs(), warnings });
 
   // 3. generate
   let templateBytes: Uint8Array;
   try {
-    templateBytes = await loadTemplateBytes(deps, template.blob_key);
+    templateBytes = await templateBytesOf(deps, prepared);
   } catch (err) {
     await dropReservation(); // storage trouble is ours, not the template's
     throw err;
   }
   let file: readonly Uint8Array[];
   try {
-    const result = await deps.engine.fill(
-      templateBytes,
-      analysis,
-      { values, flatten: options.flatten, watermark: watermark.text, keepUriLinks: deps.config.outputUriLinks },
-      template.blob_key,
-    );
-    file = result.chunks ?? [result.bytes]; // a pool engine's base + update, written without joining them
+    const result = await generateFile(deps, prepared, templateBytes, 'interactive');
+    file = result.file;
     warnings.push(...result.warnings);
   } catch (err) {
     if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
       await dropReservation(); // a server fault, not the template's: the client retries on 503 + Retry-After
       throw err;
     }
-    const message = err instanceof PdfEngineError ? err.message : 'The template could not be generated';
-    if (!(err instanceof PdfEngineError)) deps.log.error({ err, renderId: id }, 'render failed');
+    const message = engineFailureMessage(deps, err, id);
     await markFailed('RENDER_FAILED', message);
     deps.metrics.render('failed', elapsedMs() / 1000);
     throw new AppError('RENDER_FAILED', `Render ${id} failed: ${message}`, { renderId: id });
   }
 
   // 4. file first, then the record that points at it
-  const blobKey = `renders/${account.id}/${id}.pdf`;
+  const blobKey = renderBlobKey(account.id, id);
   try {
     await deps.blobs.put(blobKey, file);
   } catch (err) {
@@ -154,11 +134,11 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
   const durationMs = elapsedMs();
   // only from pending: the sweeper may have given up on it and released its quota
-  const done = await completePendingRender(deps.db, account.id, id, {
+  const done = await recordCompleted(deps, account.id, id, {
     blob_key: blobKey,
     file_size: fileSize,
     duration_ms: durationMs,
-    warnings: JSON.stringify(warnings),
+    warnings,
   });
   if (!done) {
     await deps.blobs.delete(blobKey);
@@ -174,5 +154,20 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     fileSize,
     durationMs,
     warnings,
+  };
+}
+
+function asyncJob(deps: Pick<Deps, 'clock'>, accountId: string, renderId: string, input: CreateRenderInput, at: Date) {
+  return {
+    render_id: renderId,
+    account_id: accountId,
+    batch_id: null,
+    priority: PRIORITY.async,
+    input: JSON.stringify({ templateId: input.templateId, data: input.data, options: input.options ?? {} }),
+    attempts: 0,
+    lease_owner: null,
+    lease_expires_at: null,
+    run_after: at.toISOString(),
+    created_at: deps.clock.now().toISOString(),
   };
 }

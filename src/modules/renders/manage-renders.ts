@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { loadRender, toDetail, toListItem } from './render-view.js';
 import { listRenderRows, tombstoneRender } from './render-records.js';
 
@@ -8,10 +9,10 @@ export interface RenderFilter {
   page: number;
   limit: number;
   templateId?: string;
-  status?: 'completed' | 'failed';
+  status?: 'pending' | 'completed' | 'failed';
 }
 
-/** Newest first (createdAt desc, id desc); pending, deleted and expired renders are not listed. */
+/** Newest first (createdAt desc, id desc), pending ones included; deleted and expired renders are not listed. */
 export async function listRenders(deps: ReadDeps, accountId: string, f: RenderFilter) {
   const { rows, total } = await listRenderRows(deps.db, accountId, f, deps.clock.now());
   return {
@@ -21,7 +22,7 @@ export async function listRenders(deps: ReadDeps, accountId: string, f: RenderFi
 }
 
 export async function getRender(deps: ReadDeps, accountId: string, id: string) {
-  return toDetail(deps, await loadRender(deps, accountId, id));
+  return toDetail(deps, await loadRender(deps, accountId, id, { includePending: true }));
 }
 
 /**
@@ -29,7 +30,9 @@ export async function getRender(deps: ReadDeps, accountId: string, id: string) {
  * refill the quota), then the file is removed at once.
  */
 export async function deleteRender(deps: ReadDeps, accountId: string, id: string): Promise<void> {
-  const row = await loadRender(deps, accountId, id);
+  const row = await loadRender(deps, accountId, id, { includePending: true });
+  if (row.status === 'pending')
+    throw new AppError('CONFLICT', `Render ${id} is still pending; delete it once it has completed or failed`);
   await tombstoneRender(deps.db, accountId, id, deps.clock.now());
   if (row.blob_key) await deps.blobs.delete(row.blob_key);
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { referencedRenderBlobs } from './render-records.js';
+import { referencedBatchBlobs } from '../batches/batch-records.js';
 
 // Files are written before the records that point at them, so a crash can leave a file with no record.
 // Every blob name starts with a time-ordered id (src/lib/ids.ts), which tells its age without a stat: only
@@ -14,7 +15,7 @@ function createdAt(key: string): number | undefined {
 
 export async function sweepOrphanBlobs(deps: Pick<Deps, 'db' | 'blobs'>, olderThanMs: number): Promise<number> {
   let removed = 0;
-  for (const prefix of ['templates/', 'renders/'] as const) {
+  for (const prefix of ['templates/', 'renders/', 'batches/'] as const) {
     const candidates: string[] = [];
     for await (const key of deps.blobs.list(prefix)) {
       const t = createdAt(key);
@@ -29,7 +30,9 @@ export async function sweepOrphanBlobs(deps: Pick<Deps, 'db' | 'blobs'>, olderTh
                 (r) => r.blob_key,
               ),
             )
-          : await referencedRenderBlobs(deps.db, batch);
+          : prefix === 'renders/'
+            ? await referencedRenderBlobs(deps.db, batch)
+            : await referencedBatchBlobs(deps.db, batch);
       for (const key of batch) {
         if (referenced.has(key)) continue;
         await deps.blobs.delete(key);

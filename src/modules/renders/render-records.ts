@@ -1,5 +1,6 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../../adapters/db/database.js';
-import type { RendersTable } from '../../adapters/db/schema.js';
+import type { Database, RendersTable } from '../../adapters/db/schema.js';
 
 // The one owner of the `renders` table: every statement on it lives here. A record is account-scoped:
 // functions that serve a tenant take its account id into their WHERE. The few that work across
@@ -28,6 +29,37 @@ const INTERRUPTED = {
 
 export async function insertRender(db: Db, row: RenderRow): Promise<void> {
   await db.insertInto('renders').values(row).execute();
+}
+
+/** Many records in few statements (a batch's items); ~20 columns a row keeps chunks within parameter bounds. */
+export async function insertRenders(db: Db, rows: RenderRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 100)
+    await db
+      .insertInto('renders')
+      .values(rows.slice(i, i + 100))
+      .execute();
+}
+
+/** A batch's items in order, whatever their state (deleted and expired ones too: the batch reports them). */
+export async function listBatchItemRows(db: Db, accountId: string, batchId: string): Promise<RenderRow[]> {
+  return db
+    .selectFrom('renders')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('batch_id', '=', batchId)
+    .orderBy('batch_index')
+    .execute();
+}
+
+/** For a WHERE on render_batches: the batch still has an item pending. */
+export function batchHasPendingItems(eb: ExpressionBuilder<Database, 'render_batches'>): Expression<SqlBool> {
+  return eb.exists(
+    eb
+      .selectFrom('renders')
+      .select('renders.id')
+      .whereRef('renders.batch_id', '=', 'render_batches.id')
+      .where('renders.status', '=', 'pending'),
+  );
 }
 
 /** Renders that count against the monthly quota: reserved or completed, deleted or not; failed ones don't. */
@@ -106,19 +138,16 @@ export interface RenderListFilter {
   templateId?: string;
   /** one status; when absent, `statuses` (default: every status but pending) */
   status?: RenderStatus;
-  statuses?: RenderStatus[];
 }
 
-/** Newest first (createdAt desc, id desc), not deleted, not expired; with the total for the filter. */
+/** Newest first (createdAt desc, id desc), not deleted, not expired, every status unless one is asked; with the total. */
 export async function listRenderRows(db: Db, accountId: string, f: RenderListFilter, now: Date) {
   let base = db
     .selectFrom('renders')
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
     .where('expires_at', '>', now.toISOString());
-  base = f.status
-    ? base.where('status', '=', f.status)
-    : base.where('status', 'in', f.statuses ?? ['completed', 'failed']);
+  if (f.status) base = base.where('status', '=', f.status);
   if (f.templateId) base = base.where('template_id', '=', f.templateId);
   const [rows, total] = await Promise.all([
     base
@@ -177,13 +206,26 @@ export async function failPendingOfDeadOwners(
   return Number(res.numUpdatedRows);
 }
 
-/** Fails every render still pending that was created before `before` (its process died or is stuck). */
+/**
+ * Fails every render still pending that was created before `before` (its process died or is stuck),
+ * except async and batch renders: their durable job (render_jobs) is re-run instead.
+ */
 export async function failPendingCreatedBefore(db: Db, before: Date): Promise<number> {
   const res = await db
     .updateTable('renders')
     .set(INTERRUPTED)
     .where('status', '=', 'pending')
     .where('created_at', '<', before.toISOString())
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('render_jobs')
+            .select('render_jobs.render_id')
+            .whereRef('render_jobs.render_id', '=', 'renders.id'),
+        ),
+      ),
+    )
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }

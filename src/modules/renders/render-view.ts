@@ -17,6 +17,7 @@ export async function toListItem(deps: Pick<Deps, 'blobs' | 'config' | 'signingK
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     downloadUrl: await downloadUrlFor(deps, row),
+    ...(row.batch_id ? { batchId: row.batch_id, batchIndex: row.batch_index ?? 0 } : {}),
   };
 }
 
@@ -34,9 +35,40 @@ export async function toDetail(deps: Pick<Deps, 'blobs' | 'config' | 'signingKey
   };
 }
 
-/** A visible render of this account: not pending, not deleted, not past its retention. */
-export async function loadRender(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, id: string): Promise<RenderRow> {
-  const row = await findRender(deps.db, accountId, id, deps.clock.now());
+/**
+ * The Render of an event (render.completed, render.failed): GET /renders/:id's shape, but with no download
+ * link (`downloadUrl` null, `expiresIn` 0): events are stored and redelivered for longer than a link
+ * lives, and a live signature must not rest in the database; GET /renders/:id signs a fresh one.
+ */
+export function renderEventData(row: RenderRow) {
+  return {
+    id: row.id,
+    templateId: row.template_id,
+    templateName: row.template_name,
+    status: row.status,
+    fileSize: Number(row.file_size),
+    durationMs: row.duration_ms,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    downloadUrl: null,
+    expiresIn: 0,
+    warnings: JSON.parse(row.warnings) as string[],
+    templateVersion: row.template_version,
+    ...(row.batch_id ? { batchId: row.batch_id, batchIndex: row.batch_index } : {}),
+    ...(row.status === 'failed'
+      ? { error: { code: row.error_code ?? 'RENDER_FAILED', message: row.error_message ?? 'The render failed' } }
+      : {}),
+  };
+}
+
+/** A visible render of this account: not deleted, not past its retention; pending ones too when asked. */
+export async function loadRender(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  accountId: string,
+  id: string,
+  opts: { includePending?: boolean } = {},
+): Promise<RenderRow> {
+  const row = await findRender(deps.db, accountId, id, deps.clock.now(), opts);
   if (!row) throw notFound.render(id);
   return row;
 }

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_TTL_MS } from '../../http/idempotency.js';
 import { sweepOrphanBlobs } from './orphans.js';
 import { failDeadRenders } from './dead-renders.js';
 import { expiredRenders, failPendingCreatedBefore, purgeTombstonesBefore, tombstoneRender } from './render-records.js';
+import { expiredBatches, tombstoneBatch } from '../batches/batch-records.js';
 
 // The retention sweeper: removes the files (and hides the records) of renders past `expires_at`, fails
 // renders left pending by a crash, purges old tombstones and orphan files. Any instance may run it; a
@@ -66,7 +67,7 @@ async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string
  * worker takes the job, and a job may first wait behind a full queue (8 per worker, each at most the
  * budget), so allow ten budgets plus a minute.
  */
-function staleAfterMs(deps: Pick<Deps, 'config'>): number {
+export function staleAfterMs(deps: Pick<Deps, 'config'>): number {
   return 10 * deps.config.limits.renderTimeoutMs + 60_000;
 }
 
@@ -91,6 +92,17 @@ async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
     for (const r of rows) {
       await tombstoneRender(deps.db, r.account_id, r.id, now);
       if (r.blob_key) await deps.blobs.delete(r.blob_key);
+      result.expired++;
+    }
+    if (rows.length < BATCH) break;
+  }
+
+  // 1b. expired batches: the same, for their combined file (item files went with their renders)
+  for (;;) {
+    const rows = await expiredBatches(deps.db, now, BATCH);
+    for (const b of rows) {
+      await tombstoneBatch(deps.db, b.id, now);
+      if (b.combined_blob_key) await deps.blobs.delete(b.combined_blob_key);
       result.expired++;
     }
     if (rows.length < BATCH) break;

@@ -20,14 +20,19 @@ const Render = named(
   Type.Object(
     {
       renderId: Type.String(),
-      status: Type.String({ description: 'completed (a failed render is an error answer, not a Render)' }),
-      downloadUrl: Type.String({ description: 'Signed link to the PDF; no Authorization header needed' }),
-      expiresIn: Type.Integer({ description: 'Seconds the link stays valid (900)' }),
+      status: Type.String({
+        description:
+          'completed (201), or pending (202: accepted asynchronously); a failed render is an error answer, not a Render',
+      }),
+      downloadUrl: Type.Union([Type.String(), Type.Null()], {
+        description: 'Signed link to the PDF (no Authorization header needed); null while pending',
+      }),
+      expiresIn: Type.Integer({ description: 'Seconds the link stays valid (900); 0 while pending' }),
       fileSize: Type.Integer(),
       durationMs: Type.Integer(),
       warnings: Type.Array(Type.String(), { description: 'e.g. data keys that match no field; empty when none' }),
     },
-    { description: 'A render just made' },
+    { description: 'A render just made, or accepted asynchronously' },
   ),
 );
 const RenderListItem = named(
@@ -36,12 +41,17 @@ const RenderListItem = named(
     id: Type.String(),
     templateId: Type.String(),
     templateName: Type.String(),
-    status: Type.String({ description: 'completed or failed' }),
+    status: Type.String({
+      description:
+        'pending (accepted, not finished: async renders and batch items), completed, or failed (see `error`)',
+    }),
     fileSize: Type.Integer(),
     durationMs: Type.Integer(),
     expiresAt: Type.String({ format: 'date-time' }),
     createdAt: Type.String({ format: 'date-time' }),
     downloadUrl: Type.Union([Type.String(), Type.Null()], { description: 'null when there is no file to download' }),
+    batchId: Type.Optional(Type.String({ description: 'the batch this render is an item of' })),
+    batchIndex: Type.Optional(Type.Integer({ description: 'its place in the batch, from 0' })),
   }),
 );
 const RenderDetail = named(
@@ -70,11 +80,18 @@ export const RenderOptions = named(
         Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto', description: 'auto: as the plan says' }),
       ),
       strict: Type.Optional(Type.Boolean({ default: false, description: 'Unknown or missing fields are errors' })),
+      async: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description:
+            'Answer 202 at once with the render pending (also `Prefer: respond-async`); GET /v1/renders/:id and the render.completed / render.failed webhooks follow it',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
 );
-const RenderRequest = named(
+export const RenderRequest = named(
   'RenderRequest',
   Type.Object(
     {
@@ -104,6 +121,12 @@ export const renderComponents: Named[] = [
   RenderList,
 ];
 
+/** RFC 7240: `Prefer: respond-async` (among other preferences, any case). */
+function prefersAsync(header: string | string[] | undefined): boolean {
+  const values = Array.isArray(header) ? header : header ? [header] : [];
+  return values.some((v) => v.split(',').some((p) => p.split(';')[0].trim().toLowerCase() === 'respond-async'));
+}
+
 type Created = { data: { renderId: string; downloadUrl: string | null; expiresIn: number } };
 
 /**
@@ -132,10 +155,13 @@ export const renderRoutes =
           tags: ['renders'],
           operationId: 'createRender',
           summary: 'Fill a template with data and get a download link',
+          description:
+            'Synchronous by default (201, completed). With `options.async: true` or `Prefer: respond-async`: 202 with the render `pending` and a `Location` to follow; its quota is reserved at once and released if it fails.',
           headers: IdempotencyHeaders,
           body: ref(RenderRequest),
           response: {
             201: ref(RenderResponse, 'The render and its download link'),
+            202: ref(RenderResponse, 'The render accepted asynchronously, pending'),
             404: errorResponse('TEMPLATE_NOT_FOUND'),
             409: errorResponse('IDEMPOTENCY_KEY_IN_USE: a request with this key is still running'),
             422: errorResponse(
@@ -149,18 +175,27 @@ export const renderRoutes =
         },
       },
       async (request, reply) => {
+        const preferAsync = prefersAsync(request.headers.prefer);
+        const body = preferAsync
+          ? { ...request.body, options: { ...request.body.options, async: request.body.options?.async ?? true } }
+          : request.body;
+        if (preferAsync) reply.header('Vary', 'Prefer');
         return idempotent(
           deps,
           request,
           reply,
           'POST /v1/renders',
-          hashBody(request.rawBody ?? ''),
-          async () => ({
-            status: 201,
-            body: {
-              data: await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body),
-            },
-          }),
+          // the preference changes the answer: part of what a key is bound to
+          hashBody(`${preferAsync ? 'async:' : ''}${request.rawBody ?? ''}`),
+          async () => {
+            const data = await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, body);
+            if (data.status === 'pending') {
+              reply.header('Location', `/v1/renders/${data.renderId}`);
+              if (preferAsync) reply.header('Preference-Applied', 'respond-async');
+              return { status: 202, body: { data } };
+            }
+            return { status: 201, body: { data } };
+          },
           replayWithFreshLink(deps, request.auth.accountId),
         );
       },
@@ -172,13 +207,15 @@ export const renderRoutes =
         schema: {
           tags: ['renders'],
           operationId: 'listRenders',
-          summary: 'List renders, newest first',
+          summary: 'List renders, newest first (every status unless `status` is given)',
           querystring: Type.Object(
             {
               page: Type.Integer({ minimum: 1, default: 1 }),
               limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
               templateId: Type.Optional(Type.String({ maxLength: 100 })),
-              status: Type.Optional(Type.Union([Type.Literal('completed'), Type.Literal('failed')])),
+              status: Type.Optional(
+                Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
+              ),
             },
             { additionalProperties: false },
           ),

@@ -13,7 +13,7 @@ function hasPlacement(analysis: TemplateAnalysis): boolean {
 }
 
 /** The stored analysis with label and placement keys copied from a fresh analysis of the same file. */
-function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis): TemplateAnalysis {
+export function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis): TemplateAnalysis {
   const byName = new Map(fresh.fields.map((f) => [f.pdfMeta.originalName, f]));
   const fields = stored.fields.map((f): AnalysedField => {
     const now = byName.get(f.pdfMeta.originalName);

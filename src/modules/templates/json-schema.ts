@@ -15,7 +15,7 @@ import { MAX_TEXT_CODE_POINTS } from '../renders/values/validate-data.js';
 import type { AnalysedField, FieldFormat, TemplateAnalysis } from '../../pdf/types.js';
 
 export type JsonSchemaObject = { [keyword: string]: unknown };
-export type JsonSchema = boolean | JsonSchemaObject;
+type JsonSchema = boolean | JsonSchemaObject;
 
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -70,17 +70,18 @@ function valueSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
     }
     case 'radio':
     case 'dropdown': {
-      if (f.type === 'dropdown' && f.detail.editable) {
-        return {
-          schema: options.length > 0 ? { ...text(), examples: options } : text(),
-          note: 'One of the options, or any text (an editable combo box).',
-        };
-      }
+      // in validate-data's order: multiple choice first (options only, even with the Edit flag)
       const one: JsonSchema = options.length > 0 ? { type: 'string', enum: options } : false;
       if (f.type === 'dropdown' && f.detail.multiSelect) {
         return {
           schema: { anyOf: [one, { type: 'array', items: one }] },
           note: 'One option, or an array of options (a multiple-choice list).',
+        };
+      }
+      if (f.type === 'dropdown' && f.detail.editable) {
+        return {
+          schema: options.length > 0 ? { ...text(), examples: options } : text(),
+          note: 'One of the options, or any text (an editable combo box).',
         };
       }
       return { schema: one, note: options.length > 0 ? 'One of the options.' : 'The field has no options.' };
@@ -123,15 +124,17 @@ function orNull(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-export interface JsonSchemaTemplate {
-  id: string;
+interface JsonSchemaTemplate {
   name: string;
-  version: number;
+  /** absent for a local file (formcast types TEMPLATE.pdf) */
+  id?: string;
+  version?: number;
 }
 
 /** The JSON Schema of render `data` for one template version (strict mode; see the top of this file). */
 export function renderDataJsonSchema(template: JsonSchemaTemplate, analysis: TemplateAnalysis): JsonSchemaObject {
-  const properties: Record<string, JsonSchema> = {};
+  // null prototype: a field named "__proto__" is an ordinary key here
+  const properties: Record<string, JsonSchema> = Object.create(null);
   const required: string[] = [];
   for (const f of analysis.fields) {
     if (f.pdfMeta.readOnly) continue;
@@ -142,8 +145,8 @@ export function renderDataJsonSchema(template: JsonSchemaTemplate, analysis: Tem
     $schema: JSON_SCHEMA_DIALECT,
     title: template.name,
     description:
-      `Render data for template ${template.id} version ${template.version}, as POST /v1/renders accepts it ` +
-      "with options.strict true. Keys are the fields' schema names.",
+      `Render data for ${template.id ? `template ${template.id} version ${template.version}` : `the form ${JSON.stringify(template.name)}`}` +
+      ", as POST /v1/renders accepts it with options.strict true. Keys are the fields' schema names.",
     type: 'object',
     properties,
     required,

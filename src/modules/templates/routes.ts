@@ -8,6 +8,7 @@ import {
   dataResponse,
   errorResponse,
   IdempotencyHeaders,
+  multipartBody,
   type Named,
   named,
   NoContent,
@@ -144,6 +145,30 @@ const RenderDataJsonSchema = named(
   ),
 );
 const TemplateJsonSchemaResponse = dataResponse(RenderDataJsonSchema);
+const TemplateUpload = named(
+  'TemplateUpload',
+  Type.Object(
+    {
+      file: Type.String({ format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' }),
+      name: Type.Optional(Type.String({ maxLength: 200, description: 'Template name (default: the file name)' })),
+      description: Type.Optional(Type.String({ maxLength: 2000 })),
+    },
+    { description: 'A PDF form upload (multipart/form-data)' },
+  ),
+);
+const PreviewRequest = named(
+  'PreviewRequest',
+  Type.Object(
+    {
+      data: Type.Object(
+        {},
+        { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
+      ),
+      options: Type.Optional(ref(RenderOptions)),
+    },
+    { additionalProperties: false, description: 'The data and options of a render, for a preview' },
+  ),
+);
 const TemplateResponse = dataResponse(Template);
 const TemplateList = pageResponse(Template);
 const TemplateSchemaResponse = dataResponse(TemplateSchema);
@@ -155,11 +180,13 @@ export const templateComponents: Named[] = [
   Removal,
   TemplateSchema,
   TemplatePatch,
+  TemplateUpload,
   TemplateResponse,
   TemplateList,
   TemplateSchemaResponse,
   RenderDataJsonSchema,
   TemplateJsonSchemaResponse,
+  PreviewRequest,
 ];
 /** A PDF answer: the OpenAPI document lists it as application/pdf (`produces`). */
 const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF' });
@@ -176,6 +203,7 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'createTemplate',
+          ...multipartBody(TemplateUpload),
           summary: 'Upload a PDF form as a template; its fields are analysed at once',
           headers: IdempotencyHeaders,
           response: {
@@ -322,16 +350,7 @@ export const templateRoutes =
             'limit applies). Render warnings come in the `Formcast-Warnings` header as a JSON array of ' +
             'strings (non-ASCII characters escaped as \\uXXXX).',
           params: IdParams,
-          body: Type.Object(
-            {
-              data: Type.Object(
-                {},
-                { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
-              ),
-              options: Type.Optional(ref(RenderOptions)),
-            },
-            { additionalProperties: false },
-          ),
+          body: ref(PreviewRequest),
           response: {
             200: PdfBody,
             404: errorResponse(),
@@ -378,6 +397,7 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'replaceTemplateFile',
+          ...multipartBody(TemplateUpload),
           summary: 'Replace the PDF: schema re-extracted, version + 1',
           params: IdParams,
           response: {

@@ -132,8 +132,4 @@ export class FontLibrary {
     if (this.shaped.size > max) this.shaped.delete(this.shaped.keys().next().value as string);
     return hit;
   }
-
-  stats(): { fonts: number; shapedWords: number; codePoints: number } {
-    return { fonts: this.parsed.filter(Boolean).length, shapedWords: this.shaped.size, codePoints: this.coverage.size };
-  }
 }

@@ -152,14 +152,6 @@ export class FontSubsets {
     }
     return state;
   }
-
-  /** Glyphs and encoded bytes held, per font key (for tests and cache accounting). */
-  stats(): Map<string, { glyphs: number; cids: number; encodedBytes: number }> {
-    const out = new Map<string, { glyphs: number; cids: number; encodedBytes: number }>();
-    for (const [key, s] of this.byFont)
-      out.set(key, { glyphs: s.gids.length, cids: s.cidGlyph.length, encodedBytes: s.fontFile?.bytes.length ?? 0 });
-    return out;
-  }
 }
 
 interface FontList {

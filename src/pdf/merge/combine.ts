@@ -10,7 +10,7 @@ import { PDFContext, type PDFDict, PDFHexString, PDFName, PDFRef, PDFString, typ
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { collectPages, type PageNode } from '../pages.js';
-import { N, getDict, resolve, textOf } from '../pdf-objects.js';
+import { N, asDict, getDict, resolve, textOf } from '../pdf-objects.js';
 import { PdfEngineError } from '../types.js';
 import { prepareFormCopy, type FormCopy } from './form-copy.js';
 import { CombinedWriter } from './object-copy.js';
@@ -42,11 +42,13 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
 
   for (const [index, item] of items.entries()) {
     const n = index + 1;
+    // Each item is parsed and copied in one go (~10-60 ms); in between, other work on this thread runs.
+    if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const { context: ctx, catalog } = await loadItem(item.bytes, n);
     const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
     const refOf = refFinder(ctx);
     const nodeNum = out.reserve();
-    const parent = PDFRef.of(ctx.largestObjectNumber + 1); // a placeholder for this item's page-tree node
+    const parent = ctx.nextRef(); // a placeholder for this item's page-tree node, never looked up
     const fixed = new Map<PDFRef, number>([[parent, nodeNum]]);
     const catalogRef = refOf(catalog);
     fixed.set(catalogRef, 0); // nothing of an item's catalog is copied
@@ -55,7 +57,9 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
     // A flattened render has no fields left; a file that still has some is merged as a form anyway.
     const form = prepareFormCopy(ctx, catalog, pages, n, refOf);
     const roots = [...pageRefs, ...(form?.roots ?? []), ...resourceRefs(form)];
-    const plan = out.plan(ctx, roots, fixed);
+    // Appearance streams stay each copy's own: a viewer that redraws a field after an edit may rewrite
+    // its stream in place, which must not change the same-looking field of another copy.
+    const plan = out.plan(ctx, roots, fixed, form ? appearanceRefs(ctx, form.nodes) : []);
     if (form) {
       const renames = resources.add(form, plan.numbers, n);
       if (renames.size > 0) renameFontsInDA(form.nodes, renames);
@@ -124,6 +128,27 @@ function adoptPage(page: PageNode, parent: PDFRef, refOf: (d: PDFDict) => PDFRef
   }
   page.dict.set(N('Parent'), parent);
   return page.ref ?? refOf(page.dict);
+}
+
+/** The appearance streams of these widgets (/AP /N, /D, /R, directly or per state) and their /AP dictionaries. */
+function appearanceRefs(ctx: PDFContext, widgets: PDFDict[]): PDFRef[] {
+  const refs: PDFRef[] = [];
+  const add = (obj: PDFObject | undefined) => {
+    if (obj instanceof PDFRef) refs.push(obj);
+  };
+  for (const widget of widgets) {
+    const raw = widget.get(N('AP'));
+    add(raw);
+    const ap = getDict(widget, 'AP');
+    if (!ap) continue;
+    for (const key of ['N', 'D', 'R']) {
+      const entry = ap.get(N(key));
+      add(entry);
+      const states = asDict(ctx, entry);
+      if (states) for (const value of states.values()) add(value);
+    }
+  }
+  return refs;
 }
 
 function resourceRefs(form: FormCopy | undefined): PDFRef[] {

@@ -6,7 +6,7 @@
 // Objects that cannot belong to one page or one form copy (content streams, fonts, images, resource
 // dictionaries: anything acyclic that is not a page, annotation or field) are written once and shared
 // when another source has identical ones: a thousand copies of one template keep one copy of its
-// page content and fonts. Identity is a hash of the object with its references replaced by their
+// page content and fonts (appearance streams excepted: the caller keeps them per copy). Identity is a hash of the object with its references replaced by their
 // targets' hashes, so equal graphs from different files match and different ones never do.
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
@@ -63,19 +63,16 @@ export class CombinedWriter {
     return this.offsets.length - 1;
   }
 
-  get objectCount(): number {
-    return this.offsets.length - 1;
-  }
-
   /**
    * Numbers every object reachable from `roots` in `ctx`. `fixed` pre-assigns references (placeholders
-   * that stand for our own objects, 0 for null); roots are never shared.
+   * that stand for our own objects, 0 for null); roots and `unshared` objects are never shared.
    */
-  plan(ctx: PDFContext, roots: PDFRef[], fixed: Map<PDFRef, number>): CopyPlan {
+  plan(ctx: PDFContext, roots: PDFRef[], fixed: Map<PDFRef, number>, unshared: Iterable<PDFRef> = []): CopyPlan {
     const numbers = new Map(fixed);
     const own: PDFRef[] = [];
     const rootSet = new Set(roots);
     const memo = new Map<PDFRef, string | null>();
+    for (const ref of unshared) memo.set(ref, null);
     const stack = [...roots].reverse();
     while (stack.length > 0) {
       const ref = stack.pop()!;

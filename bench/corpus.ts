@@ -1,0 +1,64 @@
+// Every corpus form against pdftk: in-process fill+flatten (template prepared once, as a render
+// worker keeps it) and `pdftk fill_form … flatten` with the same values, one row per form.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { validateData } from '../src/modules/renders/values/validate-data.js';
+import { analyse } from '../src/pdf/analysis/analyse.js';
+import { FontLibrary } from '../src/pdf/appearance/font-library.js';
+import { TemplateCache } from '../src/pdf/fill/template-cache.js';
+import { fillPdf } from '../src/pdf/fill/fill.js';
+import { generateData } from './data.js';
+import { toXfdf } from './pdftk.js';
+import { timeIt, type Summary, type TimeOptions } from './stats.js';
+
+const run = promisify(execFile);
+
+export interface CorpusRow {
+  file: string;
+  fields: number;
+  ours?: Summary;
+  pdftk?: Summary;
+  note?: string;
+}
+
+export async function benchCorpus(
+  pdfs: string[],
+  work: string,
+  opts: TimeOptions,
+  pdftkOpts: TimeOptions | undefined,
+  log: (msg: string) => void,
+): Promise<CorpusRow[]> {
+  // A template cache with one font library, as a render worker has.
+  const cache = new TemplateCache({
+    maxEntries: 64,
+    maxBytes: 512 * 1024 * 1024,
+    fonts: new FontLibrary({ shapeCacheEntries: 4096 }),
+  });
+  const rows: CorpusRow[] = [];
+  for (const pdf of pdfs) {
+    const file = path.basename(pdf);
+    const row: CorpusRow = { file, fields: 0 };
+    rows.push(row);
+    log(`corpus: ${file}`);
+    try {
+      const bytes = new Uint8Array(readFileSync(pdf));
+      const analysis = await analyse(bytes);
+      row.fields = analysis.fields.length;
+      const { data } = generateData(analysis.fields);
+      const { values } = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
+      const fill = () => fillPdf(bytes, analysis, { values, flatten: true }, `corpus:${file}`, cache);
+      row.ours = await timeIt(fill, opts);
+      if (pdftkOpts) {
+        const xfdf = path.join(work, `${file}.xfdf`);
+        writeFileSync(xfdf, toXfdf(analysis.fields, values));
+        const out = path.join(work, `${file}.pdftk.pdf`);
+        row.pdftk = await timeIt(() => run('pdftk', [pdf, 'fill_form', xfdf, 'output', out, 'flatten']), pdftkOpts);
+      }
+    } catch (err) {
+      row.note = (err as Error).message.split('\n')[0].slice(0, 160);
+    }
+  }
+  return rows;
+}

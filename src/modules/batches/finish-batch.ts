@@ -1,0 +1,65 @@
+import { PdfEngineError } from '../../pdf/types.js';
+import { publishEvent } from '../events/publish-event.js';
+import { listBatchItemRows } from '../renders/render-records.js';
+import type { JobDeps } from '../render-jobs/run-render-job.js';
+import { completeBatch, releaseBatch, type BatchRow } from './batch-records.js';
+import { batchEventData } from './batch-view.js';
+
+function combinedBlobKey(accountId: string, batchId: string): string {
+  return `batches/${accountId}/${batchId}.pdf`;
+}
+
+/**
+ * A claimed batch whose items are all done: builds the combined PDF of its completed items when asked
+ * (in a render worker, at background priority), then marks it completed with its
+ * `render-batch.completed` event in one transaction. A combine the engine refuses is reported on the
+ * batch (`combineError`); a server fault gives the batch back to be finished later.
+ */
+export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () => boolean): Promise<void> {
+  const items = await listBatchItemRows(deps.db, batch.account_id, batch.id);
+  let combinedKey: string | null = null;
+  let combineError: string | null = null;
+  if (batch.combine) {
+    const done = items.filter((r) => r.status === 'completed' && r.blob_key);
+    if (done.length === 0) combineError = 'No item completed: there is nothing to combine';
+    else {
+      try {
+        const inputs = [];
+        for (const r of done) {
+          inputs.push({ bytes: await deps.blobs.get(r.blob_key!), flattened: r.flattened !== 0 });
+        }
+        const bytes = await deps.engine.combine(inputs, { priority: 'background' });
+        combinedKey = combinedBlobKey(batch.account_id, batch.id);
+        await deps.blobs.put(combinedKey, bytes);
+      } catch (err) {
+        if (!(err instanceof PdfEngineError) || stopping()) {
+          deps.log.warn({ err, batchId: batch.id }, 'combined file not built yet; retrying later');
+          await releaseBatch(deps.db, batch.id, deps.instanceId);
+          return;
+        }
+        combineError = `The items could not be combined: ${err.message}`;
+      }
+    }
+  }
+  const now = deps.clock.now();
+  await deps.db.transaction().execute(async (trx) => {
+    const ok = await completeBatch(trx, batch.id, deps.instanceId, {
+      combined_blob_key: combinedKey,
+      combine_error: combineError,
+      completed_at: now.toISOString(),
+    });
+    if (!ok) return;
+    const done = {
+      ...batch,
+      status: 'completed',
+      combined_blob_key: combinedKey,
+      combine_error: combineError,
+      completed_at: now.toISOString(),
+    };
+    await publishEvent(
+      trx,
+      { accountId: batch.account_id, type: 'render-batch.completed', data: batchEventData(done, items) },
+      now,
+    );
+  });
+}

@@ -1,0 +1,113 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { dataResponse, errorResponse, IdempotencyHeaders, type Named, named, ref } from '../../http/openapi.js';
+import { hashBody, idempotent } from '../../http/idempotency.js';
+import { RenderRequest } from '../renders/routes.js';
+import { createBatch } from './create-batch.js';
+import { getBatch } from './get-batch.js';
+
+const Batch = named(
+  'RenderBatch',
+  Type.Object({
+    id: Type.String(),
+    status: Type.String({ description: 'pending (items running, or the combined file being built) or completed' }),
+    combine: Type.Boolean(),
+    progress: Type.Object({
+      total: Type.Integer(),
+      pending: Type.Integer(),
+      completed: Type.Integer(),
+      failed: Type.Integer(),
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    expiresAt: Type.String({ format: 'date-time' }),
+    combineError: Type.Union([Type.String(), Type.Null()], {
+      description: 'why the combined PDF could not be built, when it could not',
+    }),
+    combinedDownloadUrl: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'once completed, with `combine`: one PDF of every completed item in order (signed, like downloadUrl)',
+    }),
+    zipDownloadUrl: Type.Union([Type.String(), Type.Null()], {
+      description: "once completed: a ZIP of every completed item's PDF (signed, like downloadUrl)",
+    }),
+    expiresIn: Type.Integer({ description: 'validity of the links, seconds (0 when there is none)' }),
+    items: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        renderId: Type.String(),
+        status: Type.String(),
+        error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+      }),
+    ),
+  }),
+);
+const BatchRequest = named(
+  'RenderBatchRequest',
+  Type.Object(
+    {
+      items: Type.Array(ref(RenderRequest), {
+        minItems: 1,
+        description: 'at most MAX_BATCH_ITEMS items (1,000 by default); templates may differ',
+      }),
+      combine: Type.Optional(
+        Type.Boolean({ default: false, description: 'also build one PDF of every completed item, in order' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+const BatchResponse = dataResponse(Batch);
+
+/** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
+export const batchComponents: Named[] = [Batch, BatchRequest, BatchResponse];
+
+export const batchRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/renders/batch',
+      {
+        schema: {
+          tags: ['renders'],
+          operationId: 'createRenderBatch',
+          summary: 'Render up to MAX_BATCH_ITEMS items in the background, all or nothing',
+          description:
+            "Every item is validated first (a bad item refuses the batch: its index is in the error) and the whole batch's quota is reserved at once, or RENDER_LIMIT_REACHED and nothing is reserved. Each item becomes a normal render (GET /v1/renders/:id) running at background priority. `combine: true` also builds one PDF of every completed item in order.",
+          headers: IdempotencyHeaders,
+          body: ref(BatchRequest),
+          response: {
+            202: ref(BatchResponse, 'The batch, accepted: its items are pending'),
+            404: errorResponse('TEMPLATE_NOT_FOUND (the item index is in details)'),
+            422: errorResponse(
+              'VALIDATION_ERROR: an item is invalid (its index is in details) or the batch is too big',
+            ),
+            429: errorResponse(
+              'RENDER_LIMIT_REACHED: the whole batch does not fit in the monthly quota; or RATE_LIMITED',
+            ),
+          },
+        },
+      },
+      async (request, reply) =>
+        idempotent(deps, request, reply, 'POST /v1/renders/batch', hashBody(request.rawBody ?? ''), async () => {
+          const data = await createBatch(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body);
+          reply.header('Location', `/v1/render-batches/${data.id}`);
+          return { status: 202, body: { data } };
+        }),
+    );
+
+    app.get(
+      '/render-batches/:id',
+      {
+        schema: {
+          tags: ['renders'],
+          operationId: 'getRenderBatch',
+          summary: 'Get a batch: progress, per-item results and, once completed, its download links',
+          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          response: { 200: ref(BatchResponse, 'The batch'), 404: errorResponse('BATCH_NOT_FOUND') },
+        },
+      },
+      async (request) => ({ data: await getBatch(deps, request.auth.accountId, request.params.id) }),
+    );
+  };

@@ -1,0 +1,146 @@
+import { claimJobs, releaseAllJobs } from './job-records.js';
+import { runRenderJob, type JobDeps } from './run-render-job.js';
+import { finishBatch } from '../batches/finish-batch.js';
+import { claimFinishableBatch } from '../batches/batch-records.js';
+
+// The job runner: every instance runs one. It claims due render jobs (async renders, then batch items)
+// up to `concurrency` at a time and hands them to the engine at background priority, so interactive
+// renders always go first and never queue behind a deep batch: at most `concurrency` background jobs are
+// in the pool at once. It also finishes batches whose items are all done (combined file, event).
+// It polls the database (other instances' jobs, retries after backoff, jobs of dead instances) and is
+// woken at once when this instance accepts a job.
+
+/** Tells the runner new jobs may be due (a no-op until a runner listens). */
+export interface JobSignal {
+  wake(): void;
+  /** the runner connects here (bootstrap) */
+  listen?(fn: () => void): void;
+}
+
+export function createJobSignal(): Required<JobSignal> {
+  let listener: (() => void) | undefined;
+  return {
+    wake: () => listener?.(),
+    listen(fn) {
+      listener = fn;
+    },
+  };
+}
+
+export interface JobRunnerOptions {
+  /** background jobs in flight at once */
+  concurrency: number;
+  /** how often the database is polled when nothing wakes the runner, ms */
+  pollMs: number;
+  /** how long a claim holds before another instance may take the job (its holder looks stuck), ms */
+  leaseMs: number;
+}
+
+export interface JobRunner {
+  wake(): void;
+  /**
+   * Stops claiming; resolves once the jobs in flight have settled (close the engine meanwhile to cut
+   * them short: they are then given back, not failed) and every job still held is released.
+   */
+  stop(): Promise<void>;
+}
+
+export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner {
+  let stopping = false;
+  let inFlight = 0;
+  let ticking = false;
+  let again = false;
+  let finishing = false;
+  const running = new Set<Promise<unknown>>();
+  let timer: NodeJS.Timeout | undefined;
+
+  const schedule = (ms: number) => {
+    if (stopping) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+  const track = (p: Promise<unknown>) => {
+    running.add(p);
+    void p.finally(() => running.delete(p));
+  };
+
+  async function claimAndRun(): Promise<void> {
+    const free = opts.concurrency - inFlight;
+    if (free <= 0) return;
+    const now = deps.clock.now();
+    const jobs = await claimJobs(
+      deps.db,
+      deps.dbKind,
+      deps.instanceId,
+      now,
+      new Date(now.getTime() + opts.leaseMs),
+      free,
+    );
+    for (const job of jobs) {
+      inFlight++;
+      track(
+        runRenderJob(deps, job, () => stopping)
+          .catch((err) => deps.log.error({ err, renderId: job.render_id }, 'async render job failed'))
+          .finally(() => {
+            inFlight--;
+            schedule(0);
+          }),
+      );
+    }
+  }
+
+  async function finishBatches(): Promise<void> {
+    if (finishing) return;
+    const now = deps.clock.now();
+    const batch = await claimFinishableBatch(
+      deps.db,
+      deps.dbKind,
+      deps.instanceId,
+      now,
+      new Date(now.getTime() + opts.leaseMs),
+    );
+    if (!batch) return;
+    finishing = true;
+    track(
+      finishBatch(deps, batch, () => stopping)
+        .catch((err) => deps.log.error({ err, batchId: batch.id }, 'finishing a batch failed'))
+        .finally(() => {
+          finishing = false;
+          schedule(0);
+        }),
+    );
+  }
+
+  async function tick(): Promise<void> {
+    if (stopping) return;
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      await claimAndRun();
+      await finishBatches();
+    } catch (err) {
+      deps.log.warn({ err }, 'job runner could not claim work; retrying');
+    } finally {
+      ticking = false;
+    }
+    if (again) {
+      again = false;
+      schedule(0);
+    } else schedule(opts.pollMs);
+  }
+
+  schedule(0);
+  return {
+    wake: () => schedule(0),
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      while (running.size) await Promise.allSettled([...running]);
+      await releaseAllJobs(deps.db, deps.instanceId).catch((err) => deps.log.warn({ err }, 'could not release jobs'));
+    },
+  };
+}

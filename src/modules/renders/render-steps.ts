@@ -1,0 +1,208 @@
+import type { Deps } from '../../deps.js';
+import type { Db } from '../../adapters/db/database.js';
+import { PdfEngineError } from '../../pdf/types.js';
+import type { FillValue } from '../../pdf/types.js';
+import type { PlanName } from '../accounts/plans.js';
+import { publishEvent } from '../events/publish-event.js';
+import { loadTemplate, parseAnalysis, type TemplateRow } from '../templates/template-view.js';
+import { loadTemplateBytes } from '../templates/template-files.js';
+import { validateData } from './values/validate-data.js';
+import { resolveWatermark } from './watermark-rule.js';
+import { completePendingRender, failPendingRender, findRender, type RenderRow } from './render-records.js';
+import { renderEventData } from './render-view.js';
+
+// The steps every render goes through, whether its caller waits (create-render.ts) or not (the job
+// runner, modules/render-jobs/): load and validate, generate, then record the outcome with its event.
+
+export interface RenderOptions {
+  flatten?: boolean;
+  locale?: string;
+  timezone?: string;
+  watermark?: boolean | 'auto';
+  strict?: boolean;
+  /** answer 202 at once with the render `pending`; it completes in the background */
+  async?: boolean;
+}
+
+export interface CreateRenderInput {
+  templateId: string;
+  data: Record<string, unknown>;
+  options?: RenderOptions;
+}
+
+export interface PreparedRender {
+  template: TemplateRow;
+  analysis: ReturnType<typeof parseAnalysis>;
+  values: Record<string, FillValue>;
+  warnings: string[];
+  flatten: boolean;
+  watermarkText?: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Templates already loaded and parsed, by id (a batch names the same few templates many times). */
+export type TemplateMemo = Map<string, { template: TemplateRow; analysis: ReturnType<typeof parseAnalysis> }>;
+
+/** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
+export async function prepareRender(
+  deps: Pick<Deps, 'db' | 'plans' | 'caches'>,
+  account: { id: string; plan: PlanName },
+  input: CreateRenderInput,
+  memo?: TemplateMemo,
+): Promise<PreparedRender> {
+  const plan = deps.plans[account.plan];
+  const options = {
+    flatten: true,
+    locale: 'fr-FR',
+    timezone: 'Europe/Paris',
+    watermark: 'auto' as const,
+    strict: false,
+    ...input.options,
+  };
+  let loaded = memo?.get(input.templateId);
+  if (!loaded) {
+    const row = await loadTemplate(deps, account.id, input.templateId);
+    loaded = { template: row, analysis: parseAnalysis(deps, row) };
+    memo?.set(input.templateId, loaded);
+  }
+  const { template, analysis } = loaded;
+  const { values, warnings } = validateData(analysis.fields, input.data, {
+    strict: options.strict,
+    locale: options.locale,
+    timezone: options.timezone,
+  });
+  const watermark = resolveWatermark(plan, options.watermark);
+  if (watermark.warning) warnings.push(watermark.warning);
+  return { template, analysis, values, warnings, flatten: options.flatten, watermarkText: watermark.text };
+}
+
+/** The pending record that reserves one render of the month's quota. */
+export function pendingRecord(
+  deps: Pick<Deps, 'plans'>,
+  account: { id: string; plan: PlanName },
+  template: Pick<TemplateRow, 'id' | 'name' | 'version'>,
+  r: {
+    id: string;
+    month: string;
+    createdAt: Date;
+    owner: string | null;
+    flattened: boolean;
+    batchId?: string;
+    batchIndex?: number;
+  },
+): RenderRow {
+  const plan = deps.plans[account.plan];
+  return {
+    id: r.id,
+    account_id: account.id,
+    template_id: template.id,
+    template_name: template.name,
+    template_version: template.version,
+    status: 'pending',
+    file_size: 0,
+    duration_ms: 0,
+    warnings: '[]',
+    error_code: null,
+    error_message: null,
+    blob_key: null,
+    month: r.month,
+    created_at: r.createdAt.toISOString(),
+    expires_at: new Date(r.createdAt.getTime() + plan.retentionDays * DAY_MS).toISOString(),
+    deleted_at: null,
+    owner: r.owner,
+    batch_id: r.batchId ?? null,
+    batch_index: r.batchIndex ?? null,
+    flattened: r.flattened ? 1 : 0,
+  };
+}
+
+/** The template's file (storage trouble here is ours, not the template's). */
+export function templateBytesOf(deps: Pick<Deps, 'blobs' | 'caches'>, p: PreparedRender): Promise<Uint8Array> {
+  return loadTemplateBytes(deps, p.template.blob_key);
+}
+
+/** 3. generate: the file as chunks (a pool engine's base + update, never joined) and the engine's warnings. */
+export async function generateFile(
+  deps: Pick<Deps, 'engine' | 'config'>,
+  p: PreparedRender,
+  templateBytes: Uint8Array,
+  priority: 'interactive' | 'background',
+): Promise<{ file: readonly Uint8Array[]; warnings: string[] }> {
+  const result = await deps.engine.fill(
+    templateBytes,
+    p.analysis,
+    { values: p.values, flatten: p.flatten, watermark: p.watermarkText, keepUriLinks: deps.config.outputUriLinks },
+    p.template.blob_key,
+    { priority },
+  );
+  return { file: result.chunks ?? [result.bytes], warnings: result.warnings };
+}
+
+export function renderBlobKey(accountId: string, renderId: string): string {
+  return `renders/${accountId}/${renderId}.pdf`;
+}
+
+/** What a failed render records for an engine error (an unexpected one is logged, never shown). */
+export function engineFailureMessage(deps: Pick<Deps, 'log'>, err: unknown, renderId: string): string {
+  if (err instanceof PdfEngineError) return err.message;
+  deps.log.error({ err, renderId }, 'render failed');
+  return 'The template could not be generated';
+}
+
+type Guard = (trx: Db) => Promise<boolean>;
+
+/**
+ * pending -> completed and its `render.completed` event, in one transaction; `guard` runs first in it
+ * (a job runner checks it still holds the job) and a false answer changes nothing. False when the render
+ * was no longer pending or the guard refused.
+ */
+export async function recordCompleted(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  accountId: string,
+  id: string,
+  done: { blob_key: string; file_size: number; duration_ms: number; warnings: string[] },
+  guard?: Guard,
+): Promise<boolean> {
+  return deps.db.transaction().execute(async (trx) => {
+    if (guard && !(await guard(trx))) return false;
+    const ok = await completePendingRender(trx, accountId, id, { ...done, warnings: JSON.stringify(done.warnings) });
+    if (!ok) return false;
+    await publishRenderEvent(deps, trx, accountId, id, 'render.completed');
+    return true;
+  });
+}
+
+/** pending -> failed (which releases its quota) and its `render.failed` event, in one transaction. */
+export async function recordFailed(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  accountId: string,
+  id: string,
+  failure: { code: string; message: string; durationMs?: number; warnings?: string[] },
+  guard?: Guard,
+): Promise<boolean> {
+  return deps.db.transaction().execute(async (trx) => {
+    if (guard && !(await guard(trx))) return false;
+    const ok = await failPendingRender(trx, accountId, id, {
+      error_code: failure.code,
+      error_message: failure.message,
+      ...(failure.durationMs !== undefined ? { duration_ms: failure.durationMs } : {}),
+      ...(failure.warnings ? { warnings: JSON.stringify(failure.warnings) } : {}),
+    });
+    if (!ok) return false;
+    await publishRenderEvent(deps, trx, accountId, id, 'render.failed');
+    return true;
+  });
+}
+
+async function publishRenderEvent(
+  deps: Pick<Deps, 'clock'>,
+  trx: Db,
+  accountId: string,
+  id: string,
+  type: 'render.completed' | 'render.failed',
+) {
+  const now = deps.clock.now();
+  const row = await findRender(trx, accountId, id, new Date(0), { includePending: true });
+  if (row) await publishEvent(trx, { accountId, type, data: renderEventData(row) }, now);
+}
