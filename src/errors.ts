@@ -95,6 +95,17 @@ export class DataValidationError extends Error {
   }
 }
 
+/**
+ * An operator's input to an account command (CLI `accounts`) the service cannot use: a bad name, an unknown
+ * plan or account. The CLI prints its message; no HTTP route raises it.
+ */
+export class AccountInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AccountInputError';
+  }
+}
+
 /** The render engine is at capacity (all workers busy and the queue full). The HTTP layer answers 503. */
 export class EngineBusyError extends Error {
   constructor(readonly retryAfterSeconds = 1) {

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { createDbRuntime } from '../db-runtime.js';
-import { AccountInputError, createAccount, listAccounts, setPlan } from '../modules/accounts/accounts.js';
+import { AccountInputError } from '../errors.js';
+import { createAccount, listAccounts, setPlan } from '../modules/accounts/accounts.js';
 
 interface Flags {
   name?: string;

@@ -16,7 +16,7 @@ export interface DrainLimits {
 }
 
 /** Discard what remains of `req`'s body, destroying its socket past the limits. */
-export function drainBody(req: IncomingMessage, limits: DrainLimits): void {
+function drainBody(req: IncomingMessage, limits: DrainLimits): void {
   const socket = req.socket;
   if (req.complete || !socket || socket.destroyed) return;
   let drained = 0;

@@ -32,7 +32,7 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /** Watch `req`'s body; the returned signal aborts when it is too slow. Stops once the body is in. */
-export function watchBody(
+function watchBody(
   req: IncomingMessage,
   limits: BodyTimeoutLimits,
   onSettled: (stop: () => void) => void,

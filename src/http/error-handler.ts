@@ -145,7 +145,7 @@ function toAppError(err: unknown): AppError | undefined {
   return undefined;
 }
 
-export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   if (err.headers) reply.headers(err.headers);
   if (err.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer');
   const body: { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } = {

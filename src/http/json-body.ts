@@ -11,7 +11,7 @@ declare module 'fastify' {
 
 // Our render data is shallow (field -> value, arrays for multi-select lists). A depth cap refuses JSON
 // built to exhaust recursion in anything that walks it later (serialisers, validators, hashing).
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 function depthExceeds(text: string, max: number): boolean {
   let depth = 0;

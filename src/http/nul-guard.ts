@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { nulCharacterError } from '../errors.js';
 
 /** The path of the first string (or object key) holding U+0000, or undefined. */
-export function findNul(value: unknown, root: string): string | undefined {
+function findNul(value: unknown, root: string): string | undefined {
   const stack: { v: unknown; path: string }[] = [{ v: value, path: root }];
   while (stack.length) {
     const { v, path } = stack.pop()!;

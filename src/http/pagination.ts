@@ -8,7 +8,6 @@ export const PageQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type PageQuery = Static<typeof PageQuery>;
 
 /**
  * Offset pages plus a `starting_after` cursor (Stripe's name): the page is counted from just after that
@@ -30,8 +29,3 @@ export const CursorPageQuery = Type.Object(
   { additionalProperties: false },
 );
 export type CursorPageQuery = Static<typeof CursorPageQuery>;
-
-// Kept for routes written before the named components: new routes use pageResponse() and errorResponse()
-// from ./openapi.js, so their answers become named components of the OpenAPI document.
-export const PageMeta = Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() });
-export { errorResponse } from './openapi.js';

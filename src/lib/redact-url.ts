@@ -5,7 +5,7 @@
 
 const SECRET_PARAMS = new Set(['signature', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token']);
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** A query parameter's name as a server would read it: percent-decoded ('+' is a space), lower case. */
 export function decodeParamName(raw: string): string {

@@ -4,7 +4,7 @@
 import type { PDFContext, PDFDict, PDFObject } from '@cantoo/pdf-lib';
 import type { AnalyseLimits } from './limits.js';
 import type { PageNode } from './pages.js';
-import { asDict, get, getArray, getDict, hasKey, pdfName, textOf } from './pdf-objects.js';
+import { N, asDict, getArray, getDict, hasKey, resolve, textOf } from './pdf-objects.js';
 import { PdfEngineError } from './types.js';
 
 export interface RawField {
@@ -26,37 +26,32 @@ export function formDicts(fields: RawField[]): PDFDict[] {
 
 type TreeLimits = Pick<AnalyseLimits, 'maxNodes' | 'maxDepth'>;
 
-function isWidget(ctx: PDFContext, d: PDFDict): boolean {
-  const subtype = get(ctx, d, 'Subtype');
+function isWidget(d: PDFDict): boolean {
+  const subtype = resolve(d, 'Subtype');
   // Some producers omit /Subtype on merged field/widget dictionaries; a /Rect gives them away.
-  return subtype === pdfName('Widget') || (subtype === undefined && hasKey(d, 'Rect') && !hasKey(d, 'Kids'));
+  return subtype === N('Widget') || (subtype === undefined && hasKey(d, 'Rect') && !hasKey(d, 'Kids'));
 }
 
 /** A widget without /T belongs to its /Parent; with /T (or no parent) it is its own field. */
-function fieldOfWidget(ctx: PDFContext, w: PDFDict): PDFDict {
+function fieldOfWidget(w: PDFDict): PDFDict {
   if (hasKey(w, 'T')) return w;
-  return getDict(ctx, w, 'Parent') ?? w;
+  return getDict(w, 'Parent') ?? w;
 }
 
 /**
  * Partial names walking /Parent upwards, as every viewer resolves names and inheritance.
  * `cache` holds decoded /T text per dictionary: siblings share long XFA ancestor chains.
  */
-export function partialNamesOf(
-  ctx: PDFContext,
-  field: PDFDict,
-  maxDepth: number,
-  cache = new Map<PDFDict, string | undefined>(),
-): string[] {
+function partialNamesOf(field: PDFDict, maxDepth: number, cache = new Map<PDFDict, string | undefined>()): string[] {
   const names: string[] = [];
   const seen = new Set<PDFDict>();
-  for (let cur: PDFDict | undefined = field; cur && !seen.has(cur); cur = getDict(ctx, cur, 'Parent')) {
+  for (let cur: PDFDict | undefined = field; cur && !seen.has(cur); cur = getDict(cur, 'Parent')) {
     if (seen.size > maxDepth) {
       throw new PdfEngineError('PDF_LIMIT', `a field's /Parent chain is longer than ${maxDepth}`);
     }
     seen.add(cur);
     let t = cache.get(cur);
-    if (!cache.has(cur)) cache.set(cur, (t = textOf(ctx, get(ctx, cur, 'T'))));
+    if (!cache.has(cur)) cache.set(cur, (t = textOf(resolve(cur, 'T'))));
     if (t !== undefined && t !== '') names.unshift(t);
   }
   return names;
@@ -89,7 +84,7 @@ export function collectFields(
 
   // Depth-first in /Kids order with an explicit stack (no recursion on untrusted depth).
   const stack: { obj: PDFObject | undefined; depth: number }[] = [];
-  const fields = acroForm ? getArray(ctx, acroForm, 'Fields') : undefined;
+  const fields = acroForm ? getArray(acroForm, 'Fields') : undefined;
   for (let i = (fields?.size() ?? 0) - 1; i >= 0; i--) stack.push({ obj: fields!.get(i), depth: 0 });
   while (stack.length > 0) {
     const { obj, depth } = stack.pop()!;
@@ -100,9 +95,9 @@ export function collectFields(
     if (depth > limits.maxDepth) {
       throw new PdfEngineError('PDF_LIMIT', `the field tree is nested deeper than ${limits.maxDepth} levels`);
     }
-    const kids = getArray(ctx, node, 'Kids');
+    const kids = getArray(node, 'Kids');
     if (!kids || kids.size() === 0) {
-      if (isWidget(ctx, node)) attach(fieldOfWidget(ctx, node), node, true);
+      if (isWidget(node)) attach(fieldOfWidget(node), node, true);
       continue; // a field without widgets has nothing to fill or draw
     }
     const deeper: PDFObject[] = [];
@@ -110,7 +105,7 @@ export function collectFields(
       const kid = asDict(ctx, kids.get(i));
       if (!kid || visited.has(kid)) continue;
       if (hasKey(kid, 'T') || hasKey(kid, 'Kids')) deeper.push(kids.get(i));
-      else if (isWidget(ctx, kid)) {
+      else if (isWidget(kid)) {
         visited.add(kid);
         spend();
         attach(node, kid, true);
@@ -122,14 +117,14 @@ export function collectFields(
   // Widget -> first page listing it in /Annots; orphans (not reached above) become fields too.
   const pageOf = new Map<PDFDict, number>();
   pages.forEach((page, index) => {
-    const annots = getArray(ctx, page.dict, 'Annots');
+    const annots = getArray(page.dict, 'Annots');
     for (let i = 0; i < (annots?.size() ?? 0); i++) {
       const annot = asDict(ctx, annots!.get(i));
-      if (!annot || pageOf.has(annot) || !isWidget(ctx, annot)) continue;
+      if (!annot || pageOf.has(annot) || !isWidget(annot)) continue;
       pageOf.set(annot, index);
       if (!owner.has(annot)) {
         spend();
-        attach(fieldOfWidget(ctx, annot), annot, visited.has(annot));
+        attach(fieldOfWidget(annot), annot, visited.has(annot));
       }
     }
   });
@@ -139,14 +134,14 @@ export function collectFields(
   const nameCache = new Map<PDFDict, string | undefined>();
   for (const [dict, entry] of byDict) {
     if (entry.widgets.length === 0) continue;
-    const partialNames = partialNamesOf(ctx, dict, limits.maxDepth, nameCache);
+    const partialNames = partialNamesOf(dict, limits.maxDepth, nameCache);
     out.push({
       dict,
       partialNames,
       fullName: partialNames.join('.'),
       widgets: entry.widgets,
       // Fall back to the widget's /P when no page lists it in /Annots.
-      widgetPages: entry.widgets.map((w) => pageOf.get(w) ?? pageIndexByDict.get(getDict(ctx, w, 'P')!) ?? -1),
+      widgetPages: entry.widgets.map((w) => pageOf.get(w) ?? pageIndexByDict.get(getDict(w, 'P')!) ?? -1),
       inAcroFormFields: entry.inTree,
     });
   }

@@ -2,7 +2,7 @@
 // so engine code should use this list rather than doc.getPages() on untrusted input.
 import { PDFRef, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import type { AnalyseLimits } from './limits.js';
-import { asDict, get, getArray, getName, pdfName } from './pdf-objects.js';
+import { N, asDict, getArray, getNameText, resolve } from './pdf-objects.js';
 import { PdfEngineError } from './types.js';
 
 export interface PageNode {
@@ -14,11 +14,11 @@ export interface PageNode {
 type WalkLimits = Pick<AnalyseLimits, 'maxPages' | 'maxDepth'>;
 
 export function collectPages(ctx: PDFContext, catalog: PDFDict, limits: WalkLimits): PageNode[] {
-  if (!asDict(ctx, get(ctx, catalog, 'Pages'))) throw new PdfEngineError('INVALID_PDF', 'the PDF has no page tree');
+  if (!asDict(ctx, resolve(catalog, 'Pages'))) throw new PdfEngineError('INVALID_PDF', 'the PDF has no page tree');
   const pages: PageNode[] = [];
   const seen = new Set<PDFDict>();
   // Explicit stack instead of recursion: a deep hostile tree cannot overflow the JS stack.
-  const stack: { obj: PDFObject | undefined; depth: number }[] = [{ obj: catalog.get(pdfName('Pages')), depth: 0 }];
+  const stack: { obj: PDFObject | undefined; depth: number }[] = [{ obj: catalog.get(N('Pages')), depth: 0 }];
   while (stack.length > 0) {
     const { obj, depth } = stack.pop()!;
     const dict = asDict(ctx, obj);
@@ -34,9 +34,9 @@ export function collectPages(ctx: PDFContext, catalog: PDFDict, limits: WalkLimi
     if (depth > limits.maxDepth) {
       throw new PdfEngineError('PDF_LIMIT', `the page tree is nested deeper than ${limits.maxDepth} levels`);
     }
-    const kids = getArray(ctx, dict, 'Kids');
+    const kids = getArray(dict, 'Kids');
     // Producers omit /Type now and then; a node with /Kids that is not a /Page is an interior node.
-    if (kids && getName(ctx, dict, 'Type') !== 'Page') {
+    if (kids && getNameText(dict, 'Type') !== 'Page') {
       for (let i = kids.size() - 1; i >= 0; i--) stack.push({ obj: kids.get(i), depth: depth + 1 });
       continue;
     }

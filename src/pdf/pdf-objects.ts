@@ -1,6 +1,7 @@
-// Small, total helpers over pdf-lib's object model (owned by the analyser; reuse welcome). They
-// return undefined instead of throwing on the wrong object type, because real forms put indirect
-// refs, nulls and junk where the spec says otherwise. Internal to src/pdf/.
+// The one set of small, total helpers over pdf-lib's object model, for the analyser and the fill engine
+// alike. They return undefined instead of throwing on a missing or mistyped entry, because real forms put
+// indirect refs, nulls and junk where the spec says otherwise; lookups follow references (a chain of them
+// a few steps at most) and inherited lookups are bounded, so a /Parent cycle cannot hang. Internal to src/pdf/.
 import {
   PDFArray,
   PDFDict,
@@ -18,61 +19,24 @@ import {
   type PDFObject,
 } from '@cantoo/pdf-lib';
 
+/** Deepest /Parent chain we follow; real forms stay under ~10 levels. */
+export const MAX_FIELD_DEPTH = 64;
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-// PDFName.of() runs a regex on every call; keys are a small fixed set, so memoise them.
+// ---- names -----------------------------------------------------------------------------------------
+
+// PDFName.of() runs a regex on every call; keys are a small fixed set, so memoise them. A memo of a pure
+// function (pdf-lib interns names process-wide itself), not state: see docs/decisions.md.
 const keyCache = new Map<string, PDFName>();
-/** The interned PDFName for an ASCII key such as 'Kids' (compare with ===). */
-export function pdfName(key: string): PDFName {
+/** The interned PDFName for an ASCII key known at compile time, such as 'Kids' (compare with ===). */
+export function N(key: string): PDFName {
   let name = keyCache.get(key);
   if (!name) keyCache.set(key, (name = PDFName.of(key)));
   return name;
 }
 
-export const hasKey = (dict: PDFDict, key: string): boolean => dict.has(pdfName(key));
-
-/** Follows indirect references (a chain of refs is followed at most a few steps). */
-export function resolve(ctx: PDFContext, obj: PDFObject | undefined): PDFObject | undefined {
-  let cur = obj;
-  for (let i = 0; i < 8 && cur instanceof PDFRef; i++) cur = ctx.lookup(cur);
-  return cur instanceof PDFRef ? undefined : cur;
-}
-
-/** Alias kept for code written against the interim version of this module. */
-export const deref = resolve;
-
-export function get(ctx: PDFContext, dict: PDFDict, key: string): PDFObject | undefined {
-  return resolve(ctx, dict.get(pdfName(key)));
-}
-
-export function asDict(ctx: PDFContext, obj: PDFObject | undefined): PDFDict | undefined {
-  const v = resolve(ctx, obj);
-  return v instanceof PDFDict ? v : undefined;
-}
-
-export function getDict(ctx: PDFContext, dict: PDFDict, key: string): PDFDict | undefined {
-  return asDict(ctx, dict.get(pdfName(key)));
-}
-
-export function getArray(ctx: PDFContext, dict: PDFDict, key: string): PDFArray | undefined {
-  const v = get(ctx, dict, key);
-  return v instanceof PDFArray ? v : undefined;
-}
-
-export function getNumber(ctx: PDFContext, dict: PDFDict, key: string): number | undefined {
-  const v = get(ctx, dict, key);
-  return v instanceof PDFNumber && Number.isFinite(v.asNumber()) ? v.asNumber() : undefined;
-}
-
-export function getName(ctx: PDFContext, dict: PDFDict, key: string): string | undefined {
-  const v = get(ctx, dict, key);
-  return v instanceof PDFName ? nameText(v) : undefined;
-}
-
-/** The dictionary's keys as decoded text (e.g. the appearance state names of /AP /N). */
-export function keyNames(dict: PDFDict): string[] {
-  return dict.keys().map(nameText);
-}
+export const hasKey = (dict: PDFDict, key: string): boolean => dict.has(N(key));
 
 /**
  * Names are raw bytes: UTF-8 when valid (what most producers write), else PDFDocEncoding.
@@ -80,7 +44,7 @@ export function keyNames(dict: PDFDict): string[] {
  * rather than calling PDFName.of(text), which would re-encode non-ASCII text differently.
  */
 export function nameText(name: PDFName): string {
-  let text = nameCache.get(name);
+  let text = nameTexts.get(name);
   if (text !== undefined) return text;
   const bytes = name.asBytes();
   try {
@@ -88,15 +52,114 @@ export function nameText(name: PDFName): string {
   } catch {
     text = pdfDocEncodingDecode(bytes);
   }
-  nameCache.set(name, text);
+  nameTexts.set(name, text);
   return text;
 }
 
 // pdf-lib interns PDFName instances, so decoded text can be cached per instance.
-const nameCache = new WeakMap<PDFName, string>();
+const nameTexts = new WeakMap<PDFName, string>();
+
+/** The dictionary's keys as decoded text (e.g. the appearance state names of /AP /N). */
+export function keyNames(dict: PDFDict): string[] {
+  return dict.keys().map(nameText);
+}
+
+/**
+ * Every plausible text reading of a name: its raw bytes (Latin-1) and, when valid, UTF-8.
+ * Callers (and the analyser) may spell a state name either way; both must find the same state.
+ */
+export function nameReadings(name: PDFName): string[] {
+  const raw = name.decodeText();
+  const out = [raw];
+  try {
+    const u = utf8.decode(name.asBytes());
+    if (u !== raw) out.push(u);
+  } catch {
+    // not UTF-8: the Latin-1 reading is all there is
+  }
+  return out;
+}
+
+// ---- lookups ---------------------------------------------------------------------------------------
+
+/** Follows indirect references (a chain of refs is followed at most a few steps). */
+export function deref(ctx: PDFContext, obj: PDFObject | undefined): PDFObject | undefined {
+  let cur = obj;
+  for (let i = 0; i < 8 && cur instanceof PDFRef; i++) cur = ctx.lookup(cur);
+  return cur instanceof PDFRef ? undefined : cur;
+}
+
+export function asDict(ctx: PDFContext, obj: PDFObject | undefined): PDFDict | undefined {
+  const v = deref(ctx, obj);
+  return v instanceof PDFDict ? v : undefined;
+}
+
+/** The entry's value, references followed. */
+export function resolve(dict: PDFDict, key: string): PDFObject | undefined {
+  return deref(dict.context, dict.get(N(key)));
+}
+
+export function getDict(dict: PDFDict, key: string): PDFDict | undefined {
+  const v = resolve(dict, key);
+  return v instanceof PDFDict ? v : undefined;
+}
+
+export function getArray(dict: PDFDict, key: string): PDFArray | undefined {
+  const v = resolve(dict, key);
+  return v instanceof PDFArray ? v : undefined;
+}
+
+export function getNumber(dict: PDFDict, key: string): number | undefined {
+  const v = resolve(dict, key);
+  return v instanceof PDFNumber && Number.isFinite(v.asNumber()) ? v.asNumber() : undefined;
+}
+
+export function getName(dict: PDFDict, key: string): PDFName | undefined {
+  const v = resolve(dict, key);
+  return v instanceof PDFName ? v : undefined;
+}
+
+/** A name entry as decoded text (see nameText). */
+export function getNameText(dict: PDFDict, key: string): string | undefined {
+  const v = getName(dict, key);
+  return v ? nameText(v) : undefined;
+}
+
+/** Numbers of an array entry (e.g. /Rect), or undefined when any element is not a number. */
+export function getNumbers(dict: PDFDict, key: string): number[] | undefined {
+  const arr = getArray(dict, key);
+  if (!arr) return undefined;
+  const out: number[] = [];
+  for (let i = 0; i < arr.size(); i++) {
+    const v = arr.lookup(i);
+    if (!(v instanceof PDFNumber)) return undefined;
+    out.push(v.asNumber());
+  }
+  return out;
+}
+
+/** Walks the node and its /Parent chain (bounded, cycle-safe) and returns the first value found. */
+export function inherited(dict: PDFDict, key: string, maxDepth = MAX_FIELD_DEPTH): PDFObject | undefined {
+  let node: PDFDict | undefined = dict;
+  const seen = new Set<PDFDict>();
+  for (let depth = 0; node && depth < maxDepth && !seen.has(node); depth++) {
+    seen.add(node);
+    const v = resolve(node, key);
+    if (v !== undefined) return v;
+    node = getDict(node, 'Parent');
+  }
+  return undefined;
+}
+
+export function inheritedNumber(dict: PDFDict, key: string): number | undefined {
+  const v = inherited(dict, key);
+  return v instanceof PDFNumber ? v.asNumber() : undefined;
+}
+
+// ---- text ------------------------------------------------------------------------------------------
 
 /** A PDF text string (PDFDocEncoding, UTF-16BE with BOM, or PDF 2.0 UTF-8 with BOM). */
-export function decodeTextBytes(bytes: Uint8Array): string {
+function decodeTextBytes(bytes: Uint8Array): string {
   if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return utf16Decode(bytes);
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     try {
@@ -108,11 +171,10 @@ export function decodeTextBytes(bytes: Uint8Array): string {
   return pdfDocEncodingDecode(bytes);
 }
 
-/** Text of a string, hex string or name object; undefined for anything else. */
-export function textOf(ctx: PDFContext, obj: PDFObject | undefined): string | undefined {
-  const v = resolve(ctx, obj);
-  if (v instanceof PDFString || v instanceof PDFHexString) return decodeTextBytes(v.asBytes());
-  if (v instanceof PDFName) return nameText(v);
+/** Text of a string, hex string or name object (already looked up); undefined for anything else. */
+export function textOf(obj: PDFObject | undefined): string | undefined {
+  if (obj instanceof PDFString || obj instanceof PDFHexString) return decodeTextBytes(obj.asBytes());
+  if (obj instanceof PDFName) return nameText(obj);
   return undefined;
 }
 
@@ -121,7 +183,7 @@ export function textOf(ctx: PDFContext, obj: PDFObject | undefined): string | un
  * `maxBytes` of output. Undefined for streams that cannot be decoded.
  */
 export function streamText(ctx: PDFContext, obj: PDFObject | undefined, maxBytes: number): string | undefined {
-  const v = resolve(ctx, obj);
+  const v = deref(ctx, obj);
   if (!(v instanceof PDFStream)) return undefined;
   try {
     const bytes =

@@ -1,5 +1,9 @@
 import type { FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
 
+// What an engine throws besides PdfEngineError, part of this port's contract. Defined in src/errors.ts
+// (visible to every layer; http/error-handler.ts maps them) and named here so callers of the port need
+// not know an adapter.
+export { EngineBusyError, EngineCrashedError } from '../errors.js';
 export interface EngineCallOptions {
   /**
    * `interactive` (default): someone waits for the answer; `background`: async and batch work, which runs
@@ -10,7 +14,8 @@ export interface EngineCallOptions {
 
 /**
  * The PDF engine as the service sees it: pure work on bytes. Implementations may run in-process or in a
- * worker pool; either way they reject with PdfEngineError for input they cannot handle.
+ * worker pool; either way they reject with PdfEngineError for input they cannot handle, EngineBusyError
+ * when they cannot take the job in time, and EngineCrashedError when the process running it was lost.
  */
 export interface RenderEngine {
   analyse(bytes: Uint8Array): Promise<TemplateAnalysis>;

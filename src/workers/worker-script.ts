@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Registers tsx, then imports render-worker.ts (the fallback, and what plain-JS builds never need). */
-export const TSX_ENTRY = path.join(here, 'render-worker-entry.mjs');
+const TSX_ENTRY = path.join(here, 'render-worker-entry.mjs');
 
 let script: Promise<string> | undefined;
 

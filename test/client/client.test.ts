@@ -88,7 +88,7 @@ for (const db of DATABASES)
         if (s.nativeDownloads) return ctx.skip();
         const render = await client.renders.create({ templateId, data: { Text2: 'later' } });
         clock.advance(901_000); // links live 900 s
-        const direct = await fetch(render.downloadUrl ?? expect.fail("a synchronous render has a link"));
+        const direct = await fetch(render.downloadUrl ?? expect.fail('a synchronous render has a link'));
         expect(direct.status).toBe(403);
         const bytes = await client.renders.download(render);
         expect(bytes.length).toBe(render.fileSize);

@@ -29,7 +29,7 @@ describe('configuration', () => {
   });
 
   it('sizes the caches from the environment, the template cache a quarter of a worker by default', () => {
-    expect(loadConfig({}).caches).toEqual({
+    expect(loadConfig({}).caches).toMatchObject({
       templateEntries: 32,
       templateMb: 128,
       templateFilesMb: 256,

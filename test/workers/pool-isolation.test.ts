@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPoolEngine, EngineBusyError, poolEngine } from '../../src/adapters/engine/pool-engine.js';
+import { createPoolEngine, poolEngine } from '../../src/adapters/engine/pool-engine.js';
+import { EngineBusyError } from '../../src/ports/render-engine.js';
 import { WorkerPool, type PoolOptions } from '../../src/workers/pool.js';
 import { PdfEngineError } from '../../src/pdf/types.js';
 import { corpusDir } from '../helpers/corpus.js';

@@ -64,7 +64,7 @@ async function upToDate(db: Db, schema: string | undefined): Promise<boolean> {
   }
 }
 
-export async function migrate(db: Db, kind: DbKind = 'sqlite'): Promise<void> {
+async function migrate(db: Db, kind: DbKind = 'sqlite'): Promise<void> {
   // Kysely looks for its bookkeeping tables across all schemas; pin them to ours (search_path may differ).
   const schema =
     kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;

@@ -7,7 +7,6 @@ import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pd
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
 import type { FillReply } from '../../workers/protocol.js';
 
-export { EngineBusyError } from '../../errors.js';
 export type { PoolStats } from '../../workers/pool.js';
 
 export interface PoolEngineOptions {

@@ -10,7 +10,7 @@ export type RedisLike = Pick<Redis, 'eval' | 'quit' | 'disconnect' | 'on' | 'sta
 const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 
 /** Default budget of one hit on a connected Redis (REDIS_TIMEOUT_MS). */
-export const DEFAULT_REDIS_TIMEOUT_MS = 2_000;
+const DEFAULT_REDIS_TIMEOUT_MS = 2_000;
 
 export interface RedisRateLimiterOptions {
   clock: Clock;

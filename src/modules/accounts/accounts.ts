@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { AccountInputError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { isPlanName, PLAN_NAMES, type PlanName } from './plans.js';
 import { issueApiKey } from './api-keys.js';
@@ -11,8 +12,6 @@ export interface Account {
 }
 
 type AccountDeps = Pick<Deps, 'db' | 'clock'>;
-
-export class AccountInputError extends Error {}
 
 /** Operator action (CLI): a new account with its first API key, returned once in clear. */
 export async function createAccount(

@@ -20,7 +20,7 @@ export interface ApiKeyView {
   revokedAt: string | null;
 }
 
-export function generateSecret(): string {
+function generateSecret(): string {
   const bytes = randomBytes(48);
   let out = '';
   for (const b of bytes) {
@@ -30,7 +30,7 @@ export function generateSecret(): string {
   return out.length === 32 ? KEY_PREFIX + out : generateSecret();
 }
 
-export function hashKey(secret: string): string {
+function hashKey(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 

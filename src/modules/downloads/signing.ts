@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 // Download links: /v1/files/:renderId?expires=<unix seconds>&signature=<HMAC-SHA256(renderId.expires)>.
 // The signature is the whole authorisation, so it covers both the render id and the expiry.
 
-export function sign(key: Buffer, renderId: string, expires: number): string {
+function sign(key: Buffer, renderId: string, expires: number): string {
   return createHmac('sha256', key).update(`${renderId}.${expires}`).digest('base64url');
 }
 

@@ -6,7 +6,7 @@ import { publishEvent } from './publish-event.js';
 // so `used` is exact; the marker row in usage_thresholds (primary key account, month, threshold) makes
 // "once" hold even when released reservations let the count cross a threshold a second time.
 
-export const USAGE_THRESHOLDS = [80, 100] as const;
+const USAGE_THRESHOLDS = [80, 100] as const;
 
 export async function announceUsageThresholds(
   trx: Db,

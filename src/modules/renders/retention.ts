@@ -27,7 +27,7 @@ export interface SweepResult {
 type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'instanceId'>;
 
 /** Longest wait between two recoveries of renders left pending by a dead process. */
-export const RECOVER_EVERY_MS = 60_000;
+const RECOVER_EVERY_MS = 60_000;
 
 export async function acquireLease(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -53,7 +53,7 @@ export async function acquireLease(
 }
 
 /** Gives the lease up if `holder` has it, so the next sweep (here or elsewhere) need not wait for it to expire. */
-export async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string): Promise<void> {
+async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string): Promise<void> {
   await deps.db
     .updateTable('leases')
     .set({ holder: '', expires_at: '' })

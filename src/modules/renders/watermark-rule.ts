@@ -1,6 +1,6 @@
 import type { Plan } from '../accounts/plans.js';
 
-export const WATERMARK_TEXT = 'formcast · Free plan';
+const WATERMARK_TEXT = 'formcast · Free plan';
 
 /**
  * contract.md: `auto` applies the plan's rule; a plan with watermark forces it even when the request says

@@ -5,7 +5,7 @@ import { loadTemplate, parseAnalysis } from './template-view.js';
 import { loadTemplateBytes } from './template-files.js';
 
 /** Drawn across every page of a preview, whatever the plan or `options.watermark` say. */
-export const PREVIEW_WATERMARK = 'PREVIEW';
+const PREVIEW_WATERMARK = 'PREVIEW';
 
 /**
  * POST /templates/:id/preview: the filled PDF for a look before rendering (the dashboard's live

@@ -23,7 +23,7 @@ export interface DeliveryWorker {
  * An attempt's lease: its whole time budget plus as much again (at least 5 s) for the database writes
  * around it. A process killed mid-attempt has its delivery attempted again once this has passed.
  */
-export function leaseMs(timeoutMs: number): number {
+function leaseMs(timeoutMs: number): number {
   return timeoutMs + Math.max(5_000, timeoutMs);
 }
 

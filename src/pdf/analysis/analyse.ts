@@ -12,7 +12,6 @@ import { getDict } from '../pdf-objects.js';
 import { PdfEngineError, type AnalysedField, type TemplateAnalysis } from '../types.js';
 
 export type { AnalyseLimits } from '../limits.js';
-export { DEFAULT_LIMITS } from '../limits.js';
 
 export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>): Promise<TemplateAnalysis> {
   const lim = resolveLimits(limits);
@@ -23,7 +22,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
   } = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   try {
     const pages = collectPages(ctx, catalog, lim);
-    const acroForm = getDict(ctx, catalog, 'AcroForm');
+    const acroForm = getDict(catalog, 'AcroForm');
     if (!acroForm) throw new PdfEngineError('INVALID_PDF', 'the PDF is not a form (no AcroForm)');
 
     const described: Omit<AnalysedField, 'name'>[] = [];

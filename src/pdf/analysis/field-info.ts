@@ -5,13 +5,14 @@ import { parseFormatAction } from './format-action.js';
 import { fieldLabel, placedWidgets } from './placement.js';
 import type { RawField } from '../field-tree.js';
 import {
+  N,
   asDict,
-  get,
+  deref,
   getDict,
-  getName,
+  getNameText,
+  inherited,
   keyNames,
   nameText,
-  pdfName,
   resolve,
   streamText,
   textOf,
@@ -35,44 +36,29 @@ const FF = {
 /** Longest format script we read; AF* calls are a few dozen bytes. */
 const MAX_SCRIPT_BYTES = 64 * 1024;
 
-/** Value of an inheritable key on the field or its nearest ancestor (cycle-safe, bounded). */
-function inherited(ctx: PDFContext, field: PDFDict, key: string, maxDepth: number): PDFObject | undefined {
-  const seen = new Set<PDFDict>();
-  for (
-    let cur: PDFDict | undefined = field;
-    cur && !seen.has(cur) && seen.size <= maxDepth;
-    cur = getDict(ctx, cur, 'Parent')
-  ) {
-    seen.add(cur);
-    const v = get(ctx, cur, key);
-    if (v !== undefined) return v;
-  }
-  return undefined;
-}
-
 /** JavaScript of an /AA /F action on the field, its widgets, or (inherited) an ancestor. */
 function formatScript(ctx: PDFContext, raw: RawField, maxDepth: number): string | undefined {
   const holders = [raw.dict, ...raw.widgets];
   let aa: PDFDict | undefined;
-  for (const h of holders) if ((aa = getDict(ctx, h, 'AA')) && aa.has(pdfName('F'))) break;
-  if (!aa?.has(pdfName('F'))) aa = asDict(ctx, inherited(ctx, raw.dict, 'AA', maxDepth));
-  const action = aa && getDict(ctx, aa, 'F');
+  for (const h of holders) if ((aa = getDict(h, 'AA')) && aa.has(N('F'))) break;
+  if (!aa?.has(N('F'))) aa = asDict(ctx, inherited(raw.dict, 'AA', maxDepth + 1));
+  const action = aa && getDict(aa, 'F');
   if (!action) return undefined;
-  const js = get(ctx, action, 'JS');
-  return textOf(ctx, js) ?? streamText(ctx, js, MAX_SCRIPT_BYTES);
+  const js = resolve(action, 'JS');
+  return textOf(js) ?? streamText(ctx, js, MAX_SCRIPT_BYTES);
 }
 
 /**
  * On-state names of one widget: the keys of /AP /N except Off. When /N lacks Off but /D has it,
  * /N keys missing from /D are stray states (W-9 2018 draws an empty "/N" state), so drop them.
  */
-export function widgetOnStates(ctx: PDFContext, widget: PDFDict): string[] {
-  const ap = getDict(ctx, widget, 'AP');
-  const normal = ap && getDict(ctx, ap, 'N');
+function widgetOnStates(widget: PDFDict): string[] {
+  const ap = getDict(widget, 'AP');
+  const normal = ap && getDict(ap, 'N');
   if (!normal) return [];
   let states = keyNames(normal).filter((s) => s !== 'Off');
-  const down = getDict(ctx, ap, 'D');
-  if (states.length > 1 && !normal.has(pdfName('Off')) && down?.has(pdfName('Off'))) {
+  const down = getDict(ap, 'D');
+  if (states.length > 1 && !normal.has(N('Off')) && down?.has(N('Off'))) {
     const downStates = new Set(keyNames(down));
     const kept = states.filter((s) => downStates.has(s));
     if (kept.length > 0) states = kept;
@@ -82,32 +68,32 @@ export function widgetOnStates(ctx: PDFContext, widget: PDFDict): string[] {
 
 /** An integer number object, else undefined. */
 function numberOf(ctx: PDFContext, obj: PDFObject | undefined): number | undefined {
-  const v = resolve(ctx, obj);
+  const v = deref(ctx, obj);
   return v instanceof PDFNumber && Number.isFinite(v.asNumber()) ? Math.trunc(v.asNumber()) : undefined;
 }
 
 function textArray(ctx: PDFContext, obj: PDFObject | undefined): string[] | undefined {
-  const arr = resolve(ctx, obj);
+  const arr = deref(ctx, obj);
   if (!(arr instanceof PDFArray)) return undefined;
-  return arr.asArray().map((e) => textOf(ctx, e) ?? '');
+  return arr.asArray().map((e) => textOf(deref(ctx, e)) ?? '');
 }
 
 /** Choice /Opt: export values, plus display labels when any entry is an [export display] pair. */
 function choiceOptions(ctx: PDFContext, opt: PDFObject | undefined): { values: string[]; labels?: string[] } {
-  const arr = resolve(ctx, opt);
+  const arr = deref(ctx, opt);
   if (!(arr instanceof PDFArray)) return { values: [] };
   const values: string[] = [];
   const labels: string[] = [];
   let paired = false;
   for (const entry of arr.asArray()) {
-    const e = resolve(ctx, entry);
+    const e = deref(ctx, entry);
     if (e instanceof PDFArray) {
       paired = true;
-      const exp = textOf(ctx, e.get(0)) ?? '';
+      const exp = textOf(deref(ctx, e.get(0))) ?? '';
       values.push(exp);
-      labels.push(e.size() > 1 ? (textOf(ctx, e.get(1)) ?? exp) : exp);
+      labels.push(e.size() > 1 ? (textOf(deref(ctx, e.get(1))) ?? exp) : exp);
     } else {
-      const t = textOf(ctx, e) ?? '';
+      const t = textOf(deref(ctx, e)) ?? '';
       values.push(t);
       labels.push(t);
     }
@@ -115,11 +101,11 @@ function choiceOptions(ctx: PDFContext, opt: PDFObject | undefined): { values: s
   return paired ? { values, labels } : { values };
 }
 
-function radioOptions(ctx: PDFContext, raw: RawField, opt: string[] | undefined) {
+function radioOptions(raw: RawField, opt: string[] | undefined) {
   const options: string[] = [];
   const optionStates: string[] = [];
   raw.widgets.forEach((w, i) => {
-    const state = widgetOnStates(ctx, w)[0];
+    const state = widgetOnStates(w)[0];
     if (state === undefined) return; // no appearance: nothing a value could switch on
     const value = opt && i < opt.length ? opt[i] : state;
     // Kids sharing a value (RadiosInUnison, duplicate /Opt) are one choice for the caller.
@@ -138,8 +124,8 @@ export function describeField(
 ): Omit<AnalysedField, 'name'> | undefined {
   // Some producers put /FT, /Ff or /MaxLen on the kid widgets only: fall back to the first one.
   const key = (k: string) =>
-    inherited(ctx, raw.dict, k, maxDepth) ?? (raw.widgets[0] !== raw.dict ? get(ctx, raw.widgets[0], k) : undefined);
-  const ftObj = resolve(ctx, key('FT'));
+    inherited(raw.dict, k, maxDepth + 1) ?? (raw.widgets[0] !== raw.dict ? resolve(raw.widgets[0], k) : undefined);
+  const ftObj = deref(ctx, key('FT'));
   const ft = ftObj instanceof PDFName ? nameText(ftObj) : undefined;
   if (ft !== 'Tx' && ft !== 'Btn' && ft !== 'Ch' && ft !== 'Sig') return undefined;
   // Flags are an unsigned 32-bit field; some producers write them as negative numbers.
@@ -164,7 +150,7 @@ export function describeField(
     detail.password = Boolean(ff & FF.password);
   } else if (ft === 'Ch') {
     type = 'dropdown';
-    const { values, labels } = choiceOptions(ctx, inherited(ctx, raw.dict, 'Opt', maxDepth));
+    const { values, labels } = choiceOptions(ctx, inherited(raw.dict, 'Opt', maxDepth + 1));
     options = values;
     if (labels) detail.optionLabels = labels;
     detail.listBox = !(ff & FF.combo);
@@ -174,15 +160,15 @@ export function describeField(
     type = 'signature';
   } else if (ff & FF.radio) {
     type = 'radio';
-    const r = radioOptions(ctx, raw, textArray(ctx, inherited(ctx, raw.dict, 'Opt', maxDepth)));
+    const r = radioOptions(raw, textArray(ctx, inherited(raw.dict, 'Opt', maxDepth + 1)));
     options = r.options;
     detail.optionStates = r.optionStates;
   } else {
     type = 'checkbox';
-    const states = [...new Set(raw.widgets.flatMap((w) => widgetOnStates(ctx, w)))];
+    const states = [...new Set(raw.widgets.flatMap((w) => widgetOnStates(w)))];
     if (states.length === 0) {
       // No appearance to read: use a non-Off /AS, else the conventional "Yes".
-      const as = raw.widgets.map((w) => getName(ctx, w, 'AS')).find((s) => s && s !== 'Off');
+      const as = raw.widgets.map((w) => getNameText(w, 'AS')).find((s) => s && s !== 'Off');
       states.push(as ?? 'Yes');
     }
     detail.onStates = states;
@@ -196,7 +182,7 @@ export function describeField(
     required: Boolean(ff & FF.required),
     ...(maxLength !== undefined ? { maxLength } : {}),
     ...(options !== undefined ? { options } : {}),
-    label: fieldLabel(ctx, raw),
+    label: fieldLabel(raw),
     pdfMeta: {
       originalName: raw.fullName,
       page: placed[0].page,

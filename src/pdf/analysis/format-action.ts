@@ -23,7 +23,7 @@ export const AF_DATE_FORMATS = [
 ] as const;
 
 /** Acrobat's AFTime_Format(n) table. */
-export const AF_TIME_FORMATS = ['HH:MM', 'h:MM tt', 'HH:MM:ss', 'h:MM:ss tt'] as const;
+const AF_TIME_FORMATS = ['HH:MM', 'h:MM tt', 'HH:MM:ss', 'h:MM:ss tt'] as const;
 
 const CALL = /\bAF(Date|Time|Number|Percent|Special)_(FormatEx|Format|KeystrokeEx)\s*\(/;
 

@@ -2,17 +2,17 @@
 // Lets a caller explain a field ("Line 3: total income") and point at it on the page.
 import { PDFArray, PDFNumber, type PDFContext } from '@cantoo/pdf-lib';
 import type { RawField } from '../field-tree.js';
-import { get, resolve, textOf } from '../pdf-objects.js';
+import { deref, resolve, textOf } from '../pdf-objects.js';
 import type { Rect, WidgetPlacement } from '../types.js';
 
 /** Longest label kept: tooltips are a sentence or two; a hostile file must not bloat every schema. */
 const MAX_LABEL_CHARS = 1000;
 
 /** /TU of the field, else of its first widget (some producers put it there); null when none or blank. */
-export function fieldLabel(ctx: PDFContext, raw: RawField): string | null {
-  let text = textOf(ctx, get(ctx, raw.dict, 'TU'));
+export function fieldLabel(raw: RawField): string | null {
+  let text = textOf(resolve(raw.dict, 'TU'));
   if ((text === undefined || text.trim() === '') && raw.widgets[0] && raw.widgets[0] !== raw.dict) {
-    text = textOf(ctx, get(ctx, raw.widgets[0], 'TU'));
+    text = textOf(resolve(raw.widgets[0], 'TU'));
   }
   // NUL never helps a tooltip, and the service refuses it in every text it receives.
   const label = text?.replace(/\0/g, '').trim();
@@ -26,11 +26,11 @@ const round = (n: number) => Math.round(n * 1000) / 1000 || 0;
 
 /** A widget's /Rect normalised to x1 <= x2, y1 <= y2; [0, 0, 0, 0] when it has no usable one. */
 function widgetRect(ctx: PDFContext, widget: RawField['widgets'][number]): Rect {
-  const arr = get(ctx, widget, 'Rect');
+  const arr = resolve(widget, 'Rect');
   if (!(arr instanceof PDFArray) || arr.size() < 4) return [0, 0, 0, 0];
   const n: number[] = [];
   for (let i = 0; i < 4; i++) {
-    const v = resolve(ctx, arr.get(i));
+    const v = deref(ctx, arr.get(i));
     if (!(v instanceof PDFNumber) || !Number.isFinite(v.asNumber())) return [0, 0, 0, 0];
     n.push(v.asNumber());
   }

@@ -7,13 +7,13 @@ import { brokenOnAppearance } from './appearance-check.js';
 import { formXObject, frameOps, num, widgetBox, type WidgetBox } from './appearance-stream.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from '../fill/fill-context.js';
-import { N, getDict, inherited, nameReadings, textOf } from '../fill-objects.js';
+import { N, getDict, inherited, nameReadings, textOf } from '../pdf-objects.js';
 import { StandardFonts, type PDFFont } from '@cantoo/pdf-lib';
 
 const OFF = PDFName.of('Off');
 
 /** A widget's on-state: a non-Off key of /AP /N that is really a stream (fw9 has a bogus /N font). */
-export function onState(widget: PDFDict): PDFName | undefined {
+function onState(widget: PDFDict): PDFName | undefined {
   const n = getDict(widget, 'AP') && getDict(getDict(widget, 'AP')!, 'N');
   if (!n) return undefined;
   const down = getDict(getDict(widget, 'AP')!, 'D');

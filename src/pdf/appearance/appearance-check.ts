@@ -2,7 +2,7 @@
 // draw an appearance stream with its own /Resources only (never /AcroForm /DR), so a mark shown
 // with a font the stream does not carry is invisible in poppler and a stray glyph elsewhere.
 import { PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFStream, decodePDFRawStream } from '@cantoo/pdf-lib';
-import { N, getDict } from '../fill-objects.js';
+import { N, getDict } from '../pdf-objects.js';
 
 /** Larger appearance streams are not checked (a check mark is a few hundred bytes). */
 const MAX_CHECKED_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
 // The variable-text attributes of a field: /DA (font, size, colour), /Q (alignment), looked up
 // on the widget, then the field's /Parent chain, then /AcroForm, as viewers do.
 import { type PDFDict, PDFHexString, PDFNumber, PDFString, type PDFFont, type StandardFonts } from '@cantoo/pdf-lib';
-import { getDict, getName, inherited, resolve } from '../fill-objects.js';
+import { getDict, getName, inherited, resolve } from '../pdf-objects.js';
 import { standardFaceFor, type FontSet } from './fonts.js';
 
 export interface TextStyle {
@@ -18,7 +18,7 @@ export interface TextStyle {
 const COLOR_OPS: Record<string, number> = { g: 1, rg: 3, k: 4 };
 
 /** Parses "/Helv 0 Tf 0 g" style strings; tolerant of junk (malformed DAs are common). */
-export function parseDa(da: string): { fontName?: string; size: number; color: string } {
+function parseDa(da: string): { fontName?: string; size: number; color: string } {
   const tokens = da.split(/\s+/).filter(Boolean);
   let fontName: string | undefined;
   let size = 0;

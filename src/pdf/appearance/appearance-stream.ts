@@ -3,16 +3,15 @@
 import {
   PDFArray,
   PDFDict,
-  PDFName,
+  type PDFName,
   PDFNumber,
   PDFRawStream,
-  PDFStream,
   type PDFContext,
   type PDFFont,
   type PDFObject,
   type PDFRef,
 } from '@cantoo/pdf-lib';
-import { N, getArray, getDict, getNumber, getNumbers, getName } from '../fill-objects.js';
+import { N, getArray, getDict, getNumber, getNumbers, getName } from '../pdf-objects.js';
 
 export interface WidgetBox {
   /** Size in the appearance's own (unrotated text) space. */
@@ -156,15 +155,4 @@ export function formXObject(widget: PDFDict, box: WidgetBox, content: string, re
 /** Replaces the widget's appearance with a single normal appearance. */
 export function setNormalAppearance(widget: PDFDict, ref: PDFRef): void {
   widget.set(N('AP'), dictOf(widget.context, [['N', ref]]));
-}
-
-/** The widget's current normal appearance for its /AS state (or the only one), if any. */
-export function currentAppearance(widget: PDFDict): PDFStream | undefined {
-  const ap = getDict(widget, 'AP');
-  const n = ap?.lookup(N('N'));
-  if (n instanceof PDFStream) return n;
-  if (!(n instanceof PDFDict)) return undefined;
-  const as = widget.lookup(N('AS'));
-  const s = as instanceof PDFName ? n.lookup(as) : undefined;
-  return s instanceof PDFStream ? s : undefined;
 }

@@ -20,7 +20,7 @@ export interface BidiInfo {
 /** True when the text has a right-to-left character (Hebrew, Arabic, Syriac, Thaana, N'Ko, ...). */
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 
-export function hasRtl(text: string): boolean {
+function hasRtl(text: string): boolean {
   return RTL_CHAR.test(text);
 }
 

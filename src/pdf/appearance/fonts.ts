@@ -13,7 +13,7 @@ import { UnicodeFont, type FontSubsets } from './unicode-font.js';
 /** Index of the lowest set bit (the first font of the chain in a coverage mask). */
 const lowestBit = (mask: number) => 31 - Math.clz32(mask & -mask);
 
-export function canWinAnsi(text: string): boolean {
+function canWinAnsi(text: string): boolean {
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
     if (cp < 0x20 || !Encodings.WinAnsi.canEncodeUnicodeCodePoint(cp)) return false;

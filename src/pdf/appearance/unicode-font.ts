@@ -337,7 +337,7 @@ export function utf16Hex(text: string): string {
 }
 
 /** A ToUnicode CMap with one bfchar entry per CID that stands for some text. */
-export function toUnicodeCMap(cidText: readonly string[]): string {
+function toUnicodeCMap(cidText: readonly string[]): string {
   const entries = cidText.map((t, cid) => [cid, t] as const).filter(([, t]) => t !== '');
   const blocks: string[] = [];
   for (let i = 0; i < entries.length; i += 100) {

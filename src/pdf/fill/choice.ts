@@ -14,7 +14,7 @@ import {
 import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
-import { N, inherited, textOf } from '../fill-objects.js';
+import { N, inherited, textOf } from '../pdf-objects.js';
 import { showUnits } from '../appearance/text-shaping.js';
 
 /** Acrobat's selection highlight. */
@@ -26,7 +26,7 @@ export interface ChoiceOption {
 }
 
 /** /Opt entries: a string, or an [export display] pair. */
-export function choiceOptions(field: RawField): ChoiceOption[] {
+function choiceOptions(field: RawField): ChoiceOption[] {
   const opt = inherited(field.dict, 'Opt');
   if (!(opt instanceof PDFArray)) return [];
   const out: ChoiceOption[] = [];

@@ -5,7 +5,7 @@
 // Names do not change: a field's name is its /Parent chain's /T entries, which we keep as they are.
 import { PDFArray, PDFDict, type PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import type { RawField } from '../field-tree.js';
-import { MAX_FIELD_DEPTH, N, getArray, getDict } from '../fill-objects.js';
+import { MAX_FIELD_DEPTH, N, getArray, getDict } from '../pdf-objects.js';
 
 /**
  * Makes every field of `fields` reachable from /AcroForm /Fields: /Fields lists root fields only

@@ -5,7 +5,7 @@ import { formXObject, setNormalAppearance, widgetBox } from '../appearance/appea
 import { layoutText, type TextLayoutOptions } from '../appearance/appearance-text.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldInfo, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
-import { N, inheritedNumber } from '../fill-objects.js';
+import { N, inheritedNumber } from '../pdf-objects.js';
 import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.js';
 
 /**

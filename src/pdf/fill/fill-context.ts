@@ -2,7 +2,7 @@
 import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-lib';
 import type { RawField } from '../field-tree.js';
 import type { FontSet } from '../appearance/fonts.js';
-import { N, inheritedNumber } from '../fill-objects.js';
+import { N, inheritedNumber } from '../pdf-objects.js';
 import type { AnalysedField } from '../types.js';
 
 export interface FillContext {

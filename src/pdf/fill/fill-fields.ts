@@ -7,7 +7,7 @@ import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, type FillContext } from './fill-context.js';
-import { N, getDict, inherited, textOf } from '../fill-objects.js';
+import { N, getDict, inherited, textOf } from '../pdf-objects.js';
 import { flatten } from './flatten.js';
 import { PageWriter, type BalanceCache } from '../writer/page-content.js';
 import type { PageNode } from '../pages.js';

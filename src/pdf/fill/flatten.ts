@@ -4,7 +4,7 @@
 // or NoView (a "Print / Save / Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { num } from '../appearance/appearance-stream.js';
-import { N, getDict, getNumbers } from '../fill-objects.js';
+import { N, getDict, getNumbers } from '../pdf-objects.js';
 import type { FillContext } from './fill-context.js';
 import { isPrinted } from './widget-flags.js';
 import type { PageNode } from '../pages.js';

@@ -25,7 +25,7 @@ import { textStyle } from '../appearance/appearance-da.js';
 import { ChangeTracker } from '../writer/change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
 import type { FillContext } from './fill-context.js';
-import { N, getDict } from '../fill-objects.js';
+import { N, getDict } from '../pdf-objects.js';
 import { repairFieldList } from './field-list.js';
 import { collectFields, formDicts, type RawField } from '../field-tree.js';
 import { FontSet } from '../appearance/fonts.js';

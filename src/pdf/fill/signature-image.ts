@@ -6,7 +6,7 @@ import { formXObject, frameOps, num, setNormalAppearance, widgetBox } from '../a
 import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { fieldLabel, type FillContext } from './fill-context.js';
-import { N } from '../fill-objects.js';
+import { N } from '../pdf-objects.js';
 
 /** Inset so the image does not touch the widget border. */
 const PAD = 1;

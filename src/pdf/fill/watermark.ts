@@ -3,7 +3,7 @@
 import { PDFArray, PDFNumber, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
 import { num } from '../appearance/appearance-stream.js';
 import type { FillContext } from './fill-context.js';
-import { getNumbers, inherited } from '../fill-objects.js';
+import { getNumbers, inherited } from '../pdf-objects.js';
 import type { PageNode } from '../pages.js';
 import type { PageWriter } from '../writer/page-content.js';
 import { showUnits, unitsWidth } from '../appearance/text-shaping.js';

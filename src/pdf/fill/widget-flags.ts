@@ -1,6 +1,6 @@
 // Annotation flags that decide where a widget shows (PDF 32000-1, 12.5.3).
 import type { PDFDict } from '@cantoo/pdf-lib';
-import { getNumber } from '../fill-objects.js';
+import { getNumber } from '../pdf-objects.js';
 
 const HIDDEN = 1 << 1;
 const PRINT = 1 << 2;

@@ -3,7 +3,7 @@
 // too: we write an appearance for every value we set, and the flag makes viewers redraw (and
 // sometimes drop) them.
 import type { PDFDict } from '@cantoo/pdf-lib';
-import { N } from '../fill-objects.js';
+import { N } from '../pdf-objects.js';
 
 export function dropXfaAndNeedAppearances(catalog: PDFDict, acroForm: PDFDict | undefined): void {
   catalog.delete(N('NeedsRendering'));

@@ -10,7 +10,7 @@ import { PDFContext, type PDFDict, PDFHexString, PDFName, PDFRef, PDFString, typ
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { collectPages, type PageNode } from '../pages.js';
-import { asDict, getDict, pdfName, textOf } from '../pdf-objects.js';
+import { N, asDict, getDict, resolve, textOf } from '../pdf-objects.js';
 import { PdfEngineError } from '../types.js';
 import { prepareFormCopy, type FormCopy } from './form-copy.js';
 import { CombinedWriter } from './object-copy.js';
@@ -52,7 +52,7 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
     const fixed = new Map<PDFRef, number>([[parent, nodeNum]]);
     const catalogRef = refOf(catalog);
     fixed.set(catalogRef, 0); // nothing of an item's catalog is copied
-    const pageRefs = pages.map((page) => adoptPage(ctx, page, parent, refOf));
+    const pageRefs = pages.map((page) => adoptPage(page, parent, refOf));
 
     // A flattened render has no fields left; a file that still has some is merged as a form anyway.
     const form = prepareFormCopy(ctx, catalog, pages, n, refOf);
@@ -62,7 +62,7 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
     const plan = out.plan(ctx, roots, fixed, form ? appearanceRefs(ctx, form.nodes) : []);
     if (form) {
       const renames = resources.add(form, plan.numbers, n);
-      if (renames.size > 0) renameFontsInDA(ctx, form.nodes, renames);
+      if (renames.size > 0) renameFontsInDA(form.nodes, renames);
       for (const root of form.roots) fields.push(plan.numbers.get(root)!);
       defaultDA ??= form.defaultDA;
     }
@@ -86,11 +86,11 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
   if (fields.length > 0) {
     const acroFormNum = out.reserve();
     const acroForm = own.obj({ Fields: fields.map(ref), NeedAppearances: false });
-    acroForm.set(pdfName('DR'), resources.toDict(own));
+    acroForm.set(N('DR'), resources.toDict(own));
     const da = defaultDA instanceof PDFString || defaultDA instanceof PDFHexString ? defaultDA : undefined;
-    if (da) acroForm.set(pdfName('DA'), da);
+    if (da) acroForm.set(N('DA'), da);
     out.writeOwn(acroFormNum, acroForm);
-    catalog.set(pdfName('AcroForm'), ref(acroFormNum));
+    catalog.set(N('AcroForm'), ref(acroFormNum));
   }
   out.writeOwn(catalogNum, catalog);
   return out.finish(catalogNum);
@@ -117,16 +117,16 @@ function refFinder(ctx: PDFContext): (dict: PDFDict) => PDFRef {
 }
 
 /** Makes a page stand alone under its new parent: inherited attributes copied onto it. */
-function adoptPage(ctx: PDFContext, page: PageNode, parent: PDFRef, refOf: (d: PDFDict) => PDFRef): PDFRef {
+function adoptPage(page: PageNode, parent: PDFRef, refOf: (d: PDFDict) => PDFRef): PDFRef {
   const seen = new Set<PDFDict>([page.dict]);
-  for (let up = getDict(ctx, page.dict, 'Parent'); up && !seen.has(up); up = getDict(ctx, up, 'Parent')) {
+  for (let up = getDict(page.dict, 'Parent'); up && !seen.has(up); up = getDict(up, 'Parent')) {
     seen.add(up);
     for (const key of INHERITED) {
-      const value = up.get(pdfName(key));
-      if (value !== undefined && !page.dict.has(pdfName(key))) page.dict.set(pdfName(key), value);
+      const value = up.get(N(key));
+      if (value !== undefined && !page.dict.has(N(key))) page.dict.set(N(key), value);
     }
   }
-  page.dict.set(pdfName('Parent'), parent);
+  page.dict.set(N('Parent'), parent);
   return page.ref ?? refOf(page.dict);
 }
 
@@ -137,12 +137,12 @@ function appearanceRefs(ctx: PDFContext, widgets: PDFDict[]): PDFRef[] {
     if (obj instanceof PDFRef) refs.push(obj);
   };
   for (const widget of widgets) {
-    const raw = widget.get(pdfName('AP'));
+    const raw = widget.get(N('AP'));
     add(raw);
-    const ap = getDict(ctx, widget, 'AP');
+    const ap = getDict(widget, 'AP');
     if (!ap) continue;
     for (const key of ['N', 'D', 'R']) {
-      const entry = ap.get(pdfName(key));
+      const entry = ap.get(N(key));
       add(entry);
       const states = asDict(ctx, entry);
       if (states) for (const value of states.values()) add(value);
@@ -182,7 +182,7 @@ class ResourceMerge {
         for (let k = 2; merged.has(fresh) && merged.get(fresh) !== num; k++)
           fresh = PDFName.of(`${name.decodeText()}_${n}_${k}`);
         merged.set(fresh, num);
-        if (category === pdfName('Font')) renames.set(name, fresh);
+        if (category === N('Font')) renames.set(name, fresh);
       }
     }
     return renames;
@@ -200,15 +200,15 @@ class ResourceMerge {
 }
 
 /** Rewrites the font operand of `Tf` in every /DA of these field and widget dictionaries. */
-function renameFontsInDA(ctx: PDFContext, nodes: PDFDict[], renames: Map<PDFName, PDFName>): void {
+function renameFontsInDA(nodes: PDFDict[], renames: Map<PDFName, PDFName>): void {
   const byText = new Map([...renames].map(([from, to]) => [from.asString(), to.asString()]));
   for (const node of nodes) {
-    const da = textOf(ctx, node.get(pdfName('DA')));
+    const da = textOf(resolve(node, 'DA'));
     if (da === undefined) continue;
     const next = da.replace(/(\/[^\s/[\]()<>{}%]+)(\s+[-+\d.]+\s+Tf)/g, (m, font: string, rest: string) => {
       const to = byText.get(font);
       return to ? `${to}${rest}` : m;
     });
-    if (next !== da) node.set(pdfName('DA'), PDFHexString.of(Buffer.from(next, 'latin1').toString('hex')));
+    if (next !== da) node.set(N('DA'), PDFHexString.of(Buffer.from(next, 'latin1').toString('hex')));
   }
 }

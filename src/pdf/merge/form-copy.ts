@@ -9,7 +9,7 @@ import { PDFDict, PDFHexString, type PDFName, PDFRef, type PDFContext, type PDFO
 import { collectFields, formDicts } from '../field-tree.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import type { PageNode } from '../pages.js';
-import { asDict, get, getArray, getDict, hasKey, pdfName, textOf } from '../pdf-objects.js';
+import { N, asDict, getArray, getDict, hasKey, resolve, textOf } from '../pdf-objects.js';
 
 /** Inheritable text attributes the /AcroForm dictionary gives every field that does not set its own. */
 const FORM_DEFAULTS = ['DA', 'Q'] as const;
@@ -33,7 +33,7 @@ export function prepareFormCopy(
   n: number,
   refOf: (dict: PDFDict) => PDFRef,
 ): FormCopy | undefined {
-  const acroForm = getDict(ctx, catalog, 'AcroForm');
+  const acroForm = getDict(catalog, 'AcroForm');
   const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
   if (fields.length === 0) return undefined;
 
@@ -44,9 +44,9 @@ export function prepareFormCopy(
     let top = field.dict;
     const chain = new Set([top]);
     for (
-      let up = getDict(ctx, top, 'Parent');
+      let up = getDict(top, 'Parent');
       up && !chain.has(up) && chain.size <= DEFAULT_LIMITS.maxDepth;
-      up = getDict(ctx, up, 'Parent')
+      up = getDict(up, 'Parent')
     ) {
       chain.add(up);
       nodes.add(up);
@@ -57,8 +57,8 @@ export function prepareFormCopy(
 
   for (const root of roots) {
     for (const key of FORM_DEFAULTS) {
-      const value = acroForm?.get(pdfName(key));
-      if (value !== undefined && !root.has(pdfName(key))) root.set(pdfName(key), value);
+      const value = acroForm?.get(N(key));
+      if (value !== undefined && !root.has(N(key))) root.set(N(key), value);
     }
     suffixNames(ctx, root, `#${n}`);
   }
@@ -67,7 +67,7 @@ export function prepareFormCopy(
     roots: [...roots].map(refOf),
     nodes: [...nodes],
     resources: acroForm ? resourcesOf(ctx, acroForm, refOf) : new Map(),
-    defaultDA: acroForm?.get(pdfName('DA')),
+    defaultDA: acroForm?.get(N('DA')),
   };
 }
 
@@ -79,19 +79,19 @@ function suffixNames(ctx: PDFContext, node: PDFDict, suffix: string): void {
     const { dict, depth } = stack.pop()!;
     if (seen.has(dict) || depth > DEFAULT_LIMITS.maxDepth) continue;
     seen.add(dict);
-    const name = textOf(ctx, get(ctx, dict, 'T'));
+    const name = textOf(resolve(dict, 'T'));
     if (name !== undefined && name !== '') {
-      dict.set(pdfName('T'), textString(`${name}${suffix}`));
+      dict.set(N('T'), textString(`${name}${suffix}`));
       continue;
     }
-    const kids = getArray(ctx, dict, 'Kids');
+    const kids = getArray(dict, 'Kids');
     // Kids without /T are this field's widgets: the field itself is the nameless terminal.
     const fieldKids: PDFDict[] = [];
     for (let i = 0; i < (kids?.size() ?? 0); i++) {
       const kid = asDict(ctx, kids!.get(i));
       if (kid && (hasKey(kid, 'T') || hasKey(kid, 'Kids'))) fieldKids.push(kid);
     }
-    if (fieldKids.length === 0) dict.set(pdfName('T'), textString(suffix));
+    if (fieldKids.length === 0) dict.set(N('T'), textString(suffix));
     else for (const kid of fieldKids) stack.push({ dict: kid, depth: depth + 1 });
   }
 }
@@ -110,7 +110,7 @@ function resourcesOf(
   refOf: (dict: PDFDict) => PDFRef,
 ): Map<PDFName, Map<PDFName, PDFRef>> {
   const out = new Map<PDFName, Map<PDFName, PDFRef>>();
-  const dr = getDict(ctx, acroForm, 'DR');
+  const dr = getDict(acroForm, 'DR');
   if (!dr) return out;
   for (const [category, value] of dr.entries()) {
     const entries = asDict(ctx, value);

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import { ObjectWriter } from '../writer/incremental-writer.js';
-import { pdfName } from '../pdf-objects.js';
+import { N } from '../pdf-objects.js';
 
 /** Deepest reference chain followed when hashing; deeper graphs are simply not shared. */
 const MAX_HASH_DEPTH = 64;
@@ -21,7 +21,7 @@ function refsIn(obj: PDFObject, out: PDFRef[] = []): PDFRef[] {
   if (obj instanceof PDFRef) out.push(obj);
   else if (obj instanceof PDFArray) for (let i = 0; i < obj.size(); i++) refsIn(obj.get(i), out);
   else if (obj instanceof PDFStream) {
-    for (const [key, value] of obj.dict.entries()) if (key !== pdfName('Length')) refsIn(value, out);
+    for (const [key, value] of obj.dict.entries()) if (key !== N('Length')) refsIn(value, out);
   } else if (obj instanceof PDFDict) for (const value of obj.values()) refsIn(value, out);
   return out;
 }
@@ -31,8 +31,8 @@ const NOT_SHARED_TYPES = new Set(['Page', 'Pages', 'Annot', 'Catalog']);
 /** Pages, annotations and fields belong to one copy: never shared, even when identical. */
 function shareable(obj: PDFObject): boolean {
   if (obj instanceof PDFStream || !(obj instanceof PDFDict)) return true;
-  for (const key of ['Rect', 'FT', 'T', 'Kids', 'Parent', 'P']) if (obj.has(pdfName(key))) return false;
-  const type = obj.get(pdfName('Type'));
+  for (const key of ['Rect', 'FT', 'T', 'Kids', 'Parent', 'P']) if (obj.has(N(key))) return false;
+  const type = obj.get(N('Type'));
   return !(type instanceof PDFName && NOT_SHARED_TYPES.has(type.decodeText()));
 }
 

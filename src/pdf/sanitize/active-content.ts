@@ -8,7 +8,7 @@
 // One walk serves both ends: analysis lists what a template has (the schema says what outputs
 // leave out) and preparation strips it once per template version, before the base file is saved.
 import { PDFArray, PDFDict, PDFName, PDFRef, type PDFObject } from '@cantoo/pdf-lib';
-import { N, getDict } from '../fill-objects.js';
+import { N, getDict } from '../pdf-objects.js';
 
 export type ActiveFeature = 'javascript' | 'launch-actions' | 'submit-actions' | 'embedded-files' | 'uri-links';
 

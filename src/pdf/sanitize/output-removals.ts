@@ -9,7 +9,7 @@
 //   and web links unless the operator keeps them.
 import type { PDFDict } from '@cantoo/pdf-lib';
 import { findActiveContent, type ActiveContentScope, type ActiveFeature } from './active-content.js';
-import { N, getDict } from '../fill-objects.js';
+import { N, getDict } from '../pdf-objects.js';
 
 export type RemovedFeature = 'xfa' | 'usage-rights' | ActiveFeature;
 

@@ -22,7 +22,7 @@ import {
  * list boxes); appearance streams of single values are ~100-400 bytes, where deflate saves little
  * and costs time (measured: 2.2 ms vs 4.8 ms per render when every stream was deflated).
  */
-export const DEFLATE_MIN_BYTES = 1024;
+const DEFLATE_MIN_BYTES = 1024;
 
 export interface BaseFile {
   bytes: Uint8Array;

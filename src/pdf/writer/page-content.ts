@@ -14,7 +14,7 @@ import {
   type PDFObject,
 } from '@cantoo/pdf-lib';
 import { BALANCED, composeBalances, contentBalance, enclosing, type Balance } from './content-balance.js';
-import { N, getDict, resolve, MAX_FIELD_DEPTH } from '../fill-objects.js';
+import { N, getDict, resolve, MAX_FIELD_DEPTH } from '../pdf-objects.js';
 
 /** Balances of content streams already read (streams of a template never change): per template. */
 export type BalanceCache = WeakMap<PDFStream, Balance>;

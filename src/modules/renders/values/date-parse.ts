@@ -76,7 +76,7 @@ export function isSupportedLocale(locale: string): boolean {
   });
 }
 
-export function daysInMonth(year: number, month: number): number {
+function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
 }
@@ -128,7 +128,7 @@ function zoneOffsetMs(timeZone: string, epochMs: number): number | null {
 }
 
 /** The wall-clock date-time of an instant in a zone; null for an unknown zone or a year out of range. */
-export function instantInZone(epochMs: number, timeZone: string): CivilDateTime | null {
+function instantInZone(epochMs: number, timeZone: string): CivilDateTime | null {
   const offset = zoneOffsetMs(timeZone, epochMs);
   if (offset === null) return null;
   const civil = epochToCivil(epochMs + offset);

@@ -38,7 +38,7 @@ export interface FormatContext {
 const ok = (text: string): FormatResult => ({ ok: true, text });
 
 /** Makes Intl output drawable with WinAnsi fonts without changing what it says. */
-export function pdfSafe(text: string): string {
+function pdfSafe(text: string): string {
   return text
     .replace(/[\u200e\u200f\u061c]/g, '')
     .replace(/\u202f/g, '\u00a0')
@@ -142,7 +142,7 @@ export function formatDatePattern(v: CivilDateTime, pattern: string, locale: str
 const shortDateCache = memo<{ date: Intl.DateTimeFormat; year: Intl.DateTimeFormat }>();
 
 /** The locale's short date (Intl dateStyle 'short') with the year always written in full. */
-export function formatLocaleShortDate(v: CivilDateTime, locale: string): string {
+function formatLocaleShortDate(v: CivilDateTime, locale: string): string {
   const f = cached(shortDateCache, locale, () => ({
     date: new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }),
     year: new Intl.DateTimeFormat(locale, { year: 'numeric', timeZone: 'UTC' }),
@@ -213,7 +213,7 @@ function groupDigits(fixed: string, sepStyle: number): string {
 }
 
 /** AFNumber_Format(nDec, sepStyle, negStyle, currStyle, strCurrency, bCurrencyPrepend). */
-export function formatAfNumber(value: number, f: Extract<FieldFormat, { kind: 'number' }>): string {
+function formatAfNumber(value: number, f: Extract<FieldFormat, { kind: 'number' }>): string {
   const body = groupDigits(fixedDigits(value, clampInt(f.decimals, 0, 20)), f.sepStyle);
   const money = f.currencyPrepend ? `${f.currency}${body}` : `${body}${f.currency}`;
   // a negative that rounds to zero prints unsigned, as "0.00"
@@ -222,7 +222,7 @@ export function formatAfNumber(value: number, f: Extract<FieldFormat, { kind: 'n
 }
 
 /** AFPercent_Format(nDec, sepStyle): value × 100, then "%". */
-export function formatAfPercent(value: number, decimals: number, sepStyle: number): string {
+function formatAfPercent(value: number, decimals: number, sepStyle: number): string {
   const body = groupDigits(fixedDigits(value, clampInt(decimals, 0, 20), 2), sepStyle);
   return `${value < 0 && /[1-9]/.test(body) ? '-' : ''}${body}%`;
 }

@@ -41,7 +41,7 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 const MAX_WARNINGS = 100;
 const MAX_LISTED_OPTIONS = 10;
 
-export function jsonType(value: unknown): string {
+function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
