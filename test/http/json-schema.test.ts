@@ -112,8 +112,14 @@ for (const db of DATABASES) {
         const doc = (await api(s).get('/v1/openapi.json')).json;
         const op = doc.paths['/v1/templates/{id}/json-schema'].get;
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '404']));
-        const text = JSON.stringify(doc.paths['/v1/templates/{id}/schema'].get.responses['200']);
-        for (const key of ['"label"', '"rect"', '"widgets"', '"editable"']) expect(text).toContain(key);
+        expect(JSON.stringify(doc.paths['/v1/templates/{id}/schema'].get.responses['200'])).toContain(
+          'TemplateSchemaResponse',
+        );
+        const field = doc.components.schemas.SchemaField;
+        expect(Object.keys(field.properties)).toEqual(expect.arrayContaining(['label', 'pdfMeta']));
+        expect(Object.keys(field.properties.pdfMeta.properties)).toEqual(
+          expect.arrayContaining(['rect', 'widgets', 'editable']),
+        );
       });
 
       it('completes a stored analysis that predates labels and rectangles, once, on read', async () => {
