@@ -21,6 +21,9 @@ const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 30_000,
 const scrollWidth = (page: Page) =>
   page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
 
+/** Full-page screenshots from the top, so the sticky header is drawn where it belongs. */
+const top = (page: Page) => page.evaluate(() => (globalThis as any).window.scrollTo(0, 0));
+
 describe.skipIf(missing.length > 0)(
   `webhooks page in Chromium${missing.length ? ` (skipped: ${missing.join('; ')})` : ''}`,
   { timeout: 90_000 },
@@ -119,6 +122,7 @@ describe.skipIf(missing.length > 0)(
       });
       await card().getByText('render.completed').waitFor();
       await poll(() => card().getByTestId('endpoint-state').textContent()).toBe('enabled');
+      await top(page);
       await page.screenshot({ path: '/tmp/dash2-1280-created.png', fullPage: true });
     });
 
@@ -143,6 +147,7 @@ describe.skipIf(missing.length > 0)(
       expect(await row.locator('td[data-label="Attempts"]').textContent()).toBe('1');
       expect(await row.locator('td[data-label="Duration"]').textContent()).toMatch(/^\d+ ms$/);
       expect(await row.locator('td[data-label="Event"]').textContent()).toBe('webhook.test');
+      await top(page);
       await page.screenshot({ path: '/tmp/dash2-1280-delivered.png', fullPage: true });
     });
 
@@ -158,11 +163,16 @@ describe.skipIf(missing.length > 0)(
       await poll(() => row.locator('td[data-label="Last answer"]').textContent()).toContain('HTTP 500');
       expect(await row.getAttribute('data-status')).toBe('pending');
       expect(await row.locator('td[data-label="Next attempt"]').textContent()).not.toBe('—');
+      await top(page);
       await page.screenshot({ path: '/tmp/dash2-1280-retry.png', fullPage: true });
       // and a manual retry now succeeds
       await row.getByRole('button', { name: /^Retry/ }).click();
       await poll(() => row.getAttribute('data-status')).toBe('succeeded');
       expect(receiver.received.length).toBe(3);
+      // each attempt, with its answer, in the delivery's attempt log
+      await row.getByText('All 3 attempts').click();
+      const attempts = await row.locator('.attempt-log li').allTextContents();
+      expect(attempts.map((a) => /HTTP \d+/.exec(a)?.[0])).toEqual(['HTTP 200', 'HTTP 500', 'HTTP 200']);
     });
 
     it('rotates the secret: the new one is shown once, and the old one is said to sign for 24 hours', async () => {
@@ -195,6 +205,7 @@ describe.skipIf(missing.length > 0)(
       await poll(() => card().getByTestId('endpoint-state').textContent()).toBe('disabled');
       expect((await endpoint()).enabled).toBe(false);
       await poll(() => card().locator('li[data-log="disabled"]').count()).toBe(1);
+      await top(page);
       await page.screenshot({ path: '/tmp/dash2-1280-disabled.png', fullPage: true });
       await card().getByRole('button', { name: 'Enable' }).click();
       await poll(() => card().getByTestId('endpoint-state').textContent()).toBe('enabled');
@@ -210,10 +221,12 @@ describe.skipIf(missing.length > 0)(
       await card().getByRole('button', { name: 'Show deliveries' }).click();
       await card().locator('tr[data-delivery]').first().waitFor();
       expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
+      await top(page);
       await page.screenshot({ path: '/tmp/dash2-390-endpoint.png', fullPage: true });
       await page.getByRole('radio', { name: 'Only these:' }).check();
       expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
-      await page.locator('form.webhook-form').screenshot({ path: '/tmp/dash2-390-form.png' });
+      await top(page);
+      await page.screenshot({ path: '/tmp/dash2-390-form.png', fullPage: true });
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
@@ -230,9 +243,11 @@ describe.skipIf(missing.length > 0)(
       const notice = page.getByTestId('webhooks-plan');
       await notice.getByText('Webhooks are available on Pro and Business plans.').waitFor();
       expect(await page.getByLabel('Endpoint URL').count()).toBe(0);
+      await top(page);
       await page.screenshot({ path: '/tmp/dash2-1280-free.png', fullPage: true });
       await page.setViewportSize({ width: 390, height: 844 });
       expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
+      await top(page);
       await page.screenshot({ path: '/tmp/dash2-390-free.png', fullPage: true });
     });
 

@@ -217,7 +217,7 @@ function SecretBox({ shown, onHide }: { shown: ShownSecret; onHide: () => void }
     else select();
   };
   return (
-    <div class="card secret secret-once" role="region" aria-labelledby="wh-secret-title">
+    <section class="card secret secret-once" aria-labelledby="wh-secret-title">
       <h2 id="wh-secret-title" class="h3" tabIndex={-1} ref={heading}>
         {rotated ? 'New signing secret' : 'Signing secret'} for <code>{endpoint.url}</code>
       </h2>
@@ -246,7 +246,7 @@ function SecretBox({ shown, onHide }: { shown: ShownSecret; onHide: () => void }
           {copied ? 'Secret copied to the clipboard' : ''}
         </span>
       </p>
-    </div>
+    </section>
   );
 }
 
@@ -366,7 +366,7 @@ function EndpointCard({
           </>
         )}
       </dl>
-      <div class="actions" role="group" aria-label={`Actions for ${ep.url}`}>
+      <div class="actions">
         <button type="button" disabled={busy} onClick={test}>
           Send test event
         </button>
@@ -504,7 +504,8 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
                     ) : (
                       '—'
                     )}
-                    {d.lastError && <span class="muted small delivery-error"> {d.lastError}</span>}
+                    {d.lastError && <span class="muted small delivery-error">{errorDetail(d)}</span>}
+                    {d.attemptLog.length > 1 && <AttemptLog delivery={d} />}
                   </td>
                   <td data-label="Duration">{d.lastDurationMs !== null ? `${d.lastDurationMs} ms` : '—'}</td>
                   <td data-label="Next attempt">
@@ -540,6 +541,29 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
         </nav>
       )}
     </div>
+  );
+}
+
+/** The error of the last attempt without the "HTTP 500: " the answer column already says. */
+function errorDetail(d: WebhookDelivery): string {
+  const prefix = d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}: ` : '';
+  return prefix && d.lastError?.startsWith(prefix) ? d.lastError.slice(prefix.length) : (d.lastError ?? '');
+}
+
+function AttemptLog({ delivery: d }: { delivery: WebhookDelivery }) {
+  return (
+    <details class="attempt-log">
+      <summary>All {d.attemptLog.length} attempts</summary>
+      <ol>
+        {d.attemptLog.map((a) => (
+          <li key={a.at}>
+            <time dateTime={a.at}>{formatDate(a.at)}</time>:{' '}
+            {a.statusCode !== null ? `HTTP ${a.statusCode}` : 'no answer'} in {a.durationMs} ms
+            {a.error ? ` (${a.error})` : ''}
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }
 
