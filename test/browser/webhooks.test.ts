@@ -147,6 +147,20 @@ describe.skipIf(missing.length > 0)(
       expect(await row.locator('td[data-label="Attempts"]').textContent()).toBe('1');
       expect(await row.locator('td[data-label="Duration"]').textContent()).toMatch(/^\d+ ms$/);
       expect(await row.locator('td[data-label="Event"]').textContent()).toBe('webhook.test');
+      // the exact body sent, as the receiver got it
+      await row.getByRole('button', { name: /^Payload of the webhook.test delivery/ }).click();
+      const shown = JSON.parse((await card().getByTestId('delivery-payload').textContent())!);
+      expect(shown).toEqual(JSON.parse(got.body));
+      await card()
+        .getByRole('button', { name: /^Payload of/ })
+        .click();
+      expect(await card().getByTestId('delivery-payload').count()).toBe(0);
+      // filtered by status
+      await card().getByLabel('Show').selectOption('failed');
+      await card().getByText('No failed deliveries.').waitFor();
+      await card().getByLabel('Show').selectOption('succeeded');
+      await poll(() => row.count()).toBe(1);
+      await card().getByLabel('Show').selectOption('');
       await top(page);
       await page.screenshot({ path: '/tmp/dash2-1280-delivered.png', fullPage: true });
     });
@@ -220,6 +234,10 @@ describe.skipIf(missing.length > 0)(
       await page.reload();
       await card().getByRole('button', { name: 'Show deliveries' }).click();
       await card().locator('tr[data-delivery]').first().waitFor();
+      await card()
+        .getByRole('button', { name: /^Payload of/ })
+        .click();
+      await card().getByTestId('delivery-payload').waitFor();
       expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
       await top(page);
       await page.screenshot({ path: '/tmp/dash2-390-endpoint.png', fullPage: true });

@@ -420,18 +420,23 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
   const [error, setError] = useState<unknown>(null);
   const [reload, setReload] = useState(0);
   const [retrying, setRetrying] = useState<string | null>(null);
+  const [status, setStatus] = useState<'' | WebhookDelivery['status']>('');
+  const [payload, setPayload] = useState<{ id: string; body: unknown } | null>(null);
 
   useEffect(() => {
     const ctl = new AbortController();
     api
-      .get<Page<WebhookDelivery>>(`/webhook-endpoints/${ep.id}/deliveries?page=${page}&limit=${PAGE}`, {
-        signal: ctl.signal,
-      })
+      .get<Page<WebhookDelivery>>(
+        `/webhook-endpoints/${ep.id}/deliveries?page=${page}&limit=${PAGE}${status ? `&status=${status}` : ''}`,
+        {
+          signal: ctl.signal,
+        },
+      )
       .then(setList, (err) => {
         if ((err as Error).name !== 'AbortError') setError(err);
       });
     return () => ctl.abort();
-  }, [ep.id, page, reload]);
+  }, [ep.id, page, status, reload]);
 
   // look again while a pending delivery is due within a minute: its outcome shows without a click
   const dueSoon = list?.data.some(
@@ -456,6 +461,18 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
     }
   };
 
+  /** The exact body the delivery sends (GET /webhook-deliveries/:id), shown under its row. */
+  const togglePayload = async (d: WebhookDelivery) => {
+    if (payload?.id === d.id) return setPayload(null);
+    setError(null);
+    try {
+      const res = await api.get<{ data: WebhookDelivery & { payload: unknown } }>(`/webhook-deliveries/${d.id}`);
+      setPayload({ id: d.id, body: res.data.payload });
+    } catch (err) {
+      setError(err);
+    }
+  };
+
   const pages = list ? Math.max(1, Math.ceil(list.meta.total / PAGE)) : 1;
   return (
     <div class="deliveries">
@@ -464,9 +481,29 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
         <button type="button" class="link" onClick={() => setReload((n) => n + 1)}>
           Refresh
         </button>
+        <label for={`${ep.id}-status`} class="small">
+          Show
+        </label>
+        <select
+          id={`${ep.id}-status`}
+          value={status}
+          onChange={(e) => {
+            setStatus((e.target as HTMLSelectElement).value as typeof status);
+            setPage(1);
+          }}
+        >
+          <option value="">all deliveries</option>
+          <option value="pending">pending</option>
+          <option value="succeeded">succeeded</option>
+          <option value="failed">failed</option>
+        </select>
       </div>
       <ErrorText error={error} />
-      {list && list.data.length === 0 && <p class="empty">No deliveries yet. Send a test event to try the endpoint.</p>}
+      {list && list.data.length === 0 && (
+        <p class="empty">
+          {status ? `No ${status} deliveries.` : 'No deliveries yet. Send a test event to try the endpoint.'}
+        </p>
+      )}
       {list && list.data.length > 0 && (
         <div class="table-wrap">
           <table>
@@ -487,41 +524,62 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
             </thead>
             <tbody>
               {list.data.map((d) => (
-                <tr key={d.id} data-delivery={d.id} data-status={d.status}>
-                  <td data-label="Created">{formatDate(d.createdAt)}</td>
-                  <td data-label="Event">
-                    <code>{d.eventType}</code>
-                  </td>
-                  <td data-label="Status">
-                    <span class={`badge status-${d.status}`}>{d.status}</span>
-                  </td>
-                  <td data-label="Attempts">{d.attempts}</td>
-                  <td data-label="Last answer">
-                    {d.lastStatusCode !== null ? (
-                      <span>HTTP {d.lastStatusCode}</span>
-                    ) : d.attempts > 0 ? (
-                      <span class="error">no answer</span>
-                    ) : (
-                      '—'
-                    )}
-                    {d.lastError && <span class="muted small delivery-error">{errorDetail(d)}</span>}
-                    {d.attemptLog.length > 1 && <AttemptLog delivery={d} />}
-                  </td>
-                  <td data-label="Duration">{d.lastDurationMs !== null ? `${d.lastDurationMs} ms` : '—'}</td>
-                  <td data-label="Next attempt">
-                    {d.status === 'pending' ? (d.nextAttemptAt ? formatDate(d.nextAttemptAt) : 'now') : '—'}
-                  </td>
-                  <td data-label="Actions">
-                    <button
-                      type="button"
-                      disabled={retrying === d.id}
-                      aria-label={`Retry the ${d.eventType} delivery of ${formatDate(d.createdAt)}`}
-                      onClick={() => retry(d)}
-                    >
-                      Retry
-                    </button>
-                  </td>
-                </tr>
+                <Fragment key={d.id}>
+                  <tr data-delivery={d.id} data-status={d.status}>
+                    <td data-label="Created">{formatDate(d.createdAt)}</td>
+                    <td data-label="Event">
+                      <code>{d.eventType}</code>
+                    </td>
+                    <td data-label="Status">
+                      <span class={`badge status-${d.status}`}>{d.status}</span>
+                    </td>
+                    <td data-label="Attempts">{d.attempts}</td>
+                    <td data-label="Last answer">
+                      <div>
+                        {d.lastStatusCode !== null ? (
+                          <span>HTTP {d.lastStatusCode}</span>
+                        ) : d.attempts > 0 ? (
+                          <span class="error">no answer</span>
+                        ) : (
+                          '—'
+                        )}
+                        {d.lastError && <span class="muted small delivery-error">{errorDetail(d)}</span>}
+                        {d.attemptLog.length > 1 && <AttemptLog delivery={d} />}
+                      </div>
+                    </td>
+                    <td data-label="Duration">{d.lastDurationMs !== null ? `${d.lastDurationMs} ms` : '—'}</td>
+                    <td data-label="Next attempt">
+                      {d.status === 'pending' ? (d.nextAttemptAt ? formatDate(d.nextAttemptAt) : 'now') : '—'}
+                    </td>
+                    <td data-label="Actions">
+                      <span class="row-actions">
+                        <button
+                          type="button"
+                          disabled={retrying === d.id}
+                          aria-label={`Retry the ${d.eventType} delivery of ${formatDate(d.createdAt)}`}
+                          onClick={() => retry(d)}
+                        >
+                          Retry
+                        </button>
+                        <button
+                          type="button"
+                          aria-expanded={payload?.id === d.id}
+                          aria-label={`Payload of the ${d.eventType} delivery of ${formatDate(d.createdAt)}`}
+                          onClick={() => togglePayload(d)}
+                        >
+                          Payload
+                        </button>
+                      </span>
+                    </td>
+                  </tr>
+                  {payload?.id === d.id && (
+                    <tr class="payload-row">
+                      <td colSpan={8} data-label="Payload">
+                        <pre data-testid="delivery-payload">{JSON.stringify(payload.body, null, 2)}</pre>
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
               ))}
             </tbody>
           </table>
