@@ -229,6 +229,20 @@ describe.skipIf(missing.length > 0)(
       expect((await endpoint()).enabled).toBe(false);
     });
 
+    it('says so when the service disabled a failing endpoint', async () => {
+      // the state the delivery worker leaves after days of failures (attempt-delivery.ts), set directly:
+      // waiting days of retries is the HTTP suite's job, with its injected clock
+      await s.runtime.db
+        .updateTable('webhook_endpoints')
+        .set({ enabled: 0, disabled_reason: 'failing' })
+        .where('id', '=', endpointId)
+        .execute();
+      await page.reload();
+      await card().getByTestId('disabled-reason').waitFor();
+      expect(await card().getByTestId('disabled-reason').textContent()).toMatch(/every attempt to reach it failed/);
+      expect((await endpoint()).disabledReason).toBe('failing');
+    });
+
     it('is usable at phone width (390 px): no sideways scrolling', async () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.reload();
