@@ -57,7 +57,7 @@ describe.skipIf(missing.length > 0)(
       page = await context.newPage();
       // every console error (a CSP violation among them) and uncaught exception fails the suite at the end
       page.on('console', (m) => {
-        if (m.type() === 'error' && !/the server responded with a status of (401|404|422)/.test(m.text()))
+        if (m.type() === 'error' && !/the server responded with a status of (401|403|404|422)/.test(m.text()))
           problems.push(`console: ${m.text()}`);
       });
       page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -227,7 +227,7 @@ describe.skipIf(missing.length > 0)(
 
     it('says plainly when webhooks are not available', async () => {
       await page.getByRole('link', { name: 'Webhooks' }).click();
-      await page.getByText(/not enabled on your plan|does not offer webhooks/).waitFor();
+      await page.getByText('Webhooks are available on Pro and Business plans.').waitFor();
     });
 
     it('takes a form dropped on the drop zone', async () => {

@@ -164,3 +164,53 @@ export interface ApiKey {
   lastUsedAt: string | null;
   revokedAt: string | null;
 }
+
+// Webhooks: exactly the TypeBox schemas of src/modules/webhooks/routes.ts (OpenAPI components
+// WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery, WebhookAttempt, WebhookEndpointLogEntry).
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string;
+  /** subscribed event types; ["*"] for all */
+  events: string[];
+  enabled: boolean;
+  /** "failing" when the service disabled the endpoint after failing for days */
+  disabledReason: string | null;
+  /** until when the secret replaced by the last rotation still signs */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface WebhookEndpointWithSecret extends WebhookEndpoint {
+  /** Standard Webhooks secret (whsec_...), shown only in the create and rotate answers */
+  secret: string;
+}
+export interface WebhookAttempt {
+  at: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+  attemptLog: WebhookAttempt[];
+  createdAt: string;
+  completedAt: string | null;
+}
+export interface WebhookLogEntry {
+  id: string;
+  /** created, updated, secret.rotated, disabled or enabled */
+  type: string;
+  message: string;
+  createdAt: string;
+}
