@@ -1,5 +1,5 @@
 // combineRenders on real renders of corpus forms, judged by independent readers: qpdf --check,
-// pdftk dump_data_fields, pdf.js getFieldObjects, pdftotext per page and poppler's drawing.
+// pdftk dump_data_fields, pdf.js getFieldObjects, pdftotext per page and poppler's and MuPDF's drawing.
 // Interactive copies keep their own values under "name#n" (n = the item's position); flattened
 // items bring pages only.
 import fs from 'node:fs';
@@ -12,7 +12,10 @@ import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { combineRenders } from '../../src/pdf/merge/combine.js';
 import type { FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { darkPixels, renderPages } from '../helpers/ink.js';
+import { darkPixels, renderPages, type Renderer } from '../helpers/ink.js';
+
+// Both drawing engines of the reader matrix (test/pdf/reader-matrix.test.ts).
+const RENDERERS: Renderer[] = ['poppler', 'mupdf'];
 import { pdfjsValue, readWithPdfjs } from '../helpers/pdfjs.js';
 import { hasTool, pdftkFields, pdftotext, qpdfCheck } from '../helpers/pdf-tools.js';
 
@@ -175,12 +178,14 @@ describe.skipIf(!dir || !tools)('combineRenders', () => {
       });
     });
 
-    it('draws every copy as its own render draws (poppler)', async () => {
-      const combined = await renderPages('poppler', file, path.join(tmp, 'same-ink'), { dpi: 50 });
+    it.each(RENDERERS)('draws every copy as its own render draws (%s)', async (renderer) => {
+      const combined = await renderPages(renderer, file, path.join(tmp, `same-ink-${renderer}`), { dpi: 50 });
       for (const [index, item] of items.entries()) {
         const single = path.join(tmp, `same-${index}.pdf`);
         fs.writeFileSync(single, item.bytes);
-        const alone = await renderPages('poppler', single, path.join(tmp, `same-ink-${index}`), { dpi: 50 });
+        const alone = await renderPages(renderer, single, path.join(tmp, `same-ink-${renderer}-${index}`), {
+          dpi: 50,
+        });
         expect(darkPixels(combined[index])).toBe(darkPixels(alone[0]));
       }
     });
@@ -234,13 +239,15 @@ describe.skipIf(!dir || !tools)('combineRenders', () => {
       expect(names.every((name) => /#[23](\.|$)/.test(name))).toBe(true);
     });
 
-    it('draws the flattened and interactive pages (poppler)', async () => {
-      const combined = await renderPages('poppler', file, path.join(tmp, 'mixed-ink'), { dpi: 50 });
+    it.each(RENDERERS)('draws the flattened and interactive pages (%s)', async (renderer) => {
+      const combined = await renderPages(renderer, file, path.join(tmp, `mixed-ink-${renderer}`), { dpi: 50 });
       const ranges = pageRanges(items);
       for (const [index, item] of items.entries()) {
         const single = path.join(tmp, `mixed-${index}.pdf`);
         fs.writeFileSync(single, item.bytes);
-        const alone = await renderPages('poppler', single, path.join(tmp, `mixed-ink-${index}`), { dpi: 50 });
+        const alone = await renderPages(renderer, single, path.join(tmp, `mixed-ink-${renderer}-${index}`), {
+          dpi: 50,
+        });
         const [from] = ranges[index];
         for (const [p, page] of alone.entries()) expect(darkPixels(combined[from - 1 + p])).toBe(darkPixels(page));
       }
