@@ -18,7 +18,8 @@ import type { TemplateAnalysis } from '../src/pdf/types.js';
 import { validateData } from '../src/modules/renders/values/validate-data.js';
 import { generateData } from './data.js';
 import type { CorpusRow } from './corpus.js';
-import { benchCli, benchUnicode, type CliResult, type UnicodeResult } from './extras.js';
+// extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
+import type { CliResult, UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
@@ -340,6 +341,7 @@ async function main() {
   let idleRss: RssPeak | undefined;
   const overload: Overload = { loads: [] };
   let luxTemplateId: string | undefined;
+  const downloads: { run: FormRun; dir: string; url: string }[] = [];
   try {
     for (const file of FORMS)
       prepared.push(
@@ -361,9 +363,7 @@ async function main() {
       }
       for (let i = 0; i < WARMUP; i++) await renderOnce(server, body); // warm the workers on this template
       idleRss ??= sampleRss().stop(); // workers started, no load yet
-      const dl = await benchDownload(first.downloadUrl, timing);
-      run.download = dl.stats;
-      save(run, dir, 'http-flatten', dl.bytes);
+      downloads.push({ run, dir, url: first.downloadUrl });
       for (const c of CONCURRENCY) {
         log(`${run.file}: autocannon c=${c} for ${LOAD_SECONDS} s`);
         const l = await benchLoad(server, body, c, LOAD_SECONDS);
@@ -373,6 +373,14 @@ async function main() {
         if (l.failed) run.notes.push(`c=${c}: status codes ${JSON.stringify(l.statusCodes)}`);
         run.loads.push(l);
       }
+    }
+    // Downloads after the loads: their client (fetch, in this process) leaves ~10-20 MB of RSS behind,
+    // which would otherwise count as the server's in the next load's peak.
+    for (const { run, dir, url } of downloads) {
+      log(`${run.file}: download`);
+      const dl = await benchDownload(url, timing);
+      run.download = dl.stats;
+      save(run, dir, 'http-flatten', dl.bytes);
     }
     // Overload last: its burst leaves the render queue full for a while (the next upload would get 503).
     const lux = prepared.find((p) => p.run.file === LUX);
@@ -436,6 +444,7 @@ async function main() {
 
   // 3. every corpus form against pdftk, then the CLI against node itself, and Unicode against Latin text
   const extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[] } = {};
+  const { benchCli, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
     const { benchCorpus } = await import('./corpus.js');
     const dir = path.join(corpus, 'pdfs');

@@ -71,6 +71,7 @@ export async function createRuntime(
           maxWaitMs: config.limits.renderQueueWaitMs,
           limits: config.limits,
           templateCache: { maxEntries: config.caches.templateEntries, maxBytes: config.caches.templateMb * MB },
+          baseFilesMb: config.caches.baseFilesMb,
           fontShapeEntries: config.caches.fontShapeEntries,
           onWorkerLost: (e) => log.warn(e, 'render worker stopped'),
         }));

@@ -96,6 +96,9 @@ export interface CacheSizes {
   fontShapeEntries: number;
   /** Template PDF files kept by the server (saves a blob-store read per render), MiB. */
   templateFilesMb: number;
+  /** Base files of prepared templates the server keeps from the render workers (they then send only the
+   * incremental update of each render), MiB. */
+  baseFilesMb: number;
   /** Parsed template analyses kept by the server. */
   analysisEntries: number;
 }
@@ -193,7 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     templateMb: int('TEMPLATE_CACHE_MB', Math.floor(limits.renderMemoryMb / 4), 0, 64 * 1024),
     // A few hundred bytes per word; 4096 words cover the vocabulary of many forms' values.
     fontShapeEntries: int('FONT_SHAPE_CACHE_ENTRIES', 4096, 0, 1_000_000),
-    templateFilesMb: int('TEMPLATE_FILE_CACHE_MB', 256, 0, 64 * 1024),
+    // Small on purpose: the server process stays within ~150 MB (see docs/performance.md, "Server memory").
+    templateFilesMb: int('TEMPLATE_FILE_CACHE_MB', 16, 0, 64 * 1024),
+    baseFilesMb: int('BASE_FILE_CACHE_MB', 16, 0, 64 * 1024),
     analysisEntries: int('ANALYSIS_CACHE_ENTRIES', 256, 0, 100_000),
   };
 

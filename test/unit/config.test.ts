@@ -32,12 +32,18 @@ describe('configuration', () => {
     expect(loadConfig({}).caches).toMatchObject({
       templateEntries: 32,
       templateMb: 128,
-      templateFilesMb: 256,
+      templateFilesMb: 16,
+      baseFilesMb: 16,
       analysisEntries: 256,
     });
     expect(loadConfig({ RENDER_MEMORY_MB: '1024' }).caches.templateMb).toBe(256);
-    const c = loadConfig({ TEMPLATE_CACHE_ENTRIES: '0', TEMPLATE_CACHE_MB: '64', TEMPLATE_FILE_CACHE_MB: '0' });
-    expect(c.caches).toMatchObject({ templateEntries: 0, templateMb: 64, templateFilesMb: 0 });
+    const c = loadConfig({
+      TEMPLATE_CACHE_ENTRIES: '0',
+      TEMPLATE_CACHE_MB: '64',
+      TEMPLATE_FILE_CACHE_MB: '0',
+      BASE_FILE_CACHE_MB: '8',
+    });
+    expect(c.caches).toMatchObject({ templateEntries: 0, templateMb: 64, templateFilesMb: 0, baseFilesMb: 8 });
     expect(() => loadConfig({ ANALYSIS_CACHE_ENTRIES: '-1' })).toThrow(/ANALYSIS_CACHE_ENTRIES/);
   });
 

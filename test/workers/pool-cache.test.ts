@@ -22,8 +22,9 @@ function request(analysis: TemplateAnalysis): FillRequest {
   return { values, flatten: true };
 }
 
-function onePool(templateCache?: { maxEntries: number; maxBytes: number }): PoolEngine {
-  return poolEngine(new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 512, maxQueue: 4, templateCache }), {});
+function onePool(templateCache?: { maxEntries: number; maxBytes: number }, baseFilesMb?: number): PoolEngine {
+  const pool = new WorkerPool({ size: 1, timeoutMs: 30_000, maxMemoryMb: 512, maxQueue: 4, templateCache });
+  return poolEngine(pool, {}, baseFilesMb);
 }
 
 describe.skipIf(!dir)('pool template cache', () => {
@@ -60,6 +61,17 @@ describe.skipIf(!dir)('pool template cache', () => {
     // Joined, the chunks are the file the in-process engine writes.
     const direct = await fillPdf(bytes, analysis, { ...request(analysis), flatten: false });
     expect(Buffer.from(second.bytes).equals(Buffer.from(direct.bytes))).toBe(true);
+  });
+
+  it('takes the whole base file with every render when the base budget holds nothing', async () => {
+    const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', LUX)));
+    const analysis = await analyse(bytes);
+    engine = onePool(undefined, 0);
+    const first = await engine.fill(bytes, analysis, request(analysis), 'lux@v1');
+    const second = await engine.fill(bytes, analysis, request(analysis), 'lux@v1');
+    // Not the same buffer: nothing was kept here, so the worker sent the base again.
+    expect(second.chunks![0]).not.toBe(first.chunks![0]);
+    expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
   });
 
   it('resends the bytes when the worker no longer holds the template', async () => {

@@ -25,6 +25,8 @@ export interface PoolEngineOptions {
   /** Each worker's prepared-template cache; default 32 templates in a quarter of `maxMemoryMb`. */
   templateCache?: PoolOptions['templateCache'];
   fontShapeEntries?: PoolOptions['fontShapeEntries'];
+  /** Budget of the base files this process keeps (see poolEngine), MiB; default 16. */
+  baseFilesMb?: number;
   onWorkerLost?: PoolOptions['onWorkerLost'];
 }
 
@@ -46,18 +48,27 @@ export function createPoolEngine(options: PoolEngineOptions = {}): PoolEngine {
     fontShapeEntries: options.fontShapeEntries,
     onWorkerLost: options.onWorkerLost,
   });
-  return poolEngine(pool, options.limits ?? {});
+  return poolEngine(pool, options.limits ?? {}, options.baseFilesMb);
 }
 
 /** Base files held here, by cache key (a few hundred KB each for typical forms). */
 const BASES_MAX = 64;
-const BASES_BYTES = 64 * 1024 * 1024;
+const MB = 1024 * 1024;
 
 /** @internal The adapter over an existing pool (tests build the pool with test jobs enabled). */
-export function poolEngine(pool: WorkerPool, limits: { maxPages?: number; maxFields?: number }): PoolEngine {
+export function poolEngine(
+  pool: WorkerPool,
+  limits: { maxPages?: number; maxFields?: number },
+  baseFilesMb = 16,
+): PoolEngine {
   // Each template version's base file (the bulk of every render of it), received once from a worker:
-  // afterwards workers send only the incremental update (see FillReply).
-  const bases = new Lru<string, { id: string; bytes: Uint8Array }>(BASES_MAX, BASES_BYTES, (b) => b.bytes.byteLength);
+  // afterwards workers send only the incremental update (see FillReply). The budget counts in the server's
+  // RSS, so it is small: a base that no longer fits just crosses the pipe again with its render.
+  const bases = new Lru<string, { id: string; bytes: Uint8Array }>(
+    BASES_MAX,
+    baseFilesMb * MB,
+    (b) => b.bytes.byteLength,
+  );
   const fill = async (
     template: Uint8Array,
     analysis: TemplateAnalysis,
