@@ -5,7 +5,8 @@ import { templateBlobKey } from './create-template.js';
 import { checkDescription, checkName } from './template-input.js';
 import { loadCompleteAnalysis } from './complete-analysis.js';
 import { renderDataJsonSchema } from './json-schema.js';
-import { loadTemplate, publicField, toTemplateView, type TemplateView } from './template-view.js';
+import { loadTemplate, publicField, toTemplateView, type TemplateRow, type TemplateView } from './template-view.js';
+import type { TemplateAnalysis } from '../../pdf/types.js';
 import { publishEvent } from '../events/publish-event.js';
 import type { Db } from '../../adapters/db/database.js';
 
@@ -87,39 +88,34 @@ export async function getTemplate(deps: Pick<Deps, 'db'>, accountId: string, id:
   return toTemplateView(await loadTemplate(deps, accountId, id));
 }
 
-export async function getTemplateSchema(
-  deps: Pick<Deps, 'db' | 'blobs' | 'engine' | 'caches'>,
+type SchemaDeps = Pick<Deps, 'db' | 'blobs' | 'engine' | 'caches'>;
+
+/** The current version of a template (scoped) with its complete analysis, in the shape both schema answers share. */
+async function describeTemplate<T>(
+  deps: SchemaDeps,
   accountId: string,
   id: string,
+  schemaOf: (row: TemplateRow, analysis: TemplateAnalysis) => T,
 ) {
   const row = await loadTemplate(deps, accountId, id);
   const analysis = await loadCompleteAnalysis(deps, row);
-  return {
-    templateId: row.id,
-    templateName: row.name,
-    version: row.version,
-    schema: {
-      fields: analysis.fields.map(publicField),
-      pageCount: analysis.pageCount,
-      removedFromOutput: analysis.removedFromOutput ?? [],
-    },
-  };
+  return { templateId: row.id, templateName: row.name, version: row.version, schema: schemaOf(row, analysis) };
+}
+
+/** GET /templates/:id/schema: the fields to send in render data. */
+export function getTemplateSchema(deps: SchemaDeps, accountId: string, id: string) {
+  return describeTemplate(deps, accountId, id, (_, analysis) => ({
+    fields: analysis.fields.map(publicField),
+    pageCount: analysis.pageCount,
+    removedFromOutput: analysis.removedFromOutput ?? [],
+  }));
 }
 
 /** GET /templates/:id/json-schema: the render data of the current version as a JSON Schema. */
-export async function getTemplateJsonSchema(
-  deps: Pick<Deps, 'db' | 'blobs' | 'engine' | 'caches'>,
-  accountId: string,
-  id: string,
-) {
-  const row = await loadTemplate(deps, accountId, id);
-  const analysis = await loadCompleteAnalysis(deps, row);
-  return {
-    templateId: row.id,
-    templateName: row.name,
-    version: row.version,
-    schema: renderDataJsonSchema({ id: row.id, name: row.name, version: row.version }, analysis),
-  };
+export function getTemplateJsonSchema(deps: SchemaDeps, accountId: string, id: string) {
+  return describeTemplate(deps, accountId, id, (row, analysis) =>
+    renderDataJsonSchema({ id: row.id, name: row.name, version: row.version }, analysis),
+  );
 }
 
 export interface TemplatePatch {
