@@ -17,6 +17,10 @@ export interface RawField {
   /** 0-based page index of each widget, parallel to widgets (-1 when on no page). */
   widgetPages: number[];
   inAcroFormFields: boolean;
+  /** memos of inherited /Ff, /FT and /MaxLen (fill/): no engine step writes them */
+  flags?: number;
+  type?: PDFObject | null;
+  maxLen?: number | null;
 }
 
 /** Every field and widget dictionary of these fields (a merged field/widget appears once per field). */

@@ -60,6 +60,21 @@ export function widgetBox(widget: PDFDict): Readonly<WidgetBox> | undefined {
   return box ?? undefined;
 }
 
+/**
+ * /BBox and /Matrix of the box's appearances, built once per box: every render's new appearance
+ * for the widget shares them (nothing writes into them; they are never base objects).
+ */
+const boxArrays = new WeakMap<WidgetBox, { bbox: PDFArray; matrix: PDFArray }>();
+
+function arraysFor(ctx: PDFContext, box: WidgetBox): { bbox: PDFArray; matrix: PDFArray } {
+  let arrays = boxArrays.get(box);
+  if (!arrays) {
+    arrays = { bbox: numbers(ctx, [0, 0, box.width, box.height]), matrix: numbers(ctx, matrixFor(box)) };
+    boxArrays.set(box, arrays);
+  }
+  return arrays;
+}
+
 function computeBox(widget: PDFDict): WidgetBox | undefined {
   const r = getNumbers(widget, 'Rect');
   if (r?.length !== 4) return undefined;
@@ -142,14 +157,15 @@ function numbers(ctx: PDFContext, values: number[]): PDFArray {
 /** Registers a Form XObject for the widget's box. `content` is ASCII (user text only as hex strings). */
 export function formXObject(widget: PDFDict, box: WidgetBox, content: string, resources?: PDFDict): PDFRef {
   const ctx = widget.context;
+  const { bbox, matrix } = arraysFor(ctx, box);
   const entries: [string, PDFObject][] = [
     ['Type', N('XObject')],
     ['Subtype', N('Form')],
-    ['BBox', numbers(ctx, [0, 0, box.width, box.height])],
-    ['Matrix', numbers(ctx, matrixFor(box))],
+    ['BBox', bbox],
+    ['Matrix', matrix],
   ];
   if (resources) entries.push(['Resources', resources]);
-  return ctx.register(PDFRawStream.of(dictOf(ctx, entries), new Uint8Array(Buffer.from(content, 'latin1'))));
+  return ctx.register(PDFRawStream.of(dictOf(ctx, entries), Buffer.from(content, 'latin1')));
 }
 
 /** Replaces the widget's appearance with a single normal appearance. */

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fontkit from '@cantoo/fontkit';
 import { withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
+import { StandardMetrics } from './standard-metrics.js';
 
 /** The bundled fallback chain, in order of preference. Files are read and parsed once per library. */
 export const FALLBACK_FILES = [
@@ -64,6 +65,8 @@ export class FontLibrary {
   private readonly glyphs = new Map<string, Map<number, { gid: number; w0: number }>>();
   /** `${font}\0${rtl}\0${word}` -> clusters; Map order is recency (first = least recently used) */
   private readonly shaped = new Map<string, ShapedCluster[]>();
+  /** codes and advances of the standard faces */
+  readonly standard = new StandardMetrics();
 
   constructor(private readonly opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {}
 

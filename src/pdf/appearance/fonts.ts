@@ -113,8 +113,13 @@ export class FontSet {
    * dropped and reported in `missing`.
    */
   shape(text: string, base: PDFFont): LayoutUnit[] {
-    if (canWinAnsi(text.replace(/[\r\n]+/g, ' ')))
-      return Array.from(text, (ch) => ({ ch, font: base, level: 0, para: 0 }));
+    if (canWinAnsi(text.replace(/[\r\n]+/g, ' '))) {
+      const metrics = this.library.standard.of(base);
+      return Array.from(text, (ch) => {
+        const g = metrics.glyph(ch);
+        return { ch, font: base, level: 0, para: 0, w: g.w, hex: g.hex };
+      });
+    }
     const chars = Array.from(text);
     const plan = this.plan(chars);
     const bidi = resolveLevels(text);

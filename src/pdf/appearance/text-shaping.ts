@@ -32,7 +32,10 @@ export interface LayoutUnit {
   para: number;
   /** Unicode-font units: glyphs in logical order, and their total advance at 1 pt */
   glyphs?: PlacedGlyph[];
+  /** advance at 1 pt: the glyphs' total (Unicode fonts) or the character's (standard faces) */
   w?: number;
+  /** standard-face units: the character code as two hex digits */
+  hex?: string;
   /**
    * Set when the glyphs show the characters in another order than they are written (a Devanagari
    * short i matra is drawn before its consonant): the unit is marked with /ActualText so text
@@ -180,25 +183,10 @@ function shapeWord(kit: KitFont, word: string, rtl: boolean): ShapedCluster[] {
   return units;
 }
 
-/** Width at 1 pt of units (standard faces run by run, as pdf-lib measures them). */
+/** Width at 1 pt of units: the sum of their advances (Tj and TJ draw each glyph at its advance). */
 export function unitsWidth(units: LayoutUnit[]): number {
   let w = 0;
-  let start = 0;
-  for (let i = 1; i <= units.length; i++) {
-    if (i === units.length || units[i].font !== units[start].font) {
-      const font = units[start].font;
-      if (font instanceof PDFFont)
-        w += font.widthOfTextAtSize(
-          units
-            .slice(start, i)
-            .map((g) => g.ch)
-            .join(''),
-          1,
-        );
-      else for (let k = start; k < i; k++) w += units[k].w ?? 0;
-      start = i;
-    }
-  }
+  for (const u of units) w += u.w ?? 0;
   return w;
 }
 
@@ -215,11 +203,9 @@ export function showUnits(line: LayoutUnit[], size: number, nameOf: (font: DrawF
     if (i === units.length || units[i].font !== units[start].font) {
       const font = units[start].font;
       if (font instanceof PDFFont) {
-        const text = units
-          .slice(start, i)
-          .map((g) => g.ch)
-          .join('');
-        ops.push(`/${nameOf(font)} ${num(size)} Tf ${font.encodeText(text).toString()} Tj`);
+        let hex = '';
+        for (let k = start; k < i; k++) hex += units[k].hex ?? font.encodeText(units[k].ch).asString();
+        ops.push(`/${nameOf(font)} ${num(size)} Tf <${hex}> Tj`);
       } else {
         ops.push(`/${nameOf(font)} ${num(size)} Tf ${cidOps(units.slice(start, i), size)}`);
       }

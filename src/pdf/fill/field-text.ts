@@ -1,10 +1,18 @@
 // Text fields (and text drawn into signature widgets): /V plus one appearance per widget.
 import { PDFHexString } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
-import { formXObject, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import { formXObject, widgetBox } from '../appearance/appearance-stream.js';
 import { layoutText, type TextLayoutOptions } from '../appearance/appearance-text.js';
 import type { RawField } from '../field-tree.js';
-import { FF, fieldFlags, fieldInfo, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
+import {
+  FF,
+  fieldFlags,
+  fieldInfo,
+  fieldLabel,
+  setFieldValue,
+  showAppearance,
+  type FillContext,
+} from './fill-context.js';
 import { N, inheritedNumber } from '../pdf-objects.js';
 import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.js';
 
@@ -27,7 +35,7 @@ export async function drawTextWidgets(
     const style = textStyle(widget, fc.acroForm, fc.fonts);
     const laid = layoutText(display, box, style, fc.fonts, layout);
     fits.push(laid.fit);
-    setNormalAppearance(widget, formXObject(widget, box, laid.content, laid.fonts.resources(widget)));
+    showAppearance(fc, widget, formXObject(widget, box, laid.content, laid.fonts.resources(widget)));
   }
   const warning = fitWarning(fieldLabel(fc, field), fits);
   if (warning) fc.warnings.push(warning);
@@ -37,11 +45,14 @@ export async function drawTextWidgets(
 export async function fillText(fc: FillContext, field: RawField, text: string | null): Promise<void> {
   const flags = fieldFlags(field);
   const dict = field.dict;
-  dict.delete(N('RV')); // a stale rich-text value would win over /V in Acrobat
-  setFieldValue(field, text ? PDFHexString.fromText(text) : undefined);
+  if (!fc.flattening) {
+    if (dict.has(N('RV'))) dict.delete(N('RV')); // a stale rich-text value would win over /V in Acrobat
+    setFieldValue(field, text ? PDFHexString.fromText(text) : undefined);
+  }
   const value = text ?? '';
   const display = flags & FF.password ? '*'.repeat(Array.from(value).length) : value;
-  const maxLen = inheritedNumber(dict, 'MaxLen');
+  if (field.maxLen === undefined) field.maxLen = inheritedNumber(dict, 'MaxLen') ?? null;
+  const maxLen = field.maxLen;
   const comb = flags & FF.comb && !(flags & (FF.multiline | FF.password)) && maxLen ? maxLen : undefined;
   await drawTextWidgets(fc, field, display, {
     multiline: !!(flags & FF.multiline),

@@ -1,5 +1,6 @@
 // State shared by the steps of one render: the document, its fonts and the warnings collected.
-import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-lib';
+import type { PDFContext, PDFDict, PDFDocument, PDFObject, PDFRef } from '@cantoo/pdf-lib';
+import { setNormalAppearance } from '../appearance/appearance-stream.js';
 import type { RawField } from '../field-tree.js';
 import type { FontSet } from '../appearance/fonts.js';
 import { N, inheritedNumber } from '../pdf-objects.js';
@@ -13,6 +14,22 @@ export interface FillContext {
   warnings: string[];
   /** the analysis of the template's fields by PDF full name (a render has it; template preparation not) */
   fieldInfo?: ReadonlyMap<string, AnalysedField>;
+  /**
+   * The render flattens: field dictionaries leave the output, so text values need no /V (only the
+   * appearances are drawn; a choice or button state still decides which appearance that is).
+   */
+  flattening?: boolean;
+  /**
+   * Flattening: the new appearance of each text widget, kept here instead of written into the widget
+   * (which leaves the output anyway); flatten.ts draws it.
+   */
+  drawn?: Map<PDFDict, PDFRef>;
+}
+
+/** Gives the widget its new normal appearance: in its /AP, or (flattening) in fc.drawn. */
+export function showAppearance(fc: FillContext, widget: PDFDict, ref: PDFRef): void {
+  if (fc.drawn) fc.drawn.set(widget, ref);
+  else setNormalAppearance(widget, ref);
 }
 
 /** The field's analysis, when the render has it. */
@@ -41,7 +58,8 @@ export const FF = {
 } as const;
 
 export function fieldFlags(field: RawField): number {
-  return inheritedNumber(field.dict, 'Ff') ?? 0;
+  field.flags ??= inheritedNumber(field.dict, 'Ff') ?? 0;
+  return field.flags;
 }
 
 /**

@@ -8,7 +8,7 @@ import { fillText } from './field-text.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, type FillContext } from './fill-context.js';
 import { N, getDict, inherited, textOf } from '../pdf-objects.js';
-import { flatten } from './flatten.js';
+import { flatten, type PlacementCache } from './flatten.js';
 import { PageWriter, type BalanceCache } from '../writer/page-content.js';
 import type { PageNode } from '../pages.js';
 import { fillSignatureImage, fillSignatureText } from './signature-image.js';
@@ -19,7 +19,8 @@ import { isPrinted, isVisible } from './widget-flags.js';
 type FieldType = 'Tx' | 'Btn' | 'Ch' | 'Sig';
 
 function fieldType(field: RawField): FieldType | undefined {
-  const ft = inherited(field.dict, 'FT');
+  if (field.type === undefined) field.type = inherited(field.dict, 'FT') ?? null;
+  const ft = field.type;
   // PDFName instances are interned: compare identities, no decoding.
   return ft === N('Tx') ? 'Tx' : ft === N('Btn') ? 'Btn' : ft === N('Ch') ? 'Ch' : ft === N('Sig') ? 'Sig' : undefined;
 }
@@ -131,6 +132,8 @@ export interface FieldIndex {
   infoByName: Map<string, AnalysedField>;
   /** q/Q balance of the pages' content streams, read once per template */
   balances: BalanceCache;
+  /** where flattening draws each widget's appearance */
+  placements: PlacementCache;
 }
 
 export function indexFields(
@@ -148,6 +151,7 @@ export function indexFields(
     byName,
     infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])),
     balances: new WeakMap(),
+    placements: new WeakMap(),
   };
 }
 
@@ -172,7 +176,7 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
     }
   }
   const writer = new PageWriter(fc.ctx, index.balances);
-  if (request.flatten) flatten(fc, index.pages, writer, index.catalog);
+  if (request.flatten) flatten(fc, index.pages, writer, index.catalog, index.placements);
   if (request.watermark) await watermark(fc, index.pages, writer, request.watermark);
   writer.commit();
   if (fc.fonts.missing.size > 0) {

@@ -38,8 +38,13 @@ function placement(rect: number[], bbox: number[], matrix: Matrix): Matrix | und
   return [sx, 0, 0, sy, rx0 - bx0 * sx, ry0 - by0 * sy];
 }
 
-/** The normal appearance for the widget's /AS state, with its reference when it is indirect. */
-function appearanceOf(widget: PDFDict): { stream: PDFStream; ref?: PDFRef } | undefined {
+/** The widget's new appearance, or the normal one for its /AS state, with its reference when it is indirect. */
+function appearanceOf(fc: FillContext, widget: PDFDict): { stream: PDFStream; ref?: PDFRef } | undefined {
+  const drawn = fc.drawn?.get(widget);
+  if (drawn) {
+    const stream = fc.ctx.lookup(drawn);
+    return stream instanceof PDFStream ? { stream, ref: drawn } : undefined;
+  }
   const ap = getDict(widget, 'AP');
   if (!ap) return undefined;
   let raw = ap.get(N('N'));
@@ -54,17 +59,34 @@ function appearanceOf(widget: PDFDict): { stream: PDFStream; ref?: PDFRef } | un
   return { stream: obj, ref: raw instanceof PDFRef ? raw : undefined };
 }
 
-function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict): void {
-  if (!isPrinted(widget)) return;
-  const ap = appearanceOf(widget);
+/**
+ * The cm operands placing a widget's appearance, per template (fill-fields.ts FieldIndex): valid while
+ * the appearance has the same /BBox and /Matrix objects. No engine step writes /Rect, /BBox or
+ * /Matrix, and the appearances a render draws share theirs per widget (appearance-stream.ts).
+ */
+export type PlacementCache = WeakMap<PDFDict, { bbox: unknown; matrix: unknown; cm: string | null }>;
+
+function placementOf(widget: PDFDict, stream: PDFStream, cache: PlacementCache): string | null {
+  const rawBbox = stream.dict.get(N('BBox'));
+  const rawMatrix = stream.dict.get(N('Matrix'));
+  const hit = cache.get(widget);
+  if (hit && hit.bbox === rawBbox && hit.matrix === rawMatrix) return hit.cm;
   const rect = getNumbers(widget, 'Rect');
-  if (!ap || !rect || rect.length !== 4) return;
-  const { stream } = ap;
   const bbox = getNumbers(stream.dict, 'BBox');
-  if (bbox?.length !== 4) return;
   const m = getNumbers(stream.dict, 'Matrix');
   const matrix = (m && m.length === 6 ? m : [1, 0, 0, 1, 0, 0]) as Matrix;
-  const cm = placement(rect, bbox, matrix);
+  const cm = rect?.length === 4 && bbox?.length === 4 ? placement(rect, bbox, matrix) : undefined;
+  const text = cm ? cm.map(num).join(' ') : null;
+  cache.set(widget, { bbox: rawBbox, matrix: rawMatrix, cm: text });
+  return text;
+}
+
+function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict, cache: PlacementCache): void {
+  if (!isPrinted(widget)) return;
+  const ap = appearanceOf(fc, widget);
+  if (!ap) return;
+  const { stream } = ap;
+  const cm = placementOf(widget, stream, cache);
   if (!cm) return;
   // Some producers omit /Subtype /Form on appearance streams; Do needs it. Set only when missing:
   // an unchanged stream then stays out of an incremental update.
@@ -72,10 +94,16 @@ function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: 
   if (stream.dict.get(N('Subtype')) !== N('Form')) stream.dict.set(N('Subtype'), N('Form'));
   const ref = ap.ref ?? fc.ctx.register(stream);
   const name = writer.addResource(page, 'XObject', ref);
-  writer.append(page, `q ${cm.map(num).join(' ')} cm /${name} Do Q`);
+  writer.append(page, `q ${cm} cm /${name} Do Q`);
 }
 
-export function flatten(fc: FillContext, pages: PageNode[], writer: PageWriter, catalog: PDFDict): void {
+export function flatten(
+  fc: FillContext,
+  pages: PageNode[],
+  writer: PageWriter,
+  catalog: PDFDict,
+  cache: PlacementCache = new WeakMap(),
+): void {
   for (const { dict: page } of pages) {
     const annots = page.lookup(N('Annots'));
     if (!(annots instanceof PDFArray)) continue;
@@ -87,7 +115,7 @@ export function flatten(fc: FillContext, pages: PageNode[], writer: PageWriter, 
       const subtype = annot.lookup(N('Subtype'));
       const isWidget =
         subtype instanceof PDFName ? subtype.decodeText() === 'Widget' : annot.has(N('FT')) || annot.has(N('Parent'));
-      if (isWidget) drawWidget(fc, writer, page, annot);
+      if (isWidget) drawWidget(fc, writer, page, annot, cache);
       else if (raw instanceof PDFRef || raw instanceof PDFDict) kept.push(raw);
     }
     if (kept.length) page.set(N('Annots'), fc.ctx.obj(kept));

@@ -1,0 +1,60 @@
+// Advance widths and codes of characters in a standard-14 face, from pdf-lib's own AFM tables and
+// WinAnsi encoding. pdf-lib looks both up by glyph name on every call; a 700-field render measured
+// the same few dozen characters thousands of times, so each character is looked up once per face.
+//
+// Widths are plain advances, without the AFM's pair kerning that PDFFont.widthOfTextAtSize adds:
+// Tj draws every glyph at its advance (PDF 32000-1, 9.4.4), so the kerned width was not the width
+// drawn, and centred or right-aligned values sat a little off.
+import type { PDFFont } from '@cantoo/pdf-lib';
+
+/** The parts of pdf-lib's StandardFontEmbedder used here (stable across pdf-lib and the cantoo fork). */
+interface StandardEmbedder {
+  encoding: { encodeUnicodeCodePoint(cp: number): { code: number; name: string } };
+  widthOfGlyph(name: string): number;
+}
+
+export interface StandardGlyph {
+  /** the character code as two hex digits, as PDFFont.encodeText writes it */
+  hex: string;
+  /** advance at 1 pt */
+  w: number;
+}
+
+export class FaceMetrics {
+  private readonly glyphs = new Map<string, StandardGlyph>();
+
+  constructor(private readonly embedder: StandardEmbedder) {}
+
+  /** The character's code and advance; one the face cannot encode is drawn as "?", as pdf-lib does. */
+  glyph(ch: string): StandardGlyph {
+    let g = this.glyphs.get(ch);
+    if (!g) {
+      let enc: { code: number; name: string };
+      try {
+        enc = this.embedder.encoding.encodeUnicodeCodePoint(ch.codePointAt(0)!);
+      } catch {
+        enc = this.embedder.encoding.encodeUnicodeCodePoint(0x3f);
+      }
+      g = { hex: enc.code.toString(16).padStart(2, '0').toUpperCase(), w: this.embedder.widthOfGlyph(enc.name) / 1000 };
+      this.glyphs.set(ch, g);
+    }
+    return g;
+  }
+}
+
+/**
+ * Metrics per standard face, owned by the process's FontLibrary (built in the composition root):
+ * the tables depend on the face only, never on the document that embeds it.
+ */
+export class StandardMetrics {
+  private readonly faces = new Map<string, FaceMetrics>();
+
+  of(font: PDFFont): FaceMetrics {
+    let m = this.faces.get(font.name);
+    if (!m) {
+      const embedder = (font as unknown as { embedder: StandardEmbedder }).embedder;
+      this.faces.set(font.name, (m = new FaceMetrics(embedder)));
+    }
+    return m;
+  }
+}
