@@ -66,7 +66,7 @@ export function widgetBox(widget: PDFDict): Readonly<WidgetBox> | undefined {
  */
 const boxArrays = new WeakMap<WidgetBox, { bbox: PDFArray; matrix: PDFArray }>();
 
-function arraysFor(ctx: PDFContext, box: WidgetBox): { bbox: PDFArray; matrix: PDFArray } {
+export function arraysFor(ctx: PDFContext, box: WidgetBox): { bbox: PDFArray; matrix: PDFArray } {
   let arrays = boxArrays.get(box);
   if (!arrays) {
     arrays = { bbox: numbers(ctx, [0, 0, box.width, box.height]), matrix: numbers(ctx, matrixFor(box)) };
@@ -111,7 +111,7 @@ export function frameOps(box: WidgetBox): string {
   return ops.join('\n');
 }
 
-function matrixFor(box: WidgetBox): number[] {
+export function matrixFor(box: WidgetBox): number[] {
   const { width: w, height: h } = box;
   switch (box.rotation) {
     case 90:
@@ -132,6 +132,10 @@ export class FontNames {
     let n = this.map.get(font);
     if (!n) this.map.set(font, (n = `F${this.map.size}`));
     return n;
+  }
+  /** Each font used, with its name in this content. */
+  entries(): IterableIterator<[{ readonly ref: PDFRef }, string]> {
+    return this.map.entries();
   }
   resources(widget: PDFDict): PDFDict {
     const font = new Map<PDFName, PDFObject>();

@@ -4,7 +4,6 @@
 // Devanagari, Thai, SC: CJK + kana, KR: Hangul, Symbols 2: check boxes and dingbats, Symbols).
 // Those are embedded by unicode-font.ts (CID fonts showing glyph ids) and shaped by text-shaping.ts.
 import { type PDFDocument, type PDFFont, StandardFonts } from '@cantoo/pdf-lib';
-import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
 import { mirrored, resolveLevels } from './bidi.js';
 import { FALLBACK_FILES, FIRST_SYMBOL_FONT, type FontLibrary } from './font-library.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';
@@ -12,14 +11,6 @@ import { UnicodeFont, type FontSubsets } from './unicode-font.js';
 
 /** Index of the lowest set bit (the first font of the chain in a coverage mask). */
 const lowestBit = (mask: number) => 31 - Math.clz32(mask & -mask);
-
-function canWinAnsi(text: string): boolean {
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    if (cp < 0x20 || !Encodings.WinAnsi.canEncodeUnicodeCodePoint(cp)) return false;
-  }
-  return true;
-}
 
 /** Maps a /DA font (resource name or BaseFont) to the closest standard-14 face. */
 export function standardFaceFor(fontName: string): StandardFonts {
@@ -113,13 +104,14 @@ export class FontSet {
    * dropped and reported in `missing`.
    */
   shape(text: string, base: PDFFont): LayoutUnit[] {
-    if (canWinAnsi(text.replace(/[\r\n]+/g, ' '))) {
-      const metrics = this.library.standard.of(base);
-      return Array.from(text, (ch) => {
-        const g = metrics.glyph(ch);
-        return { ch, font: base, level: 0, para: 0, w: g.w, hex: g.hex };
-      });
+    const metrics = this.library.standard.of(base);
+    const plain: LayoutUnit[] = [];
+    for (const ch of text) {
+      const g = metrics.glyph(ch);
+      if (!g.winAnsi) break;
+      plain.push({ ch, font: base, level: 0, para: 0, w: g.w, hex: g.hex });
     }
+    if (plain.length === text.length) return plain; // every character WinAnsi (each one UTF-16 unit)
     const chars = Array.from(text);
     const plan = this.plan(chars);
     const bidi = resolveLevels(text);

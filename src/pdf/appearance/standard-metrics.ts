@@ -6,6 +6,7 @@
 // Tj draws every glyph at its advance (PDF 32000-1, 9.4.4), so the kerned width was not the width
 // drawn, and centred or right-aligned values sat a little off.
 import type { PDFFont } from '@cantoo/pdf-lib';
+import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
 
 /** The parts of pdf-lib's StandardFontEmbedder used here (stable across pdf-lib and the cantoo fork). */
 interface StandardEmbedder {
@@ -18,6 +19,8 @@ export interface StandardGlyph {
   hex: string;
   /** advance at 1 pt */
   w: number;
+  /** WinAnsi encodes the character and it is not a control character (line breaks aside) */
+  winAnsi: boolean;
 }
 
 export class FaceMetrics {
@@ -35,7 +38,12 @@ export class FaceMetrics {
       } catch {
         enc = this.embedder.encoding.encodeUnicodeCodePoint(0x3f);
       }
-      g = { hex: enc.code.toString(16).padStart(2, '0').toUpperCase(), w: this.embedder.widthOfGlyph(enc.name) / 1000 };
+      const cp = ch.codePointAt(0)!;
+      g = {
+        hex: enc.code.toString(16).padStart(2, '0').toUpperCase(),
+        w: this.embedder.widthOfGlyph(enc.name) / 1000,
+        winAnsi: ch === '\r' || ch === '\n' || (cp >= 0x20 && Encodings.WinAnsi.canEncodeUnicodeCodePoint(cp)),
+      };
       this.glyphs.set(ch, g);
     }
     return g;

@@ -1,7 +1,7 @@
 // Text fields (and text drawn into signature widgets): /V plus one appearance per widget.
 import { PDFHexString } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
-import { formXObject, widgetBox } from '../appearance/appearance-stream.js';
+import { widgetBox } from '../appearance/appearance-stream.js';
 import { layoutText, type TextLayoutOptions } from '../appearance/appearance-text.js';
 import type { RawField } from '../field-tree.js';
 import {
@@ -35,7 +35,7 @@ export async function drawTextWidgets(
     const style = textStyle(widget, fc.acroForm, fc.fonts);
     const laid = layoutText(display, box, style, fc.fonts, layout);
     fits.push(laid.fit);
-    showAppearance(fc, widget, formXObject(widget, box, laid.content, laid.fonts.resources(widget)));
+    showAppearance(fc, widget, { box, content: laid.content, fonts: laid.fonts });
   }
   const warning = fitWarning(fieldLabel(fc, field), fits);
   if (warning) fc.warnings.push(warning);

@@ -1,6 +1,6 @@
 // State shared by the steps of one render: the document, its fonts and the warnings collected.
-import type { PDFContext, PDFDict, PDFDocument, PDFObject, PDFRef } from '@cantoo/pdf-lib';
-import { setNormalAppearance } from '../appearance/appearance-stream.js';
+import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-lib';
+import { formXObject, setNormalAppearance, type FontNames, type WidgetBox } from '../appearance/appearance-stream.js';
 import type { RawField } from '../field-tree.js';
 import type { FontSet } from '../appearance/fonts.js';
 import { N, inheritedNumber } from '../pdf-objects.js';
@@ -21,15 +21,22 @@ export interface FillContext {
   flattening?: boolean;
   /**
    * Flattening: the new appearance of each text widget, kept here instead of written into the widget
-   * (which leaves the output anyway); flatten.ts draws it.
+   * (which leaves the output anyway); flatten.ts draws it straight into the page.
    */
-  drawn?: Map<PDFDict, PDFRef>;
+  drawn?: Map<PDFDict, DrawnAppearance>;
 }
 
-/** Gives the widget its new normal appearance: in its /AP, or (flattening) in fc.drawn. */
-export function showAppearance(fc: FillContext, widget: PDFDict, ref: PDFRef): void {
-  if (fc.drawn) fc.drawn.set(widget, ref);
-  else setNormalAppearance(widget, ref);
+/** A widget's new appearance before it becomes a stream: operators for its box, and the fonts they name. */
+export interface DrawnAppearance {
+  box: Readonly<WidgetBox>;
+  content: string;
+  fonts: FontNames;
+}
+
+/** Gives the widget its new normal appearance: a Form XObject in its /AP, or (flattening) fc.drawn. */
+export function showAppearance(fc: FillContext, widget: PDFDict, drawn: DrawnAppearance): void {
+  if (fc.drawn) fc.drawn.set(widget, drawn);
+  else setNormalAppearance(widget, formXObject(widget, drawn.box, drawn.content, drawn.fonts.resources(widget)));
 }
 
 /** The field's analysis, when the render has it. */

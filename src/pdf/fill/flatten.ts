@@ -1,11 +1,11 @@
-// Flattening: every widget a viewer would print has its current appearance drawn into its page as
-// a Form XObject, then all widgets leave /Annots and the catalog loses /AcroForm, so no interactive
+// Flattening: every widget a viewer would print has its current appearance drawn into its page (the
+// template's appearances as Form XObjects, the values this render drew as operators inline), then all widgets leave /Annots and the catalog loses /AcroForm, so no interactive
 // field remains while every printed value stays visible. Widgets without the Print flag, or Hidden
 // or NoView (a "Print / Save / Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import { num } from '../appearance/appearance-stream.js';
+import { arraysFor, matrixFor, num } from '../appearance/appearance-stream.js';
 import { N, getDict, getNumbers } from '../pdf-objects.js';
-import type { FillContext } from './fill-context.js';
+import type { DrawnAppearance, FillContext } from './fill-context.js';
 import { isPrinted } from './widget-flags.js';
 import type { PageNode } from '../pages.js';
 import type { PageWriter } from '../writer/page-content.js';
@@ -38,13 +38,8 @@ function placement(rect: number[], bbox: number[], matrix: Matrix): Matrix | und
   return [sx, 0, 0, sy, rx0 - bx0 * sx, ry0 - by0 * sy];
 }
 
-/** The widget's new appearance, or the normal one for its /AS state, with its reference when it is indirect. */
-function appearanceOf(fc: FillContext, widget: PDFDict): { stream: PDFStream; ref?: PDFRef } | undefined {
-  const drawn = fc.drawn?.get(widget);
-  if (drawn) {
-    const stream = fc.ctx.lookup(drawn);
-    return stream instanceof PDFStream ? { stream, ref: drawn } : undefined;
-  }
+/** The normal appearance for the widget's /AS state, with its reference when it is indirect. */
+function appearanceOf(widget: PDFDict): { stream: PDFStream; ref?: PDFRef } | undefined {
   const ap = getDict(widget, 'AP');
   if (!ap) return undefined;
   let raw = ap.get(N('N'));
@@ -62,31 +57,39 @@ function appearanceOf(fc: FillContext, widget: PDFDict): { stream: PDFStream; re
 /**
  * The cm operands placing a widget's appearance, per template (fill-fields.ts FieldIndex): valid while
  * the appearance has the same /BBox and /Matrix objects. No engine step writes /Rect, /BBox or
- * /Matrix, and the appearances a render draws share theirs per widget (appearance-stream.ts).
+ * /Matrix, and a render's new appearances share theirs per widget box (appearance-stream.ts).
  */
 export type PlacementCache = WeakMap<PDFDict, { bbox: unknown; matrix: unknown; cm: string | null }>;
 
-function placementOf(widget: PDFDict, stream: PDFStream, cache: PlacementCache): string | null {
-  const rawBbox = stream.dict.get(N('BBox'));
-  const rawMatrix = stream.dict.get(N('Matrix'));
+function placementOf(
+  widget: PDFDict,
+  key: { bbox: unknown; matrix: unknown },
+  geometry: () => { bbox?: number[]; matrix?: number[] },
+  cache: PlacementCache,
+): string | null {
   const hit = cache.get(widget);
-  if (hit && hit.bbox === rawBbox && hit.matrix === rawMatrix) return hit.cm;
+  if (hit && hit.bbox === key.bbox && hit.matrix === key.matrix) return hit.cm;
   const rect = getNumbers(widget, 'Rect');
-  const bbox = getNumbers(stream.dict, 'BBox');
-  const m = getNumbers(stream.dict, 'Matrix');
+  const { bbox, matrix: m } = geometry();
   const matrix = (m && m.length === 6 ? m : [1, 0, 0, 1, 0, 0]) as Matrix;
   const cm = rect?.length === 4 && bbox?.length === 4 ? placement(rect, bbox, matrix) : undefined;
   const text = cm ? cm.map(num).join(' ') : null;
-  cache.set(widget, { bbox: rawBbox, matrix: rawMatrix, cm: text });
+  cache.set(widget, { bbox: key.bbox, matrix: key.matrix, cm: text });
   return text;
 }
 
-function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict, cache: PlacementCache): void {
-  if (!isPrinted(widget)) return;
-  const ap = appearanceOf(fc, widget);
+/** A template's appearance: its Form XObject drawn with Do. */
+function drawStream(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict, cache: PlacementCache): void {
+  const ap = appearanceOf(widget);
   if (!ap) return;
   const { stream } = ap;
-  const cm = placementOf(widget, stream, cache);
+  const key = { bbox: stream.dict.get(N('BBox')), matrix: stream.dict.get(N('Matrix')) };
+  const cm = placementOf(
+    widget,
+    key,
+    () => ({ bbox: getNumbers(stream.dict, 'BBox'), matrix: getNumbers(stream.dict, 'Matrix') }),
+    cache,
+  );
   if (!cm) return;
   // Some producers omit /Subtype /Form on appearance streams; Do needs it. Set only when missing:
   // an unchanged stream then stays out of an incremental update.
@@ -95,6 +98,50 @@ function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: 
   const ref = ap.ref ?? fc.ctx.register(stream);
   const name = writer.addResource(page, 'XObject', ref);
   writer.append(page, `q ${cm} cm /${name} Do Q`);
+}
+
+/** Font operands of our own appearance content ("/F0 12 Tf"): the only names it uses. */
+const FONT_NAME = /\/(F\d+)(?= [-\d.]+ Tf)/g;
+
+/**
+ * A value drawn by this render, written into the page itself: what Do would do with its Form
+ * XObject (place it with cm and its /Matrix, clip to its /BBox), without an object per widget.
+ * Its fonts become page resources once per page.
+ */
+function drawInline(
+  fc: FillContext,
+  writer: PageWriter,
+  page: PDFDict,
+  widget: PDFDict,
+  drawn: DrawnAppearance,
+  cache: PlacementCache,
+): void {
+  const { box } = drawn;
+  const arrays = arraysFor(fc.ctx, box);
+  const cm = placementOf(
+    widget,
+    arrays,
+    () => ({ bbox: [0, 0, box.width, box.height], matrix: matrixFor(box) }),
+    cache,
+  );
+  if (!cm) return;
+  const names = new Map<string, string>();
+  for (const [font, local] of drawn.fonts.entries()) names.set(local, writer.fontResource(page, font.ref));
+  const content = drawn.content.replace(FONT_NAME, (all, local: string) => {
+    const name = names.get(local);
+    return name ? `/${name}` : all;
+  });
+  writer.append(
+    page,
+    `q ${cm} cm ${matrixFor(box).map(num).join(' ')} cm 0 0 ${num(box.width)} ${num(box.height)} re W n\n${content}\nQ`,
+  );
+}
+
+function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict, cache: PlacementCache): void {
+  if (!isPrinted(widget)) return;
+  const drawn = fc.drawn?.get(widget);
+  if (drawn) drawInline(fc, writer, page, widget, drawn, cache);
+  else drawStream(fc, writer, page, widget, cache);
 }
 
 export function flatten(
@@ -114,7 +161,7 @@ export function flatten(
       if (!(annot instanceof PDFDict)) continue;
       const subtype = annot.lookup(N('Subtype'));
       const isWidget =
-        subtype instanceof PDFName ? subtype.decodeText() === 'Widget' : annot.has(N('FT')) || annot.has(N('Parent'));
+        subtype instanceof PDFName ? subtype === N('Widget') : annot.has(N('FT')) || annot.has(N('Parent'));
       if (isWidget) drawWidget(fc, writer, page, annot, cache);
       else if (raw instanceof PDFRef || raw instanceof PDFDict) kept.push(raw);
     }

@@ -23,6 +23,7 @@ type ResourceKind = 'XObject' | 'ExtGState' | 'Font';
 
 export class PageWriter {
   private readonly pending = new Map<PDFDict, string[]>();
+  private readonly fonts = new Map<PDFDict, Map<PDFRef, string>>();
   private counter = 0;
 
   constructor(
@@ -76,10 +77,24 @@ export class PageWriter {
     return name;
   }
 
+  /** The page's name for a font, added to its resources on first use. */
+  fontResource(page: PDFDict, ref: PDFRef): string {
+    let names = this.fonts.get(page);
+    if (!names) this.fonts.set(page, (names = new Map()));
+    let name = names.get(ref);
+    if (!name) names.set(ref, (name = this.addResource(page, 'Font', ref)));
+    return name;
+  }
+
   append(page: PDFDict, content: string): void {
     let list = this.pending.get(page);
     if (!list) this.pending.set(page, (list = []));
     list.push(content);
+  }
+
+  /** A new content stream (ASCII operators; Buffer converts natively, pdf-lib's stream() char by char). */
+  private register(content: string): PDFRef {
+    return this.ctx.register(PDFRawStream.of(this.ctx.obj({}), Buffer.from(content, 'latin1')));
   }
 
   /** Writes everything appended: [q..., original content..., Q... + ours], or ours alone. */
@@ -94,12 +109,8 @@ export class PageWriter {
       let all: PDFObject[];
       if (streams.length) {
         const { before, after } = enclosing(composeBalances(streams.map((s) => this.balanceOf(s))));
-        all = [
-          this.ctx.register(this.ctx.stream(before)),
-          ...streams,
-          this.ctx.register(this.ctx.stream(`${after}${ours}`)),
-        ];
-      } else all = [this.ctx.register(this.ctx.stream(ours))];
+        all = [this.register(before), ...streams, this.register(`${after}${ours}`)];
+      } else all = [this.register(ours)];
       page.set(N('Contents'), this.ctx.obj(all.map((s) => (s instanceof PDFRef ? s : this.ctx.register(s)))));
     }
     this.pending.clear();
