@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Clock } from '../../ports/clock.js';
 import type { Db } from './database.js';
+import type { Database } from './schema.js';
 
 // Liveness of the server processes sharing one database. Each process holds a row in `instances` that
 // it renews every third of its time to live and deletes on shutdown. Work a process takes on (a render's
@@ -66,4 +68,36 @@ export async function isAlive(deps: { db: Db; clock: Clock; instanceId: string }
     .where('expires_at', '>=', deps.clock.now().toISOString())
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Tables whose rows are claimed under a lease: `lease_owner` (an instance id) and `lease_expires_at`. */
+type LeasedTable = 'render_jobs' | 'render_batches';
+
+/**
+ * A row's lease is free when nobody holds it, it expired, or its holder is a dead instance other than
+ * `selfId` (a process killed mid-work: its rows are taken over at once instead of after the lease).
+ */
+export function leaseIsFree<T extends LeasedTable>(
+  eb: ExpressionBuilder<Database, T>,
+  table: T,
+  selfId: string,
+  now: string,
+): Expression<SqlBool> {
+  const owner = sql.ref<string | null>(`${table}.lease_owner`);
+  return eb.or([
+    eb(owner, 'is', null),
+    eb(sql.ref<string | null>(`${table}.lease_expires_at`), '<', now),
+    eb.and([
+      eb(owner, '<>', selfId),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('instances')
+            .select(sql.lit(1).as('one'))
+            .where(sql.ref('instances.id'), '=', owner)
+            .where(sql.ref('instances.expires_at'), '>=', now),
+        ),
+      ),
+    ]),
+  ]);
 }

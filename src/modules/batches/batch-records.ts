@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db, DbKind } from '../../adapters/db/database.js';
+import { leaseIsFree } from '../../adapters/db/instances.js';
 import type { Database, RenderBatchesTable } from '../../adapters/db/schema.js';
 import { batchHasPendingItems } from '../renders/render-records.js';
 
@@ -34,22 +35,7 @@ function finishable(selfId: string, now: string) {
     eb.and([
       eb('render_batches.status', '=', 'pending'),
       eb.not(batchHasPendingItems(eb)),
-      eb.or([
-        eb('render_batches.lease_owner', 'is', null),
-        eb('render_batches.lease_expires_at', '<', now),
-        eb.and([
-          eb('render_batches.lease_owner', '<>', selfId),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('instances')
-                .select('instances.id')
-                .whereRef('instances.id', '=', 'render_batches.lease_owner')
-                .where('instances.expires_at', '>=', now),
-            ),
-          ),
-        ]),
-      ]),
+      leaseIsFree(eb, 'render_batches', selfId, now),
     ]);
 }
 

@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db, DbKind } from '../../adapters/db/database.js';
+import { leaseIsFree } from '../../adapters/db/instances.js';
 import type { Database, RenderJobsTable } from '../../adapters/db/schema.js';
 
 // The `render_jobs` table: an accepted async render or batch item, its request kept until the render is
@@ -24,25 +25,7 @@ export async function insertRenderJobs(db: Db, rows: RenderJobRow[]): Promise<vo
 /** Claimable: due, and free (never claimed, lease expired, or held by a dead instance other than us). */
 function claimable(selfId: string, now: string) {
   return (eb: ExpressionBuilder<Database, 'render_jobs'>): Expression<SqlBool> =>
-    eb.and([
-      eb('render_jobs.run_after', '<=', now),
-      eb.or([
-        eb('render_jobs.lease_owner', 'is', null),
-        eb('render_jobs.lease_expires_at', '<', now),
-        eb.and([
-          eb('render_jobs.lease_owner', '<>', selfId),
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('instances')
-                .select('instances.id')
-                .whereRef('instances.id', '=', 'render_jobs.lease_owner')
-                .where('instances.expires_at', '>=', now),
-            ),
-          ),
-        ]),
-      ]),
-    ]);
+    eb.and([eb('render_jobs.run_after', '<=', now), leaseIsFree(eb, 'render_jobs', selfId, now)]);
 }
 
 /**

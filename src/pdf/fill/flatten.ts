@@ -1,7 +1,8 @@
 // Flattening: every widget a viewer would print has its current appearance drawn into its page (the
-// template's appearances as Form XObjects, the values this render drew as operators inline), then all widgets leave /Annots and the catalog loses /AcroForm, so no interactive
-// field remains while every printed value stays visible. Widgets without the Print flag, or Hidden
-// or NoView (a "Print / Save / Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
+// template's appearances as Form XObjects, the values this render drew as operators inline), then all
+// widgets leave /Annots and the catalog loses /AcroForm, so no interactive field remains while every
+// printed value stays visible. Widgets without the Print flag, or Hidden or NoView (a "Print / Save /
+// Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { arraysFor, matrixFor, num } from '../appearance/appearance-stream.js';
 import { N, getDict, getNumbers } from '../pdf-objects.js';
