@@ -84,33 +84,41 @@ export async function deletePendingRender(db: Db, accountId: string, id: string)
     .execute();
 }
 
-/** pending -> failed; false when it was no longer pending. */
-export async function failPendingRender(db: Db, accountId: string, id: string, failure: RenderFailure) {
-  const res = await db
+// The two below answer the record as updated (RETURNING, SQLite ≥ 3.35 and PostgreSQL): its event
+// needs it, and a second statement to read it back cost a query per render.
+
+/** pending -> failed; the record as it now is, or undefined when it was no longer pending. */
+export async function failPendingRender(
+  db: Db,
+  accountId: string,
+  id: string,
+  failure: RenderFailure,
+): Promise<RenderRow | undefined> {
+  return db
     .updateTable('renders')
     .set({ status: 'failed', ...failure })
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('status', '=', 'pending')
+    .returningAll()
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
-/** pending -> completed with its file; false when it was no longer pending (the sweeper gave up on it). */
+/** pending -> completed with its file; the record as it now is, or undefined when it was no longer pending (the sweeper gave up on it). */
 export async function completePendingRender(
   db: Db,
   accountId: string,
   id: string,
   done: { blob_key: string; file_size: number; duration_ms: number; warnings: string },
-): Promise<boolean> {
-  const res = await db
+): Promise<RenderRow | undefined> {
+  return db
     .updateTable('renders')
     .set({ status: 'completed', ...done })
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('status', '=', 'pending')
+    .returningAll()
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
 /** A render of this account that is not deleted and not past its retention, in any status. */

@@ -8,7 +8,7 @@ import { loadTemplate, parseAnalysis, type TemplateRow } from '../templates/temp
 import { loadTemplateBytes } from '../templates/template-files.js';
 import { validateData } from './values/validate-data.js';
 import { resolveWatermark } from './watermark-rule.js';
-import { completePendingRender, failPendingRender, findRender, type RenderRow } from './render-records.js';
+import { completePendingRender, failPendingRender, type RenderRow } from './render-records.js';
 import { renderEventData } from './render-view.js';
 
 // The steps every render goes through, whether its caller waits (create-render.ts) or not (the job
@@ -166,9 +166,9 @@ export async function recordCompleted(
 ): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     if (guard && !(await guard(trx))) return false;
-    const ok = await completePendingRender(trx, accountId, id, { ...done, warnings: JSON.stringify(done.warnings) });
-    if (!ok) return false;
-    await publishRenderEvent(deps, trx, accountId, id, 'render.completed');
+    const row = await completePendingRender(trx, accountId, id, { ...done, warnings: JSON.stringify(done.warnings) });
+    if (!row) return false;
+    await publishRenderEvent(deps, trx, row, 'render.completed');
     return true;
   });
 }
@@ -183,26 +183,23 @@ export async function recordFailed(
 ): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     if (guard && !(await guard(trx))) return false;
-    const ok = await failPendingRender(trx, accountId, id, {
+    const row = await failPendingRender(trx, accountId, id, {
       error_code: failure.code,
       error_message: failure.message,
       ...(failure.durationMs !== undefined ? { duration_ms: failure.durationMs } : {}),
       ...(failure.warnings ? { warnings: JSON.stringify(failure.warnings) } : {}),
     });
-    if (!ok) return false;
-    await publishRenderEvent(deps, trx, accountId, id, 'render.failed');
+    if (!row) return false;
+    await publishRenderEvent(deps, trx, row, 'render.failed');
     return true;
   });
 }
 
-async function publishRenderEvent(
+function publishRenderEvent(
   deps: Pick<Deps, 'clock'>,
   trx: Db,
-  accountId: string,
-  id: string,
+  row: RenderRow,
   type: 'render.completed' | 'render.failed',
 ) {
-  const now = deps.clock.now();
-  const row = await findRender(trx, accountId, id, new Date(0), { includePending: true });
-  if (row) await publishEvent(trx, { accountId, type, data: renderEventData(row) }, now);
+  return publishEvent(trx, { accountId: row.account_id, type, data: renderEventData(row) }, deps.clock.now());
 }
