@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
+import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import { lockAccount } from './quotas.js';
 import { countActiveKeys } from './usage.js';
 
@@ -101,10 +102,9 @@ export async function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: 
     .execute();
 }
 
-/** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
-async function findKey(deps: Pick<Deps, 'db'>, secret: string) {
-  if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
-  return deps.db
+// every authenticated request runs it: a prepared query (see adapters/db/prepared-query.ts)
+const activeKeyByHash = preparedQuery((db, v: { hash: string }) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select([
@@ -113,9 +113,14 @@ async function findKey(deps: Pick<Deps, 'db'>, secret: string) {
       'accounts.plan as plan',
       'accounts.name as accountName',
     ])
-    .where('api_keys.hash', '=', hashKey(secret))
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('api_keys.hash', '=', v.hash)
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
+async function findKey(deps: Pick<Deps, 'db'>, secret: string) {
+  if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
+  return (await activeKeyByHash(deps.db, { hash: hashKey(secret) })).rows[0];
 }
 
 const TOUCH_EVERY_MS = 60_000;
