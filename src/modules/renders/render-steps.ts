@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
 import type { Db } from '../../adapters/db/database.js';
 import { PdfEngineError } from '../../pdf/types.js';
-import type { FillValue } from '../../pdf/types.js';
+import type { FillValue, TemplateAnalysis } from '../../pdf/types.js';
 import type { PlanName } from '../accounts/plans.js';
 import { publishEvent } from '../events/publish-event.js';
-import { loadTemplate, parseAnalysis, type TemplateRow } from '../templates/template-view.js';
+import { loadTemplateForRender, type RenderTemplate } from '../templates/template-view.js';
 import { loadTemplateBytes } from '../templates/template-files.js';
 import { validateData } from './values/validate-data.js';
 import { resolveWatermark } from './watermark-rule.js';
@@ -31,8 +31,8 @@ export interface CreateRenderInput {
 }
 
 export interface PreparedRender {
-  template: TemplateRow;
-  analysis: ReturnType<typeof parseAnalysis>;
+  template: RenderTemplate;
+  analysis: TemplateAnalysis;
   values: Record<string, FillValue>;
   warnings: string[];
   flatten: boolean;
@@ -42,7 +42,7 @@ export interface PreparedRender {
 const DAY_MS = 86_400_000;
 
 /** Templates already loaded and parsed, by id (a batch names the same few templates many times). */
-export type TemplateMemo = Map<string, { template: TemplateRow; analysis: ReturnType<typeof parseAnalysis> }>;
+export type TemplateMemo = Map<string, { template: RenderTemplate; analysis: TemplateAnalysis }>;
 
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
@@ -62,8 +62,7 @@ export async function prepareRender(
   };
   let loaded = memo?.get(input.templateId);
   if (!loaded) {
-    const row = await loadTemplate(deps, account.id, input.templateId);
-    loaded = { template: row, analysis: parseAnalysis(deps, row) };
+    loaded = await loadTemplateForRender(deps, account.id, input.templateId);
     memo?.set(input.templateId, loaded);
   }
   const { template, analysis } = loaded;
@@ -81,7 +80,7 @@ export async function prepareRender(
 export function pendingRecord(
   deps: Pick<Deps, 'plans'>,
   account: { id: string; plan: PlanName },
-  template: Pick<TemplateRow, 'id' | 'name' | 'version'>,
+  template: Pick<RenderTemplate, 'id' | 'name' | 'version'>,
   r: {
     id: string;
     month: string;
