@@ -9,6 +9,9 @@ import type { Database, RendersTable } from '../../adapters/db/schema.js';
 // `db` may be a transaction wherever a caller needs the statement inside one.
 // The statements every render runs are prepared queries (adapters/db/prepared-query.ts): built and
 // compiled once, the same builder code and the same account scoping.
+// A render counts against its month's quota while pending or completed (deleted or not); the count per
+// account and month is `render_usage`, which triggers on this table keep (migration 0006_render_usage),
+// in the transaction of each change, whatever makes it.
 
 export type RenderRow = RendersTable;
 
@@ -67,19 +70,14 @@ export function batchHasPendingItems(eb: ExpressionBuilder<Database, 'render_bat
   );
 }
 
-const countOfMonth = preparedQuery((db, v: { accountId: string; month: string }) =>
-  db
-    .selectFrom('renders')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', v.accountId)
-    .where('month', '=', v.month)
-    .where('status', 'in', ['pending', 'completed']),
+const usageOfMonth = preparedQuery((db, v: { accountId: string; month: string }) =>
+  db.selectFrom('render_usage').select('renders').where('account_id', '=', v.accountId).where('month', '=', v.month),
 );
 
 /** Renders that count against the monthly quota: reserved or completed, deleted or not; failed ones don't. */
 export async function countRendersThisMonth(db: Db, accountId: string, month: string): Promise<number> {
-  const { rows } = await countOfMonth(db, { accountId, month });
-  return Number(rows[0].n);
+  const { rows } = await usageOfMonth(db, { accountId, month });
+  return Number(rows[0]?.renders ?? 0);
 }
 
 /** Drops a reservation nothing was attempted for (only while still pending: the sweeper may have acted). */
