@@ -11,7 +11,7 @@ import { registerNulGuard } from './http/nul-guard.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { authenticate, rateLimit } from './http/auth.js';
-import { authenticateKey } from './modules/accounts/api-keys.js';
+import { keyAuthenticator } from './modules/accounts/api-keys.js';
 import { ping } from './adapters/db/database.js';
 import { AppError } from './errors.js';
 import { accountComponents, accountRoutes } from './modules/accounts/routes.js';
@@ -113,10 +113,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       await v1.register(async (api) => {
-        api.addHook(
-          'onRequest',
-          authenticate(deps, (key) => authenticateKey(deps, key)),
-        );
+        api.addHook('onRequest', authenticate(deps, keyAuthenticator(deps)));
         api.addHook('onRequest', rateLimit(deps));
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));

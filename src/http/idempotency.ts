@@ -41,7 +41,8 @@ export async function idempotent(
   request: FastifyRequest,
   reply: FastifyReply,
   route: string,
-  bodyHash: string,
+  /** hashBody of what binds the key; computed only when the request carries one (an upload hashes MBs) */
+  hashOfBody: () => string,
   run: () => Promise<{ status: number; body: unknown }>,
   codec: ReplayCodec = PLAIN,
 ): Promise<FastifyReply> {
@@ -58,6 +59,7 @@ export async function idempotent(
     });
   }
   const accountId = request.auth.accountId;
+  const bodyHash = hashOfBody();
   const now = deps.clock.now();
   const where = { account_id: accountId, key: header, route };
 

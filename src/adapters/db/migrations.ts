@@ -1,7 +1,50 @@
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 // Versioned migrations, in code so the single binary carries them. Never edit a released one: add a new one.
 // Kysely's Migrator takes a lock table, so two instances starting together migrate once.
+
+// render_usage follows renders (0006_render_usage): a render counts while pending or completed. An
+// update that changes neither whether it counts nor its account and month (pending -> completed, a
+// tombstone) leaves the usage alone.
+const COUNTS = (row: 'NEW' | 'OLD') => `${row}.status in ('pending', 'completed')`;
+const MOVED = `(${COUNTS('OLD')}) <> (${COUNTS('NEW')}) or OLD.account_id <> NEW.account_id or OLD.month <> NEW.month`;
+
+const USAGE_TRIGGERS_SQLITE = [
+  `create trigger render_usage_insert after insert on renders when ${COUNTS('NEW')} begin
+     insert or ignore into render_usage (account_id, month, renders) values (NEW.account_id, NEW.month, 0);
+     update render_usage set renders = renders + 1 where account_id = NEW.account_id and month = NEW.month;
+   end`,
+  `create trigger render_usage_delete after delete on renders when ${COUNTS('OLD')} begin
+     update render_usage set renders = renders - 1 where account_id = OLD.account_id and month = OLD.month;
+   end`,
+  `create trigger render_usage_update after update of status, account_id, month on renders when ${MOVED} begin
+     update render_usage set renders = renders - 1
+       where ${COUNTS('OLD')} and account_id = OLD.account_id and month = OLD.month;
+     insert or ignore into render_usage (account_id, month, renders)
+       select NEW.account_id, NEW.month, 0 where ${COUNTS('NEW')};
+     update render_usage set renders = renders + 1
+       where ${COUNTS('NEW')} and account_id = NEW.account_id and month = NEW.month;
+   end`,
+];
+
+const USAGE_TRIGGERS_POSTGRES = [
+  // search_path pinned to the migration's, so the function finds render_usage whatever a session's is
+  `create function render_usage_follow() returns trigger language plpgsql set search_path from current as $$
+   begin
+     if TG_OP <> 'INSERT' and ${COUNTS('OLD')} then
+       update render_usage set renders = renders - 1 where account_id = OLD.account_id and month = OLD.month;
+     end if;
+     if TG_OP <> 'DELETE' and ${COUNTS('NEW')} then
+       insert into render_usage (account_id, month, renders) values (NEW.account_id, NEW.month, 1)
+         on conflict (account_id, month) do update set renders = render_usage.renders + 1;
+     end if;
+     return null;
+   end $$`,
+  `create trigger render_usage_insert_delete after insert or delete on renders
+     for each row execute function render_usage_follow()`,
+  `create trigger render_usage_update after update of status, account_id, month on renders
+     for each row when (${MOVED}) execute function render_usage_follow()`,
+];
 
 const migrations: Record<string, Migration> = {
   '0001_initial': {
@@ -279,6 +322,47 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('usage_thresholds_pk', ['account_id', 'month', 'threshold'])
         .execute();
+    },
+  },
+  // A reservation read the month's usage by counting the account's renders of the month: ~25 ns a row on
+  // SQLite, so 0.2 ms at 8,000 renders and 0.8 ms at 32,000, on every render and under the account lock.
+  // render_usage holds that count per account and month, kept by triggers on renders in the transaction
+  // of each change: exact whatever writes renders (this release, an older one still running during a
+  // rolling upgrade, an operator's SQL). Filled from the renders here, with writers to renders held off
+  // meanwhile so that no render is counted twice or missed.
+  '0006_render_usage': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+      // PostgreSQL runs a migration in a transaction (Kysely): this lock lasts until it commits.
+      // SQLite does not: an immediate transaction takes the database's write lock now.
+      await sql.raw(postgres ? 'lock table renders in share row exclusive mode' : 'begin immediate').execute(db);
+      try {
+        await db.schema
+          .createTable('render_usage')
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('month', 'text', (c) => c.notNull())
+          .addColumn('renders', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('render_usage_pk', ['account_id', 'month'])
+          .execute();
+        for (const statement of postgres ? USAGE_TRIGGERS_POSTGRES : USAGE_TRIGGERS_SQLITE)
+          await sql.raw(statement).execute(db);
+        await db
+          .insertInto('render_usage')
+          .columns(['account_id', 'month', 'renders'])
+          .expression(
+            db
+              .selectFrom('renders')
+              .select(['account_id', 'month', (eb) => eb.fn.countAll().as('renders')])
+              .where('status', 'in', ['pending', 'completed'])
+              .groupBy(['account_id', 'month']),
+          )
+          .execute();
+        if (!postgres) await sql.raw('commit').execute(db);
+      } catch (err) {
+        if (!postgres) await sql.raw('rollback').execute(db);
+        throw err;
+      }
     },
   },
 };

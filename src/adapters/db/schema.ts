@@ -207,6 +207,17 @@ export interface UsageThresholdsTable {
   created_at: string;
 }
 
+/**
+ * Renders that count against an account's quota in a month (pending or completed, deleted or not), kept
+ * by modules/renders/render-records.ts in the transaction of every change of such a render.
+ */
+export interface RenderUsageTable {
+  account_id: string;
+  /** YYYY-MM, UTC */
+  month: string;
+  renders: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -222,6 +233,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_endpoint_log: WebhookEndpointLogTable;
   usage_thresholds: UsageThresholdsTable;
+  render_usage: RenderUsageTable;
 }
 
 export type { Generated };

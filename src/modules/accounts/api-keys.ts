@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
+import { Lru } from '../../lib/lru.js';
+import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import { lockAccount } from './quotas.js';
 import { countActiveKeys } from './usage.js';
 
@@ -100,10 +102,9 @@ export async function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: 
     .execute();
 }
 
-/** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
-export async function authenticateKey(deps: Pick<Deps, 'db' | 'clock'>, secret: string) {
-  if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
-  const found = await deps.db
+// every authenticated request runs it: a prepared query (see adapters/db/prepared-query.ts)
+const activeKeyByHash = preparedQuery((db, v: { hash: string }) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select([
@@ -112,18 +113,46 @@ export async function authenticateKey(deps: Pick<Deps, 'db' | 'clock'>, secret: 
       'accounts.plan as plan',
       'accounts.name as accountName',
     ])
-    .where('api_keys.hash', '=', hashKey(secret))
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
-  if (found) void touchKey(deps, found.keyId);
-  return found;
+    .where('api_keys.hash', '=', v.hash)
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
+async function findKey(deps: Pick<Deps, 'db'>, secret: string) {
+  if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
+  return (await activeKeyByHash(deps.db, { hash: hashKey(secret) })).rows[0];
 }
 
 const TOUCH_EVERY_MS = 60_000;
+/** Keys whose last write of `lastUsedAt` this process remembers (~100 bytes each). */
+const MAX_TOUCHED_KEYS = 10_000;
 
-/** Record `lastUsedAt`, at most once a minute per key so that it costs no write on most requests. */
-async function touchKey(deps: Pick<Deps, 'db' | 'clock'>, keyId: string): Promise<void> {
-  const now = deps.clock.now();
+/**
+ * The key check of the API's auth hook (app.ts makes one per app): resolves a bearer secret to its
+ * account, undefined for unknown or revoked keys, and records the key's `lastUsedAt` at most once a
+ * minute. The minute is kept here per key, so most requests issue no write at all; the UPDATE's own
+ * condition keeps the rule across instances (each instance writes at most once a minute, and only
+ * when the stored time is older than that).
+ */
+export function keyAuthenticator(deps: Pick<Deps, 'db' | 'clock'>) {
+  const touchedAt = new Lru<string, number>(MAX_TOUCHED_KEYS);
+  return async (secret: string) => {
+    const found = await findKey(deps, secret);
+    if (found) {
+      const now = deps.clock.now();
+      const last = touchedAt.get(found.keyId);
+      // the UPDATE's condition, from memory: it would change nothing before then (nor while the clock
+      // reads earlier than the last write)
+      if (last === undefined || now.getTime() - last > TOUCH_EVERY_MS) {
+        touchedAt.set(found.keyId, now.getTime());
+        void touchKey(deps, found.keyId, now); // off the request path
+      }
+    }
+    return found;
+  };
+}
+
+async function touchKey(deps: Pick<Deps, 'db'>, keyId: string, now: Date): Promise<void> {
   await deps.db
     .updateTable('api_keys')
     .set({ last_used_at: now.toISOString() })

@@ -90,11 +90,18 @@ export const batchRoutes =
         },
       },
       async (request, reply) =>
-        idempotent(deps, request, reply, 'POST /v1/renders/batch', hashBody(request.rawBody ?? ''), async () => {
-          const data = await createBatch(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body);
-          reply.header('Location', `/v1/render-batches/${data.id}`);
-          return { status: 202, body: { data } };
-        }),
+        idempotent(
+          deps,
+          request,
+          reply,
+          'POST /v1/renders/batch',
+          () => hashBody(request.rawBody ?? ''),
+          async () => {
+            const data = await createBatch(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body);
+            reply.header('Location', `/v1/render-batches/${data.id}`);
+            return { status: 202, body: { data } };
+          },
+        ),
     );
 
     app.get(

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/schema.js';
 import { newId } from '../../lib/ids.js';
+import { preparedQuery } from '../../adapters/db/prepared-query.js';
+import type { EventsTable } from '../../adapters/db/schema.js';
 import { fanOutDeliveries } from '../webhooks/fan-out.js';
 import type { EventType } from './event-types.js';
 
@@ -11,6 +13,9 @@ export interface NewEvent {
   data: unknown;
 }
 
+// every render records one: a prepared query (see adapters/db/prepared-query.ts)
+const insertEvent = preparedQuery((db, row: EventsTable) => db.insertInto('events').values(row));
+
 /**
  * Record an event in the outbox. Call it with the transaction of the change that causes the event, so
  * the change and its event commit together or not at all (nothing lost on kill -9, nothing sent for a
@@ -19,16 +24,13 @@ export interface NewEvent {
  */
 export async function publishEvent(trx: Kysely<Database>, event: NewEvent, now: Date): Promise<string> {
   const id = newId('evt');
-  await trx
-    .insertInto('events')
-    .values({
-      id,
-      account_id: event.accountId,
-      type: event.type,
-      data: JSON.stringify(event.data),
-      created_at: now.toISOString(),
-    })
-    .execute();
+  await insertEvent(trx, {
+    id,
+    account_id: event.accountId,
+    type: event.type,
+    data: JSON.stringify(event.data),
+    created_at: now.toISOString(),
+  });
   await fanOutDeliveries(trx, { eventId: id, accountId: event.accountId, type: event.type }, now);
   return id;
 }

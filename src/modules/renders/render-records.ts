@@ -1,11 +1,17 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../../adapters/db/database.js';
+import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import type { Database, RendersTable } from '../../adapters/db/schema.js';
 
 // The one owner of the `renders` table: every statement on it lives here. A record is account-scoped:
 // functions that serve a tenant take its account id into their WHERE. The few that work across
 // accounts (the sweeper's, the signed download's) say so in their names and comments.
 // `db` may be a transaction wherever a caller needs the statement inside one.
+// The statements every render runs are prepared queries (adapters/db/prepared-query.ts): built and
+// compiled once, the same builder code and the same account scoping.
+// A render counts against its month's quota while pending or completed (deleted or not); the count per
+// account and month is `render_usage`, which triggers on this table keep (migration 0006_render_usage),
+// in the transaction of each change, whatever makes it.
 
 export type RenderRow = RendersTable;
 
@@ -27,8 +33,10 @@ const INTERRUPTED = {
 
 // ---- one account's records --------------------------------------------------------------------------
 
+const insertOne = preparedQuery((db, row: RenderRow) => db.insertInto('renders').values(row));
+
 export async function insertRender(db: Db, row: RenderRow): Promise<void> {
-  await db.insertInto('renders').values(row).execute();
+  await insertOne(db, row);
 }
 
 /** Many records in few statements (a batch's items); ~20 columns a row keeps chunks within parameter bounds. */
@@ -62,16 +70,14 @@ export function batchHasPendingItems(eb: ExpressionBuilder<Database, 'render_bat
   );
 }
 
+const usageOfMonth = preparedQuery((db, v: { accountId: string; month: string }) =>
+  db.selectFrom('render_usage').select('renders').where('account_id', '=', v.accountId).where('month', '=', v.month),
+);
+
 /** Renders that count against the monthly quota: reserved or completed, deleted or not; failed ones don't. */
 export async function countRendersThisMonth(db: Db, accountId: string, month: string): Promise<number> {
-  const { n } = await db
-    .selectFrom('renders')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('month', '=', month)
-    .where('status', 'in', ['pending', 'completed'])
-    .executeTakeFirstOrThrow();
-  return Number(n);
+  const { rows } = await usageOfMonth(db, { accountId, month });
+  return Number(rows[0]?.renders ?? 0);
 }
 
 /** Drops a reservation nothing was attempted for (only while still pending: the sweeper may have acted). */
@@ -84,33 +90,54 @@ export async function deletePendingRender(db: Db, accountId: string, id: string)
     .execute();
 }
 
-/** pending -> failed; false when it was no longer pending. */
-export async function failPendingRender(db: Db, accountId: string, id: string, failure: RenderFailure) {
-  const res = await db
+// The two below answer the record as updated (RETURNING, SQLite ≥ 3.35 and PostgreSQL): its event
+// needs it, and a second statement to read it back cost a query per render.
+
+const failPending = preparedQuery((db, v: { id: string; accountId: string } & RenderFailure) => {
+  const { id, accountId, ...failure } = v;
+  return db
     .updateTable('renders')
     .set({ status: 'failed', ...failure })
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+    .returningAll();
+});
+
+/** pending -> failed; the record as it now is, or undefined when it was no longer pending. */
+export async function failPendingRender(
+  db: Db,
+  accountId: string,
+  id: string,
+  failure: RenderFailure,
+): Promise<RenderRow | undefined> {
+  return (await failPending(db, { id, accountId, ...failure })).rows[0];
 }
 
-/** pending -> completed with its file; false when it was no longer pending (the sweeper gave up on it). */
+const completePending = preparedQuery(
+  (
+    db,
+    v: { id: string; accountId: string; blob_key: string; file_size: number; duration_ms: number; warnings: string },
+  ) => {
+    const { id, accountId, ...done } = v;
+    return db
+      .updateTable('renders')
+      .set({ status: 'completed', ...done })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .returningAll();
+  },
+);
+
+/** pending -> completed with its file; the record as it now is, or undefined when it was no longer pending (the sweeper gave up on it). */
 export async function completePendingRender(
   db: Db,
   accountId: string,
   id: string,
   done: { blob_key: string; file_size: number; duration_ms: number; warnings: string },
-): Promise<boolean> {
-  const res = await db
-    .updateTable('renders')
-    .set({ status: 'completed', ...done })
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+): Promise<RenderRow | undefined> {
+  return (await completePending(db, { id, accountId, ...done })).rows[0];
 }
 
 /** A render of this account that is not deleted and not past its retention, in any status. */
@@ -184,7 +211,15 @@ export async function failPendingOfDeadOwners(
   now: Date,
   scope?: { accountId: string; month: string },
 ): Promise<number> {
-  let q = db
+  const res = scope
+    ? (await failDeadOfMonth(db, { selfId, now: now.toISOString(), ...scope })).numAffectedRows
+    : (await deadOwnersPending(db, selfId, now.toISOString()).executeTakeFirst()).numUpdatedRows;
+  return Number(res ?? 0);
+}
+
+/** Pending renders whose owner instance has no live row (missing or expired at `now`), never `selfId`'s. */
+function deadOwnersPending(db: Db, selfId: string, now: string) {
+  return db
     .updateTable('renders')
     .set(INTERRUPTED)
     .where('status', '=', 'pending')
@@ -197,14 +232,16 @@ export async function failPendingOfDeadOwners(
             .selectFrom('instances')
             .select('instances.id')
             .whereRef('instances.id', '=', 'renders.owner')
-            .where('instances.expires_at', '>=', now.toISOString()),
+            .where('instances.expires_at', '>=', now),
         ),
       ),
     );
-  if (scope) q = q.where('account_id', '=', scope.accountId).where('month', '=', scope.month);
-  const res = await q.executeTakeFirst();
-  return Number(res.numUpdatedRows);
 }
+
+// every reservation runs it for its account's month (see dead-renders.ts)
+const failDeadOfMonth = preparedQuery((db, v: { selfId: string; now: string; accountId: string; month: string }) =>
+  deadOwnersPending(db, v.selfId, v.now).where('account_id', '=', v.accountId).where('month', '=', v.month),
+);
 
 /**
  * Fails every render still pending that was created before `before` (its process died or is stuck),

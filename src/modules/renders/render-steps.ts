@@ -1,14 +1,14 @@
 import type { Deps } from '../../deps.js';
 import type { Db } from '../../adapters/db/database.js';
 import { PdfEngineError } from '../../pdf/types.js';
-import type { FillValue } from '../../pdf/types.js';
+import type { FillValue, TemplateAnalysis } from '../../pdf/types.js';
 import type { PlanName } from '../accounts/plans.js';
 import { publishEvent } from '../events/publish-event.js';
-import { loadTemplate, parseAnalysis, type TemplateRow } from '../templates/template-view.js';
+import { loadTemplateForRender, type RenderTemplate } from '../templates/template-view.js';
 import { loadTemplateBytes } from '../templates/template-files.js';
 import { validateData } from './values/validate-data.js';
 import { resolveWatermark } from './watermark-rule.js';
-import { completePendingRender, failPendingRender, findRender, type RenderRow } from './render-records.js';
+import { completePendingRender, failPendingRender, type RenderRow } from './render-records.js';
 import { renderEventData } from './render-view.js';
 
 // The steps every render goes through, whether its caller waits (create-render.ts) or not (the job
@@ -31,8 +31,8 @@ export interface CreateRenderInput {
 }
 
 export interface PreparedRender {
-  template: TemplateRow;
-  analysis: ReturnType<typeof parseAnalysis>;
+  template: RenderTemplate;
+  analysis: TemplateAnalysis;
   values: Record<string, FillValue>;
   warnings: string[];
   flatten: boolean;
@@ -42,7 +42,7 @@ export interface PreparedRender {
 const DAY_MS = 86_400_000;
 
 /** Templates already loaded and parsed, by id (a batch names the same few templates many times). */
-export type TemplateMemo = Map<string, { template: TemplateRow; analysis: ReturnType<typeof parseAnalysis> }>;
+export type TemplateMemo = Map<string, { template: RenderTemplate; analysis: TemplateAnalysis }>;
 
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
@@ -62,8 +62,7 @@ export async function prepareRender(
   };
   let loaded = memo?.get(input.templateId);
   if (!loaded) {
-    const row = await loadTemplate(deps, account.id, input.templateId);
-    loaded = { template: row, analysis: parseAnalysis(deps, row) };
+    loaded = await loadTemplateForRender(deps, account.id, input.templateId);
     memo?.set(input.templateId, loaded);
   }
   const { template, analysis } = loaded;
@@ -81,7 +80,7 @@ export async function prepareRender(
 export function pendingRecord(
   deps: Pick<Deps, 'plans'>,
   account: { id: string; plan: PlanName },
-  template: Pick<TemplateRow, 'id' | 'name' | 'version'>,
+  template: Pick<RenderTemplate, 'id' | 'name' | 'version'>,
   r: {
     id: string;
     month: string;
@@ -166,9 +165,9 @@ export async function recordCompleted(
 ): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     if (guard && !(await guard(trx))) return false;
-    const ok = await completePendingRender(trx, accountId, id, { ...done, warnings: JSON.stringify(done.warnings) });
-    if (!ok) return false;
-    await publishRenderEvent(deps, trx, accountId, id, 'render.completed');
+    const row = await completePendingRender(trx, accountId, id, { ...done, warnings: JSON.stringify(done.warnings) });
+    if (!row) return false;
+    await publishRenderEvent(deps, trx, row, 'render.completed');
     return true;
   });
 }
@@ -183,26 +182,23 @@ export async function recordFailed(
 ): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     if (guard && !(await guard(trx))) return false;
-    const ok = await failPendingRender(trx, accountId, id, {
+    const row = await failPendingRender(trx, accountId, id, {
       error_code: failure.code,
       error_message: failure.message,
       ...(failure.durationMs !== undefined ? { duration_ms: failure.durationMs } : {}),
       ...(failure.warnings ? { warnings: JSON.stringify(failure.warnings) } : {}),
     });
-    if (!ok) return false;
-    await publishRenderEvent(deps, trx, accountId, id, 'render.failed');
+    if (!row) return false;
+    await publishRenderEvent(deps, trx, row, 'render.failed');
     return true;
   });
 }
 
-async function publishRenderEvent(
+function publishRenderEvent(
   deps: Pick<Deps, 'clock'>,
   trx: Db,
-  accountId: string,
-  id: string,
+  row: RenderRow,
   type: 'render.completed' | 'render.failed',
 ) {
-  const now = deps.clock.now();
-  const row = await findRender(trx, accountId, id, new Date(0), { includePending: true });
-  if (row) await publishEvent(trx, { accountId, type, data: renderEventData(row) }, now);
+  return publishEvent(trx, { accountId: row.account_id, type, data: renderEventData(row) }, deps.clock.now());
 }

@@ -186,7 +186,7 @@ export const renderRoutes =
           reply,
           'POST /v1/renders',
           // the preference changes the answer: part of what a key is bound to
-          hashBody(`${preferAsync ? 'async:' : ''}${request.rawBody ?? ''}`),
+          () => hashBody(`${preferAsync ? 'async:' : ''}${request.rawBody ?? ''}`),
           async () => {
             const data = await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, body);
             if (data.status === 'pending') {

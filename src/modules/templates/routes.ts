@@ -218,7 +218,7 @@ export const templateRoutes =
       async (request, reply) => {
         const plan = deps.plans[request.auth.plan];
         const upload = await readUpload(request, plan.maxUploadBytes, plan.name);
-        const bodyHash = hashBody(upload.bytes, upload.fileName, JSON.stringify(upload.fields));
+        const bodyHash = () => hashBody(upload.bytes, upload.fileName, JSON.stringify(upload.fields));
         return idempotent(deps, request, reply, 'POST /v1/templates', bodyHash, async () => ({
           status: 201,
           body: {

@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import type { TemplatesTable } from '../../adapters/db/schema.js';
+import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import type { AnalysedField, Rect, TemplateAnalysis, WidgetPlacement } from '../../pdf/types.js';
 
 export interface TemplateView {
@@ -52,6 +53,35 @@ export async function loadTemplate(
     .executeTakeFirst();
   if (!row) throw notFound.template(templateId);
   return row;
+}
+
+/** What a render needs of its template row (its analysis comes parsed, beside it). */
+export type RenderTemplate = Pick<TemplateRow, 'id' | 'name' | 'version' | 'blob_key'>;
+
+const renderTemplateRow = preparedQuery((db, v: { id: string; accountId: string }) =>
+  db
+    .selectFrom('templates')
+    .select(['id', 'name', 'version', 'blob_key'])
+    .where('id', '=', v.id)
+    .where('account_id', '=', v.accountId),
+);
+
+/**
+ * A template of this account and its parsed analysis, for a render. The stored analysis (JSON: 2 KB for
+ * a small form, 20 KB for Luxembourg's, 68 KB for the 1040) is read only when the cache of parsed
+ * analyses lacks this file version; then the whole row is read in one statement, so the analysis is
+ * always the one of the file version returned.
+ */
+export async function loadTemplateForRender(
+  deps: Pick<Deps, 'db' | 'caches'>,
+  accountId: string,
+  templateId: string,
+): Promise<{ template: RenderTemplate; analysis: TemplateAnalysis }> {
+  const [head] = (await renderTemplateRow(deps.db, { id: templateId, accountId })).rows;
+  const cached = head && deps.caches.analyses.get(head.blob_key);
+  if (cached) return { template: head, analysis: cached };
+  const row = await loadTemplate(deps, accountId, templateId);
+  return { template: row, analysis: parseAnalysis(deps, row) };
 }
 
 /** A template's stored analysis, parsed once per file version (see Caches in deps.ts). */

@@ -1,5 +1,6 @@
 import type { Db } from '../../adapters/db/database.js';
 import { newId } from '../../lib/ids.js';
+import { preparedQuery } from '../../adapters/db/prepared-query.js';
 
 // One delivery per (event, endpoint), written in the event's own transaction: the change, its event and
 // the deliveries commit together, so a crash can neither lose a delivery nor send one for a rolled-back
@@ -33,14 +34,18 @@ export function newDeliveryRow(origin: DeliveryOrigin, endpointId: string, now: 
   };
 }
 
-/** Deliveries for the account's enabled endpoints subscribed to the type (or to all, "*"). Returns how many. */
-export async function fanOutDeliveries(trx: Db, origin: DeliveryOrigin, now: Date): Promise<number> {
-  const endpoints = await trx
+// every event runs it (a render's too): a prepared query (see adapters/db/prepared-query.ts)
+const enabledEndpoints = preparedQuery((db, v: { accountId: string }) =>
+  db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
-    .where('account_id', '=', origin.accountId)
-    .where('enabled', '=', 1)
-    .execute();
+    .where('account_id', '=', v.accountId)
+    .where('enabled', '=', 1),
+);
+
+/** Deliveries for the account's enabled endpoints subscribed to the type (or to all, "*"). Returns how many. */
+export async function fanOutDeliveries(trx: Db, origin: DeliveryOrigin, now: Date): Promise<number> {
+  const { rows: endpoints } = await enabledEndpoints(trx, { accountId: origin.accountId });
   const targets = endpoints.filter((e) => {
     const events = JSON.parse(e.events) as string[];
     return events.includes('*') || events.includes(origin.type);
