@@ -25,4 +25,4 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--max-semi-space-size=4", "--enable-source-maps", "dist/main.js", "serve"]
+CMD ["node", "--max-semi-space-size=2", "--enable-source-maps", "dist/main.js", "serve"]

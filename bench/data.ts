@@ -78,3 +78,8 @@ export function generateData(fields: AnalysedField[]): GeneratedData {
   });
   return { data, skipped };
 }
+
+/** The JSON body of POST /v1/renders the bench sends (en-US, UTC, as validateData was given). */
+export function renderBody(templateId: string, data: Record<string, unknown>, flatten: boolean): string {
+  return JSON.stringify({ templateId, data, options: { flatten, locale: 'en-US', timezone: 'UTC' } });
+}

@@ -1,7 +1,8 @@
 // The service end to end: a real server (SQLite in a temp DATA_DIR, default render worker pool) started
-// in this process on 127.0.0.1, a Business account whose quota a PLANS_FILE lifts out of the way, and
-// autocannon (in a child process) driving POST /v1/renders. Peak RSS is sampled here every 20 ms:
-// this process (HTTP + DB) plus its render worker processes.
+// in this process on 127.0.0.1, a Business account whose quota a PLANS_FILE lifts out of the way, the
+// bench's requests (uploads, warm-up renders, downloads) from a client child process and autocannon
+// (another child) driving POST /v1/renders. Peak RSS is sampled here every 20 ms: this process (HTTP +
+// DB, nothing of the client) plus its render worker processes.
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +12,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { createRuntime, type Runtime } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
+import { tuneServerHeap } from '../src/heap-tuning.js';
 import { createAccount } from '../src/modules/accounts/accounts.js';
+import type { BurstResult, ClientAnswer, ClientCalls, ClientKind, ClientRequest } from './client-child.js';
 import type { LoadAnswer, LoadJob } from './load-child.js';
-import { summarise, timeIt, type Summary, type TimeOptions } from './stats.js';
+import { summarise, type Summary } from './stats.js';
 
 export interface BenchServer {
   url: string;
@@ -42,6 +45,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     DOWNLOAD_URL_SECONDS: '86400', // the download bench runs after every form's loads
     ...env,
   });
+  tuneServerHeap(); // as `formcast serve` does: this process is the server
   const runtime = await createRuntime(config);
   const app = await buildApp(runtime);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -69,60 +73,53 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   };
 }
 
-async function call(server: BenchServer, method: string, p: string, body?: string | FormData, contentType?: string) {
-  const headers: Record<string, string> = { authorization: `Bearer ${server.key}` };
-  if (contentType) headers['content-type'] = contentType;
-  const res = await fetch(server.url + p, { method, headers, body });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${p}: HTTP ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as { data: Record<string, unknown> };
+// ---- the bench's own HTTP client, in a child process (see client-child.ts) ---------------------------
+
+export interface BenchClient {
+  /** the child's pid: not the server's, so left out of the RSS samples */
+  pid: number;
+  call<K extends ClientKind>(kind: K, args: ClientCalls[K]['args']): Promise<ClientCalls[K]['result']>;
+  close(): void;
 }
 
-/** POST /v1/templates (upload + analysis + storage), timed; returns the last template's id. */
-export async function benchUpload(
-  server: BenchServer,
-  bytes: Uint8Array,
-  fileName: string,
-  opts: TimeOptions,
-): Promise<{ stats: Summary; templateId: string }> {
-  let templateId = '';
-  const upload = async () => {
-    const form = new FormData();
-    form.append('name', fileName);
-    form.append('file', new Blob([bytes], { type: 'application/pdf' }), fileName);
-    templateId = String((await call(server, 'POST', '/v1/templates', form)).data.id);
+// Compiled (npm run bench) the children are plain JavaScript; run from sources they need tsx.
+function childScript(name: string): { file: string; execArgv: string[] } {
+  const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+  return existsSync(js)
+    ? { file: js, execArgv: [] }
+    : { file: fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), execArgv: ['--import', 'tsx'] };
+}
+
+export async function startBenchClient(): Promise<BenchClient> {
+  const { file, execArgv } = childScript('client-child');
+  const child = fork(file, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', reject);
+  });
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  let nextId = 1;
+  child.on('message', (answer: ClientAnswer) => {
+    const p = pending.get(answer.id);
+    pending.delete(answer.id);
+    if ('error' in answer) p?.reject(new Error(answer.error));
+    else p?.resolve(answer.value);
+  });
+  child.once('exit', (code) => {
+    for (const p of pending.values()) p.reject(new Error(`bench client exited with ${code}`));
+    pending.clear();
+  });
+  return {
+    pid: child.pid!,
+    call<K extends ClientKind>(kind: K, args: ClientCalls[K]['args']) {
+      const request: ClientRequest<K> = { id: nextId++, kind, args };
+      return new Promise<ClientCalls[K]['result']>((resolve, reject) => {
+        pending.set(request.id, { resolve: resolve as (v: unknown) => void, reject });
+        child.send(request);
+      });
+    },
+    close: () => child.kill(),
   };
-  const stats = await timeIt(upload, { ...opts, iterations: Math.min(opts.iterations, 10), warmup: 1 });
-  return { stats, templateId };
-}
-
-export function renderBody(templateId: string, data: Record<string, unknown>, flatten: boolean): string {
-  return JSON.stringify({ templateId, data, options: { flatten, locale: 'en-US', timezone: 'UTC' } });
-}
-
-export interface RenderOnce {
-  downloadUrl: string;
-  warnings: string[];
-}
-
-export async function renderOnce(server: BenchServer, body: string): Promise<RenderOnce> {
-  const { data } = await call(server, 'POST', '/v1/renders', body, 'application/json');
-  return { downloadUrl: String(data.downloadUrl), warnings: (data.warnings as string[]) ?? [] };
-}
-
-/** GET of one download link at concurrency 1; also returns the bytes (for qpdf). */
-export async function benchDownload(
-  downloadUrl: string,
-  opts: TimeOptions,
-): Promise<{ stats: Summary; bytes: Uint8Array }> {
-  let bytes = new Uint8Array();
-  const get = async () => {
-    const res = await fetch(downloadUrl);
-    if (res.status !== 200) throw new Error(`GET download: HTTP ${res.status}`);
-    bytes = new Uint8Array(await res.arrayBuffer());
-  };
-  const stats = await timeIt(get, opts);
-  return { stats, bytes };
 }
 
 // ---- resident memory: this process + its children (render workers), from /proc ------------------
@@ -157,14 +154,14 @@ export interface RssPeak {
   totalMb: number;
 }
 
-/** Samples every 20 ms until stop(); the load child is excluded (it is the client, not the server). */
-export function sampleRss(excludePid?: number): { stop(): RssPeak } {
+/** Samples every 20 ms until stop(); the bench's own children (its clients, not the server) are excluded. */
+export function sampleRss(exclude: number[]): { stop(): RssPeak } {
   let main = 0;
   let total = 0;
   const tick = () => {
     const own = process.memoryUsage().rss;
     const kids = childPids(process.pid)
-      .filter((p) => p !== excludePid)
+      .filter((p) => !exclude.includes(p))
       .reduce((sum, p) => sum + rssOf(p), 0);
     main = Math.max(main, own);
     total = Math.max(total, own + kids);
@@ -192,23 +189,17 @@ export interface LoadResult {
   rss: RssPeak;
 }
 
-// Compiled (npm run bench) the child is plain JavaScript; run from sources it needs tsx.
-const LOAD_CHILD_JS = fileURLToPath(new URL('./load-child.js', import.meta.url));
-const compiled = existsSync(LOAD_CHILD_JS);
-const LOAD_CHILD = compiled ? LOAD_CHILD_JS : fileURLToPath(new URL('./load-child.ts', import.meta.url));
-
-/** autocannon at `connections` for `seconds`, POST /v1/renders with `body`. */
+/** autocannon at `connections` for `seconds`, POST /v1/renders with `body`; `client` is left out of the RSS. */
 export async function benchLoad(
   server: BenchServer,
+  client: BenchClient,
   body: string,
   connections: number,
   seconds: number,
 ): Promise<LoadResult> {
-  const child: ChildProcess = fork(LOAD_CHILD, [], {
-    execArgv: compiled ? [] : ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const sampler = sampleRss(child.pid);
+  const { file, execArgv } = childScript('load-child');
+  const child: ChildProcess = fork(file, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const sampler = sampleRss([client.pid, child.pid!]);
   const answer = await new Promise<LoadAnswer>((resolve, reject) => {
     child.once('message', (m: LoadAnswer | { error: string }) =>
       'error' in m ? reject(new Error(`autocannon: ${m.error}`)) : resolve(m),
@@ -235,50 +226,17 @@ export async function benchLoad(
   };
 }
 
-export interface BurstResult {
-  sent: number;
-  created: number;
-  statusCodes: Record<string, number>;
-}
-
 /**
  * A new Pro account uploads the form and fires `count` renders at once (one client, no pacing):
  * all of them should be admitted, since they fit within the render queue's wait budget.
  */
 export async function benchBurst(
   server: BenchServer,
-  bytes: Uint8Array,
+  client: BenchClient,
+  file: string,
   data: Record<string, unknown>,
   count: number,
 ): Promise<BurstResult> {
   const { apiKey } = await createAccount(server.runtime, { name: 'burst', plan: 'Pro' });
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/pdf' }), 'burst.pdf');
-  const up = await fetch(`${server.url}/v1/templates`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}` },
-    body: form,
-  });
-  // A saturated machine can refuse the upload itself (503 while the analysis waits for a worker).
-  if (!up.ok) return { sent: count, created: 0, statusCodes: { [`upload ${up.status}`]: 1 } };
-  const templateId = ((await up.json()) as { data: { id: string } }).data.id;
-  const body = renderBody(templateId, data, true);
-  const statuses = await Promise.all(
-    Array.from({ length: count }, () =>
-      fetch(`${server.url}/v1/renders`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body,
-      }).then(
-        async (r) => {
-          await r.arrayBuffer();
-          return r.status;
-        },
-        () => 0,
-      ),
-    ),
-  );
-  const statusCodes: Record<string, number> = {};
-  for (const s of statuses) statusCodes[s] = (statusCodes[s] ?? 0) + 1;
-  return { sent: count, created: statuses.filter((s) => s === 201).length, statusCodes };
+  return client.call('burst', { url: server.url, key: apiKey, file, data, count });
 }

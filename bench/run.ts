@@ -16,20 +16,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TemplateAnalysis } from '../src/pdf/types.js';
 import { validateData } from '../src/modules/renders/values/validate-data.js';
-import { generateData } from './data.js';
+import type { BurstResult } from './client-child.js';
+import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
 import type { CliResult, UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
-  benchDownload,
   benchLoad,
-  benchUpload,
-  type BurstResult,
-  renderBody,
-  renderOnce,
   sampleRss,
+  startBenchClient,
   startBenchServer,
   type LoadResult,
   type RssPeak,
@@ -337,6 +334,8 @@ async function main() {
   const server = await startBenchServer(
     process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {},
   );
+  // The bench's own requests come from a child process, so this process's memory is the server's alone.
+  const client = await startBenchClient();
   const prepared = [];
   let idleRss: RssPeak | undefined;
   const overload: Overload = { loads: [] };
@@ -347,60 +346,65 @@ async function main() {
       prepared.push(
         await prepare(file, path.join(work, file.replace(/\.pdf$/, '')), (b) => server.runtime.engine.analyse(b)),
       );
-    for (const { run, bytes } of prepared) {
+    for (const { run, pdfPath } of prepared) {
       const dir = path.join(work, run.file.replace(/\.pdf$/, ''));
       log(`${run.file}: upload`);
-      const up = await benchUpload(server, bytes, run.file, timing);
+      const up = await client.call('upload', {
+        url: server.url,
+        key: server.key,
+        file: pdfPath,
+        name: run.file,
+        timing,
+      });
       run.upload = up.stats;
       const body = renderBody(up.templateId, run.data, true);
       if (run.file === LUX) luxTemplateId = up.templateId;
       let first;
       try {
-        first = await renderOnce(server, body);
+        // the first render, then WARMUP more to warm the workers on this template
+        first = await client.call('renders', { url: server.url, key: server.key, body, count: 1 + WARMUP });
       } catch (err) {
         run.notes.push(`HTTP render FAILED: ${(err as Error).message}`);
         continue;
       }
-      for (let i = 0; i < WARMUP; i++) await renderOnce(server, body); // warm the workers on this template
-      idleRss ??= sampleRss().stop(); // workers started, no load yet
+      idleRss ??= sampleRss([client.pid]).stop(); // workers started, no load yet
       downloads.push({ run, dir, url: first.downloadUrl });
       for (const c of CONCURRENCY) {
         log(`${run.file}: autocannon c=${c} for ${LOAD_SECONDS} s`);
-        const l = await benchLoad(server, body, c, LOAD_SECONDS);
+        const l = await benchLoad(server, client, body, c, LOAD_SECONDS);
         log(
-          `  ${l.ok} ok, ${l.failed} failed, ${l.rps.toFixed(1)}/s, median ${ms(l.latency.median)} ms, peak RSS ${l.rss.totalMb.toFixed(0)} MB`,
+          `  ${l.ok} ok, ${l.failed} failed, ${l.rps.toFixed(1)}/s, median ${ms(l.latency.median)} ms, peak RSS ${l.rss.totalMb.toFixed(0)} MB (main ${l.rss.mainMb.toFixed(0)})`,
         );
         if (l.failed) run.notes.push(`c=${c}: status codes ${JSON.stringify(l.statusCodes)}`);
         run.loads.push(l);
       }
     }
-    // Downloads after the loads: their client (fetch, in this process) leaves ~10-20 MB of RSS behind,
-    // which would otherwise count as the server's in the next load's peak.
     for (const { run, dir, url } of downloads) {
       log(`${run.file}: download`);
-      const dl = await benchDownload(url, timing);
-      run.download = dl.stats;
-      save(run, dir, 'http-flatten', dl.bytes);
+      const out = path.join(dir, 'http-flatten.pdf');
+      run.download = (await client.call('download', { url, out, timing })).stats;
+      run.outputs['http-flatten'] = out;
     }
     // Overload last: its burst leaves the render queue full for a while (the next upload would get 503).
     const lux = prepared.find((p) => p.run.file === LUX);
     if (lux && luxTemplateId) {
-      const { run, bytes } = lux;
+      const { run, pdfPath } = lux;
       const body = renderBody(luxTemplateId, run.data, true);
       // Overload: goodput at c=128 against c=8, then a burst from one fresh client.
       for (const c of [8, 128]) {
         log(`${run.file}: overload, autocannon c=${c} for ${LOAD_SECONDS} s`);
-        overload.loads.push(await benchLoad(server, body, c, LOAD_SECONDS));
+        overload.loads.push(await benchLoad(server, client, body, c, LOAD_SECONDS));
       }
       log(`${run.file}: ${BURST} parallel renders from a fresh account`);
       try {
-        overload.burst = await benchBurst(server, bytes, run.data, BURST);
+        overload.burst = await benchBurst(server, client, pdfPath, run.data, BURST);
       } catch (err) {
         run.notes.push(`burst FAILED: ${(err as Error).message}`);
       }
     }
   } finally {
     log('closing the server');
+    client.close();
     await server.close();
   }
 
@@ -496,7 +500,7 @@ async function main() {
     '',
     'median/p95 in ms per render (HTTP rows: per request, autocannon latency); "per s" = sequential throughput (1000 / mean) or autocannon renders/s;',
     '"vs pdftk" = pdftk median / ours (the matching pdftk mode; HTTP rows against pdftk flatten); "vs floor" = ours / pdf-lib load+save median;',
-    'peak RSS = this process + render worker processes, sampled every 20 ms (autocannon runs in its own process and is not counted).',
+    'peak RSS = this process + render worker processes, sampled every 20 ms (autocannon and the bench client that uploads and warms up run in their own processes and are not counted).',
     idleRss
       ? `RSS of the server after start-up and ${WARMUP + 1} renders, before any load: ${idleRss.totalMb.toFixed(0)} MB (main process ${idleRss.mainMb.toFixed(0)} MB, render workers ${(idleRss.totalMb - idleRss.mainMb).toFixed(0)} MB).`
       : '',

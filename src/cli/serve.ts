@@ -1,11 +1,13 @@
 import type { Config } from '../config.js';
 import { createRuntime } from '../bootstrap.js';
 import { buildApp } from '../app.js';
+import { tuneServerHeap } from '../heap-tuning.js';
 import { listAccounts } from '../modules/accounts/accounts.js';
 import { startSweeper } from '../modules/renders/retention.js';
 
 /** Start the API; resolves -1 (keep running) and shuts down gracefully on SIGTERM/SIGINT. */
 export async function serve(config: Config): Promise<number> {
+  tuneServerHeap();
   const runtime = await createRuntime(config);
   const app = await buildApp(runtime);
   try {
