@@ -39,7 +39,7 @@ export async function openDatabase(
     // Page cache 2 MiB (SQLite's own default; better-sqlite3 builds with 16): it fills as the database
     // grows and counts in the server's RSS (malloc heap), while a page missed comes back from the OS's
     // file cache in microseconds. Measured: the bench's server malloc heap 31 → 14 MB, the same number
-    // of reads, a 135k-row quota count as fast. See docs/decisions.md "Server heap and SQLite page cache".
+    // of reads. See docs/decisions.md "Server heap and SQLite page cache".
     sqlite.pragma('cache_size = -2000');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   } else {
