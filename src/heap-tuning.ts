@@ -4,7 +4,8 @@ import v8 from 'node:v8';
  * Growth of the old generation after each full GC, percent of what survived it. V8 otherwise derives a
  * factor from its GC and allocation speeds, up to 4× on a machine with memory to spare (what the server
  * got): with ~30 MB live and fast allocation (requests, JSON, IPC messages) its heap sat at 65-77 MB,
- * mostly garbage (measured before the HTTP overhead work cut what a render allocates). At 10 % (V8 still grows by at least 8 MB) it stays near 45-52 MB, for more full GCs.
+ * mostly garbage (measured before the HTTP overhead work cut what a render allocates). At 10 % (V8 still
+ * grows by at least 8 MB) it stays near 45-52 MB, for more full GCs.
  * See docs/decisions.md "Server heap and SQLite page cache".
  */
 const HEAP_GROWING_PERCENT = 10;
