@@ -45,7 +45,8 @@ export async function drawTextWidgets(
 export async function fillText(fc: FillContext, field: RawField, text: string | null): Promise<void> {
   const flags = fieldFlags(field);
   const dict = field.dict;
-  if (!fc.flattening) {
+  if (!fc.drawn) {
+    // flattening drops the field dictionaries: their /V and /RV leave with them
     if (dict.has(N('RV'))) dict.delete(N('RV')); // a stale rich-text value would win over /V in Acrobat
     setFieldValue(field, text ? PDFHexString.fromText(text) : undefined);
   }

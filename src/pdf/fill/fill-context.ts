@@ -15,13 +15,9 @@ export interface FillContext {
   /** the analysis of the template's fields by PDF full name (a render has it; template preparation not) */
   fieldInfo?: ReadonlyMap<string, AnalysedField>;
   /**
-   * The render flattens: field dictionaries leave the output, so text values need no /V (only the
-   * appearances are drawn; a choice or button state still decides which appearance that is).
-   */
-  flattening?: boolean;
-  /**
-   * Flattening: the new appearance of each text widget, kept here instead of written into the widget
-   * (which leaves the output anyway); flatten.ts draws it straight into the page.
+   * Set when the render flattens: the new appearance of each text widget, kept here instead of written
+   * into the widget (field dictionaries leave the output, so text values need no /V either; a choice or
+   * button state still decides which appearance is drawn); flatten.ts draws it straight into the page.
    */
   drawn?: Map<PDFDict, DrawnAppearance>;
 }

@@ -231,7 +231,6 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
       fonts: new FontSet(doc, library, subsets, fonts),
       warnings: [],
       fieldInfo: index.infoByName,
-      flattening: request.flatten,
       drawn: request.flatten ? new Map() : undefined,
     };
     await applyRequest(fc, index, request);
