@@ -2,12 +2,12 @@
 // printed as one markdown table, then the qpdf check of one output per form and mode, then the targets.
 // Progress goes to stderr so stdout is only the report (paste it into docs/performance.md).
 //
-// Env: BENCH_ITERATIONS (timed iterations per in-process case, default 40), BENCH_WARMUP (default 3),
+// Env: BENCH_ITERATIONS (timed iterations per in-process case, default 40), BENCH_WARMUP (default 20),
 // BENCH_CASE_SECONDS (cap per timed case, default 8), BENCH_SECONDS (autocannon duration, default 5),
 // BENCH_PDFTK_ITERATIONS (default 5), BENCH_FORMS (comma-separated corpus file names),
 // BENCH_RENDER_WORKERS (the server's RENDER_WORKERS; default: the service default, one per core),
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
-// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 10).
+// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,7 +51,10 @@ const envInt = (name: string, def: number) => {
   return Number.isFinite(n) && n > 0 ? n : def;
 };
 const ITERATIONS = envInt('BENCH_ITERATIONS', 40);
-const WARMUP = envInt('BENCH_WARMUP', 3);
+// Untimed calls before each timed case: V8 optimises a function after dozens of calls, and a
+// render worker lives long, so its steady state is what a render costs (3 left the large forms
+// half-optimised: B107 measured 5-7 ms after 3, 4.2-4.4 ms after 150).
+const WARMUP = envInt('BENCH_WARMUP', 20);
 const CASE_SECONDS = envInt('BENCH_CASE_SECONDS', 8);
 const LOAD_SECONDS = envInt('BENCH_SECONDS', 5);
 const PDFTK_ITERATIONS = envInt('BENCH_PDFTK_ITERATIONS', 5);
@@ -207,15 +210,15 @@ const SMALL_FORM_FIELDS = 100;
 
 function corpusTable(rows: CorpusRow[]): string {
   const lines = [
-    '| form (fields) | ours fill+flatten median ms | p95 ms | pdftk fill_form … flatten median ms | vs pdftk | ≥ 100× |',
-    '|---|--:|--:|--:|--:|---|',
+    '| form (fields) | ours fill+flatten median ms | p95 ms | first render ms | pdftk fill_form … flatten median ms | vs pdftk | ≥ 100× |',
+    '|---|--:|--:|--:|--:|--:|---|',
   ];
   for (const r of rows) {
     const x = r.ours && r.pdftk ? r.pdftk.median / r.ours.median : undefined;
     const verdict =
       x === undefined ? `n/a${r.note ? ` (${r.note.replace(/\|/g, '/')})` : ''}` : x >= 100 ? 'PASS' : 'MISS';
     lines.push(
-      `| ${r.file.replace(/\.pdf$/, '')} (${r.fields}) | ${ms(r.ours?.median)} | ${ms(r.ours?.p95)} | ${ms(r.pdftk?.median)} | ${ratio(x)} | ${verdict} |`,
+      `| ${r.file.replace(/\.pdf$/, '')} (${r.fields}) | ${ms(r.ours?.median)} | ${ms(r.ours?.p95)} | ${ms(r.firstMs)} | ${ms(r.pdftk?.median)} | ${ratio(x)} | ${verdict} |`,
     );
   }
   return lines.join('\n');
@@ -456,11 +459,11 @@ async function main() {
       .filter((f) => f.endsWith('.pdf'))
       .sort()
       .map((f) => path.join(dir, f));
-    const n = envInt('BENCH_CORPUS_ITERATIONS', 10);
+    const n = envInt('BENCH_CORPUS_ITERATIONS', 20);
     extras.corpus = await benchCorpus(
       pdfs,
       work,
-      { iterations: n, warmup: 2, maxSeconds: CASE_SECONDS / 2 },
+      { iterations: n, warmup: WARMUP, maxSeconds: CASE_SECONDS / 2 },
       // pdftk's time is mostly the JVM starting: 2 timed calls per form keep the table to minutes.
       pdftk ? { iterations: Math.min(PDFTK_ITERATIONS, 2), warmup: 1, maxSeconds: CASE_SECONDS } : undefined,
       log,

@@ -96,6 +96,15 @@ describe.skipIf(!available)(`font subsets reused across renders of one prepared 
     fs.writeFileSync(path.join(tmp, 'first.pdf'), first.bytes);
   });
 
+  it('reports characters no font has on every render, the value planned before or not', async () => {
+    // U+12000 (cuneiform) is in no bundled font; the value's plan is remembered after the first render.
+    const values = { '301 Facility Name': text('Łódź \u{12000} مرحبا') };
+    for (let i = 0; i < 2; i++) {
+      const { warnings } = await renderPrepared(prepared, { values, flatten: true });
+      expect(warnings.join('\n')).toContain('\u{12000}');
+    }
+  });
+
   it.skipIf(!hasTool('pdftotext'))('gives every value back to pdftotext, the later characters included', async () => {
     const first = await pdftotext(path.join(tmp, 'first.pdf'));
     const later = await pdftotext(path.join(tmp, 'later.pdf'));

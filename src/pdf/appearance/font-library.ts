@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import fontkit from '@cantoo/fontkit';
 import { withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
 import { StandardMetrics } from './standard-metrics.js';
+import { Lru } from '../../lib/lru.js';
 
 /** The bundled fallback chain, in order of preference. Files are read and parsed once per library. */
 export const FALLBACK_FILES = [
@@ -48,8 +49,17 @@ export interface ShapedCluster {
   actualText?: string;
 }
 
+/**
+ * A value's text cut into what it is drawn with (see FontSet.shape): runs of one fallback font and
+ * one bidi level (characters already mirrored), line breaks, and characters no font has.
+ */
+export type PlannedPart =
+  | { kind: 'run'; font: number; text: string; level: number; para: number }
+  | { kind: 'break'; ch: string }
+  | { kind: 'missing'; ch: string };
+
 export interface FontLibraryOptions {
-  /** shaped words kept (least recently used dropped first); 0 shapes every time */
+  /** shaped words, and planned values, kept (least recently used dropped first); 0 shapes every time */
   shapeCacheEntries: number;
 }
 
@@ -63,12 +73,17 @@ export class FontLibrary {
   private readonly coverage = new Map<number, number>();
   /** font key -> code point -> its glyph and width (text that needs no shaping) */
   private readonly glyphs = new Map<string, Map<number, { gid: number; w0: number }>>();
-  /** `${font}\0${rtl}\0${word}` -> clusters; Map order is recency (first = least recently used) */
-  private readonly shaped = new Map<string, ShapedCluster[]>();
+  /** `${font}\0${rtl}\0${word}` -> clusters */
+  private readonly shaped: Lru<string, ShapedCluster[]>;
+  /** non-WinAnsi value text -> its planned parts */
+  private readonly planned: Lru<string, PlannedPart[]>;
   /** codes and advances of the standard faces */
   readonly standard = new StandardMetrics();
 
-  constructor(private readonly opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {}
+  constructor(opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {
+    this.shaped = new Lru(opts.shapeCacheEntries);
+    this.planned = new Lru(opts.shapeCacheEntries);
+  }
 
   /** Fallback font `index`, parsed on first use; null when its package is missing. */
   font(index: number): ParsedFont | null {
@@ -121,18 +136,18 @@ export class FontLibrary {
 
   /** The clusters of `word` shaped with `font`, from the cache or from `shape()` (then kept). */
   shapedWord(font: ParsedFont, word: string, rtl: boolean, shape: () => ShapedCluster[]): ShapedCluster[] {
-    const max = this.opts.shapeCacheEntries;
-    if (max < 1) return shape();
-    const key = `${font.key}\0${rtl ? 1 : 0}\0${word}`;
-    let hit = this.shaped.get(key);
-    if (hit) {
-      this.shaped.delete(key);
-      this.shaped.set(key, hit);
-      return hit;
-    }
-    hit = shape();
-    this.shaped.set(key, hit);
-    if (this.shaped.size > max) this.shaped.delete(this.shaped.keys().next().value as string);
-    return hit;
+    return remembered(this.shaped, `${font.key}\0${rtl ? 1 : 0}\0${word}`, shape);
   }
+
+  /** The planned parts of a value's text, from the cache or from `plan()` (then kept). */
+  plannedText(text: string, plan: () => PlannedPart[]): PlannedPart[] {
+    return remembered(this.planned, text, plan);
+  }
+}
+
+/** The memo's value for `key`, made and kept when missing (a memo of 0 entries keeps nothing). */
+function remembered<T>(memo: Lru<string, T>, key: string, make: () => T): T {
+  let hit = memo.get(key);
+  if (hit === undefined) memo.set(key, (hit = make()));
+  return hit;
 }

@@ -5,7 +5,7 @@
 // Those are embedded by unicode-font.ts (CID fonts showing glyph ids) and shaped by text-shaping.ts.
 import { type PDFDocument, type PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { mirrored, resolveLevels } from './bidi.js';
-import { FALLBACK_FILES, FIRST_SYMBOL_FONT, type FontLibrary } from './font-library.js';
+import { FALLBACK_FILES, FIRST_SYMBOL_FONT, type FontLibrary, type PlannedPart } from './font-library.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';
 import { UnicodeFont, type FontSubsets } from './unicode-font.js';
 
@@ -112,43 +112,49 @@ export class FontSet {
       plain.push({ ch, font: base, level: 0, para: 0, w: g.w, hex: g.hex });
     }
     if (plain.length === text.length) return plain; // every character WinAnsi (each one UTF-16 unit)
+    // The plan depends on the text alone: values drawn before (by any template) skip the bidi and
+    // font-choice passes; the runs' clusters come from the template's own memo (UnicodeFont).
+    const units: LayoutUnit[] = [];
+    for (const part of this.library.plannedText(text, () => this.planText(text))) {
+      if (part.kind === 'break') units.push({ ch: part.ch, font: base, level: 0, para: 0 });
+      else if (part.kind === 'missing') this.missing.add(part.ch);
+      else {
+        const font = this.fallback(part.font);
+        if (font) units.push(...shapeRun(font, part.text, part.level, part.para, this.library));
+        else for (const ch of part.text) this.missing.add(ch);
+      }
+    }
+    return units;
+  }
+
+  /** Runs of one fallback font and bidi level (mirrored when right-to-left), breaks, missing characters. */
+  private planText(text: string): PlannedPart[] {
     const chars = Array.from(text);
     const plan = this.plan(chars);
     const bidi = resolveLevels(text);
-    const units: LayoutUnit[] = [];
-    let run = '';
-    let runFont: UnicodeFont | null = null;
-    let runLevel = 0;
-    let runPara = 0;
-    const flush = () => {
-      if (runFont && run) units.push(...shapeRun(runFont, run, runLevel, runPara, this.library));
-      run = '';
-    };
+    const parts: PlannedPart[] = [];
+    let run: Extract<PlannedPart, { kind: 'run' }> | undefined;
     let offset = 0; // UTF-16 index of the character
     chars.forEach((ch, i) => {
       const at = offset;
       offset += ch.length;
       if (ch === '\n' || ch === '\r') {
-        flush();
-        units.push({ ch, font: base, level: 0, para: 0 });
+        parts.push({ kind: 'break', ch });
+        run = undefined;
         return;
       }
-      const font = plan[i] >= 0 ? this.fallback(plan[i]) : null;
-      if (!font) {
-        this.missing.add(ch);
+      if (plan[i] < 0 || !this.library.font(plan[i])) {
+        parts.push({ kind: 'missing', ch });
         return;
       }
       const level = bidi ? bidi.levels[at] : 0;
       const para = bidi ? bidi.paragraphLevel(at) : 0;
-      if (font !== runFont || level !== runLevel || para !== runPara) {
-        flush();
-        runFont = font;
-        runLevel = level;
-        runPara = para;
+      if (!run || run.font !== plan[i] || run.level !== level || run.para !== para) {
+        run = { kind: 'run', font: plan[i], text: '', level, para };
+        parts.push(run);
       }
-      run += level & 1 ? mirrored(ch) : ch;
+      run.text += level & 1 ? mirrored(ch) : ch;
     });
-    flush();
-    return units;
+    return parts;
   }
 }
