@@ -56,7 +56,7 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
   const maxParseMs = options.maxParseMs ?? DEFAULT_LIMITS.maxParseMs;
   let doc: PDFDocument;
   try {
-    doc = await withParseBudget(maxParseMs, () =>
+    doc = await withParseBudget(bytes, maxParseMs, () =>
       PDFDocument.load(bytes, {
         // An empty password decrypts files that only restrict permissions (RC4, AES-128, AES-256).
         password: '',

@@ -1,9 +1,13 @@
 // A wall-clock budget for pdf-lib's parser. Its recovery path for damaged objects rescans to the
 // end of the file for every unclosed object, so a few hundred KB of junk can keep it busy for
 // minutes (measured: 340 KB, ~300 s). pdf-lib calls the parser's per-object tick hook between
-// objects; we wrap the parser factory once and, for parses started inside withParseBudget(),
+// objects; we wrap the parser factory once and, for parses of bytes handed to withParseBudget(),
 // replace that hook with a deadline check. Other callers of PDFDocument.load are unaffected.
-import { AsyncLocalStorage } from 'node:async_hooks';
+//
+// The budget is found by the bytes (PDFDocument.load hands the caller's Uint8Array to the parser,
+// twice for an encrypted file), not through an AsyncLocalStorage: on Node 20 one of those turns on
+// promise hooks for the whole process, a cost every later promise of every render pays. The patch
+// and its table are process-wide by nature: they replace a library's static factory.
 import { PDFParser } from '@cantoo/pdf-lib';
 
 /** Thrown from inside the parser when the budget is spent. */
@@ -18,7 +22,8 @@ interface Budget {
   budgetMs: number;
 }
 
-const store = new AsyncLocalStorage<Budget>();
+/** The budget of each parse in progress, by the bytes being parsed. */
+const budgets = new WeakMap<Uint8Array, Budget>();
 type Factory = (...args: unknown[]) => PDFParser;
 const parserClass = PDFParser as unknown as { forBytesWithOptions: Factory };
 let installed = false;
@@ -29,7 +34,7 @@ function install(): void {
   const original = parserClass.forBytesWithOptions;
   parserClass.forBytesWithOptions = (...args: unknown[]) => {
     const parser = original(...args);
-    const budget = store.getStore();
+    const budget = args[0] instanceof Uint8Array ? budgets.get(args[0]) : undefined;
     if (budget) {
       // Never yield to the event loop (as parseSpeed Fastest); check the clock after every object,
       // since one damaged object can cost a scan of the whole file.
@@ -44,8 +49,15 @@ function install(): void {
   };
 }
 
-/** Runs `fn` (which calls PDFDocument.load) with every parse it starts bounded by `budgetMs`. */
-export function withParseBudget<T>(budgetMs: number, fn: () => Promise<T>): Promise<T> {
+/** Runs `fn` (which calls PDFDocument.load on `bytes`) with every parse of `bytes` bounded by `budgetMs`. */
+export async function withParseBudget<T>(bytes: Uint8Array, budgetMs: number, fn: () => Promise<T>): Promise<T> {
   install();
-  return store.run({ deadline: performance.now() + budgetMs, budgetMs }, fn);
+  const budget = { deadline: performance.now() + budgetMs, budgetMs };
+  budgets.set(bytes, budget);
+  try {
+    return await fn();
+  } finally {
+    // The same bytes parsed again meanwhile hold their own budget now.
+    if (budgets.get(bytes) === budget) budgets.delete(bytes);
+  }
 }

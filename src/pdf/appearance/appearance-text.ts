@@ -129,7 +129,7 @@ function alignX(quadding: number, lineWidth: number, width: number, pad: number)
   return pad;
 }
 
-/** Lays out `text` in the widget box. `fonts.prepare(text)` must have been awaited. */
+/** Lays out `text` in the widget box. */
 export function layoutText(
   text: string,
   box: WidgetBox,

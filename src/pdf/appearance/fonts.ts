@@ -38,6 +38,7 @@ export function standardFaceFor(fontName: string): StandardFonts {
 export class FontSet {
   private readonly standard = new Map<StandardFonts, PDFFont>();
   private readonly fallbacks = new Map<number, UnicodeFont>();
+  private readonly plain = new Map<PDFFont, Map<string, LayoutUnit | null>>();
   readonly missing = new Set<string>();
 
   constructor(
@@ -75,8 +76,26 @@ export class FontSet {
     return mask === 0 ? -1 : lowestBit(mask);
   }
 
-  /** Kept for callers: fonts are now created while shaping, nothing needs awaiting. */
-  async prepare(_text: string): Promise<void> {}
+  /**
+   * The unit of each WinAnsi character of standard face `base` (null: not WinAnsi). Units are never
+   * changed once made, so a render shares one per character and face: a 600-field form draws
+   * thousands of characters, a few dozen distinct.
+   */
+  private plainUnits(base: PDFFont): (ch: string) => LayoutUnit | null {
+    let units = this.plain.get(base);
+    if (!units) this.plain.set(base, (units = new Map()));
+    const memo = units;
+    const metrics = this.library.standard.of(base);
+    return (ch) => {
+      let unit = memo.get(ch);
+      if (unit === undefined) {
+        const g = metrics.glyph(ch);
+        unit = g.winAnsi ? { ch, font: base, level: 0, para: 0, w: g.w, hex: g.hex } : null;
+        memo.set(ch, unit);
+      }
+      return unit;
+    };
+  }
 
   /** For each character, the fallback index that draws it (-1: none has it). */
   private plan(chars: string[]): number[] {
@@ -104,27 +123,27 @@ export class FontSet {
    * dropped and reported in `missing`.
    */
   shape(text: string, base: PDFFont): LayoutUnit[] {
-    const metrics = this.library.standard.of(base);
+    const units = this.plainUnits(base);
     const plain: LayoutUnit[] = [];
     for (const ch of text) {
-      const g = metrics.glyph(ch);
-      if (!g.winAnsi) break;
-      plain.push({ ch, font: base, level: 0, para: 0, w: g.w, hex: g.hex });
+      const unit = units(ch);
+      if (!unit) break;
+      plain.push(unit);
     }
     if (plain.length === text.length) return plain; // every character WinAnsi (each one UTF-16 unit)
     // The plan depends on the text alone: values drawn before (by any template) skip the bidi and
     // font-choice passes; the runs' clusters come from the template's own memo (UnicodeFont).
-    const units: LayoutUnit[] = [];
+    const shaped: LayoutUnit[] = [];
     for (const part of this.library.plannedText(text, () => this.planText(text))) {
-      if (part.kind === 'break') units.push({ ch: part.ch, font: base, level: 0, para: 0 });
+      if (part.kind === 'break') shaped.push({ ch: part.ch, font: base, level: 0, para: 0 });
       else if (part.kind === 'missing') this.missing.add(part.ch);
       else {
         const font = this.fallback(part.font);
-        if (font) units.push(...shapeRun(font, part.text, part.level, part.para, this.library));
+        if (font) shaped.push(...shapeRun(font, part.text, part.level, part.para, this.library));
         else for (const ch of part.text) this.missing.add(ch);
       }
     }
-    return units;
+    return shaped;
   }
 
   /** Runs of one fallback font and bidi level (mirrored when right-to-left), breaks, missing characters. */

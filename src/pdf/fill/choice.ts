@@ -50,7 +50,7 @@ function indexOf(options: ChoiceOption[], value: string): number {
 }
 
 /** Sets a dropdown / list box to `values` (empty = cleared) and redraws it. */
-export async function fillChoice(fc: FillContext, field: RawField, values: string[]): Promise<void> {
+export function fillChoice(fc: FillContext, field: RawField, values: string[]): void {
   const flags = fieldFlags(field);
   const options = choiceOptions(field);
   const dict = field.dict;
@@ -70,19 +70,13 @@ export async function fillChoice(fc: FillContext, field: RawField, values: strin
 
   if (flags & FF.combo) {
     const p = picked[0];
-    await drawTextWidgets(fc, field, p ? (p.index >= 0 ? options[p.index].label : p.value) : '', {});
+    drawTextWidgets(fc, field, p ? (p.index >= 0 ? options[p.index].label : p.value) : '', {});
   } else {
-    await drawListBox(fc, field, options, new Set(indices));
+    drawListBox(fc, field, options, new Set(indices));
   }
 }
 
-async function drawListBox(
-  fc: FillContext,
-  field: RawField,
-  options: ChoiceOption[],
-  selected: Set<number>,
-): Promise<void> {
-  for (const o of options) await fc.fonts.prepare(o.label);
+function drawListBox(fc: FillContext, field: RawField, options: ChoiceOption[], selected: Set<number>): void {
   const ti = field.dict.lookup(N('TI'));
   let top = ti instanceof PDFNumber ? Math.max(0, Math.floor(ti.asNumber())) : 0;
   for (const widget of field.widgets) {

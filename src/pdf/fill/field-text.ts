@@ -20,13 +20,7 @@ import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.
  * Draws `display` into every widget of the field with the field's own /DA, /Q and flags. Numbers
  * and dates are shrunk rather than cut (text-fit.ts); a cut or a shrink is reported once per field.
  */
-export async function drawTextWidgets(
-  fc: FillContext,
-  field: RawField,
-  display: string,
-  opts: TextLayoutOptions,
-): Promise<void> {
-  await fc.fonts.prepare(display);
+export function drawTextWidgets(fc: FillContext, field: RawField, display: string, opts: TextLayoutOptions): void {
   const layout = { ...opts, whole: opts.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
   const fits: TextFit[] = [];
   for (const widget of field.widgets) {
@@ -42,7 +36,7 @@ export async function drawTextWidgets(
 }
 
 /** Sets (or, with null, clears) a text field's value and redraws it. */
-export async function fillText(fc: FillContext, field: RawField, text: string | null): Promise<void> {
+export function fillText(fc: FillContext, field: RawField, text: string | null): void {
   const flags = fieldFlags(field);
   const dict = field.dict;
   if (!fc.drawn) {
@@ -55,7 +49,7 @@ export async function fillText(fc: FillContext, field: RawField, text: string | 
   if (field.maxLen === undefined) field.maxLen = inheritedNumber(dict, 'MaxLen') ?? null;
   const maxLen = field.maxLen;
   const comb = flags & FF.comb && !(flags & (FF.multiline | FF.password)) && maxLen ? maxLen : undefined;
-  await drawTextWidgets(fc, field, display, {
+  drawTextWidgets(fc, field, display, {
     multiline: !!(flags & FF.multiline),
     comb,
     whole: flags & FF.password ? false : undefined,

@@ -25,13 +25,16 @@ function fieldType(field: RawField): FieldType | undefined {
   return ft === N('Tx') ? 'Tx' : ft === N('Btn') ? 'Btn' : ft === N('Ch') ? 'Ch' : ft === N('Sig') ? 'Sig' : undefined;
 }
 
-/** Writes one value. Kinds that do not fit the field type are reported, not guessed at. */
-async function fillField(
+/**
+ * Writes one value. Kinds that do not fit the field type are reported, not guessed at. Synchronous
+ * but for signature images (decoding them is async): a 600-field render awaits nothing per field.
+ */
+function fillField(
   fc: FillContext,
   field: RawField,
   info: AnalysedField | undefined,
   value: FillValue,
-): Promise<void> {
+): Promise<void> | undefined {
   const ft = fieldType(field);
   const flags = fieldFlags(field);
   const clear = value.kind === 'clear';
@@ -41,21 +44,21 @@ async function fillField(
     );
   switch (ft) {
     case 'Tx':
-      if (clear || value.kind === 'text') return fillText(fc, field, clear ? null : value.text);
-      if (value.kind === 'choice') return fillText(fc, field, value.value);
+      if (clear || value.kind === 'text') return void fillText(fc, field, clear ? null : value.text);
+      if (value.kind === 'choice') return void fillText(fc, field, value.value);
       return void mismatch();
     case 'Ch':
-      if (clear) return fillChoice(fc, field, []);
-      if (value.kind === 'choice') return fillChoice(fc, field, [value.value]);
-      if (value.kind === 'choices') return fillChoice(fc, field, value.values);
-      if (value.kind === 'text') return fillChoice(fc, field, [value.text]);
+      if (clear) return void fillChoice(fc, field, []);
+      if (value.kind === 'choice') return void fillChoice(fc, field, [value.value]);
+      if (value.kind === 'choices') return void fillChoice(fc, field, value.values);
+      if (value.kind === 'text') return void fillChoice(fc, field, [value.text]);
       return void mismatch();
     case 'Btn': {
       if (flags & FF.pushbutton) return void mismatch();
       const radio = !!(flags & FF.radio);
       if (!radio) {
-        if (clear) return fillCheckbox(fc, field, false);
-        if (value.kind === 'check') return fillCheckbox(fc, field, value.checked, info?.detail.onStates?.[0]);
+        if (clear) return void fillCheckbox(fc, field, false);
+        if (value.kind === 'check') return void fillCheckbox(fc, field, value.checked, info?.detail.onStates?.[0]);
         if (value.kind === 'choice' || value.kind === 'text') {
           // A checkbox group with several on-states behaves like a radio group.
           const v = value.kind === 'choice' ? value.value : value.text;
@@ -73,7 +76,7 @@ async function fillField(
     }
     case 'Sig':
       if (value.kind === 'image') return fillSignatureImage(fc, field, value.bytes, value.format);
-      if (clear || value.kind === 'text') return fillSignatureText(fc, field, clear ? null : value.text);
+      if (clear || value.kind === 'text') return void fillSignatureText(fc, field, clear ? null : value.text);
       return void mismatch();
     default:
       return void mismatch();
@@ -92,7 +95,7 @@ function stateHint(info: AnalysedField | undefined, value: string): string | und
  * on-appearances that would show no proper mark (appearance-check.ts). Data-independent: a
  * prepared template runs it once; the fields a render then sets are redrawn with their new values.
  */
-export async function redrawStale(fc: FillContext, fields: RawField[], needAppearances: boolean): Promise<void> {
+export function redrawStale(fc: FillContext, fields: RawField[], needAppearances: boolean): void {
   for (const field of fields) {
     const ft = fieldType(field);
     if (ft === 'Btn' && !(fieldFlags(field) & FF.pushbutton)) repairOnAppearances(fc, field);
@@ -104,10 +107,10 @@ export async function redrawStale(fc: FillContext, fields: RawField[], needAppea
     // from /MK, and so must the flattened page.
     if (ft === 'Tx') {
       const text = textOf(v);
-      if (text || missing) await fillText(fc, field, text || null);
+      if (text || missing) fillText(fc, field, text || null);
     } else {
       const values = !v ? [] : textOf(v) !== undefined ? [textOf(v)!] : choiceValues(v);
-      if (values.length || missing) await fillChoice(fc, field, values);
+      if (values.length || missing) fillChoice(fc, field, values);
     }
   }
 }
@@ -165,7 +168,8 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
     }
     const info = index.infoByName.get(name);
     if (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly) continue;
-    await fillField(fc, field, info, value);
+    const pending = fillField(fc, field, info, value);
+    if (pending) await pending;
     const label = info?.name ?? name;
     if (field.widgets.every((w) => !isVisible(w))) {
       fc.warnings.push(`field "${label}" is hidden in the template; its value is stored but not shown`);
@@ -177,7 +181,7 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
   }
   const writer = new PageWriter(fc.ctx, index.balances);
   if (request.flatten) flatten(fc, index.pages, writer, index.catalog, index.placements);
-  if (request.watermark) await watermark(fc, index.pages, writer, request.watermark);
+  if (request.watermark) watermark(fc, index.pages, writer, request.watermark);
   writer.commit();
   if (fc.fonts.missing.size > 0) {
     fc.warnings.push(

@@ -104,7 +104,7 @@ async function normalize(
   const fonts = new FontSet(doc, options.fonts ?? new FontLibrary(), new FontSubsets());
   const fc: FillContext = { doc, ctx, acroForm, fonts, warnings: [] };
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
-  await redrawStale(fc, fields, needAppearances);
+  redrawStale(fc, fields, needAppearances);
   dropXfaAndNeedAppearances(catalog, acroForm);
   dropUsageRights(catalog);
   stripActiveContent({ catalog, pages: pages.map((p) => p.dict), formDicts: formDicts(fields) }, options);

@@ -50,10 +50,10 @@ export async function fillSignatureImage(
   }
 }
 
-export async function fillSignatureText(fc: FillContext, field: RawField, text: string | null): Promise<void> {
+export function fillSignatureText(fc: FillContext, field: RawField, text: string | null): void {
   if (signed(field)) {
     fc.warnings.push(`field "${fieldLabel(fc, field)}" is already digitally signed; not drawn over`);
     return;
   }
-  await drawTextWidgets(fc, field, text ?? '', {});
+  drawTextWidgets(fc, field, text ?? '', {});
 }

@@ -28,10 +28,9 @@ function visibleBox(page: PDFDict): number[] {
   return getNumbers(page, 'MediaBox') ?? [0, 0, 612, 792];
 }
 
-export async function watermark(fc: FillContext, pages: PageNode[], writer: PageWriter, text: string): Promise<void> {
+export function watermark(fc: FillContext, pages: PageNode[], writer: PageWriter, text: string): void {
   const line = text.replace(/\s+/g, ' ').trim();
   if (!line) return;
-  await fc.fonts.prepare(line);
   const units = fc.fonts.shape(line, fc.fonts.standardFont(StandardFonts.HelveticaBold));
   const width1 = unitsWidth(units);
   if (width1 <= 0) return;

@@ -23,6 +23,12 @@ import {
  * and costs time (measured: 2.2 ms vs 4.8 ms per render when every stream was deflated).
  */
 const DEFLATE_MIN_BYTES = 1024;
+/**
+ * zlib's fastest level: content-stream operators compress almost as well as at the default 6
+ * (flattened outputs measured 0.1-0.4% larger) for about half the deflate time (B107, 600 fields:
+ * 4.3-4.6 -> 3.8-4.0 ms per fill+flatten).
+ */
+const DEFLATE_LEVEL = 1;
 
 export interface BaseFile {
   bytes: Uint8Array;
@@ -117,7 +123,7 @@ export class ObjectWriter {
       !stream.dict.has(FILTER) &&
       contents.length >= DEFLATE_MIN_BYTES
     ) {
-      contents = deflateSync(contents, { level: 6 });
+      contents = deflateSync(contents, { level: DEFLATE_LEVEL });
       skip.add(FILTER).add(DECODE_PARMS);
       extra = '/Filter /FlateDecode\n';
     }
