@@ -1,12 +1,12 @@
 # Multi-stage build: compile with dev dependencies, run the compiled build with production ones only.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 builds from source (no prebuilt binary is downloaded): it needs a C++ toolchain.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
 # the npm workspace (the TypeScript client) must be declared for npm ci; the image does not build it
 COPY packages/client/package.json ./packages/client/
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+# On Node 22 SQLite is better-sqlite3 13, whose binary is inside its npm package: no install script
+# needs to run (better-sqlite3-node20, Node 20's driver built from source, is installed but not used).
+RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web

@@ -14,7 +14,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 /** Inlined: pure-JS packages the database path loads. Everything else stays an import. */
 const INLINE = new Set(['kysely']);
-const external = Object.keys(pkg.dependencies ?? {}).filter((d) => !INLINE.has(d));
+const external = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].filter(
+  (d) => !INLINE.has(d),
+);
 
 const outdir = path.join(root, 'dist/cli');
 // Chunks of earlier builds (tsc does not clean dist/).

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { openDatabase } from '../../src/adapters/db/database.js';
+import { sqliteDriver } from '../../src/adapters/db/sqlite-driver.js';
 import { migrationProvider } from '../../src/adapters/db/migrations.js';
 import type { Database } from '../../src/adapters/db/schema.js';
 import { corpusDir } from '../helpers/corpus.js';
@@ -185,7 +185,7 @@ describe.each(DATABASES.filter((d) => d.enabled))('render usage migration ($labe
       const dir = mkdtempSync(path.join(tmpdir(), 'formcast-usage-'));
       config = { kind: 'sqlite', file: path.join(dir, 'db.sqlite') };
       cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      older = new Kysely({ dialect: new SqliteDialect({ database: new SQLite(config.file) }) });
+      older = new Kysely({ dialect: new SqliteDialect({ database: new (sqliteDriver())(config.file) }) });
     }
     try {
       // the database as the previous release left it

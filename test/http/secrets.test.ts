@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { createLogger } from '../../src/logger.js';
 import * as hostile from '../helpers/hostile-pdfs.js';
+import { sqliteDriver } from '../../src/adapters/db/sqlite-driver.js';
 
 // Secrets (API keys, download signatures) must appear neither in logs, even at LOG_LEVEL=trace, nor in
 // the database. One full run (upload, render, idempotent replay, download) with every log line captured,
@@ -24,6 +24,7 @@ for (const db of DATABASES) {
       /** Every row of every table, as text (SQLite read from its file; PostgreSQL from the test schema). */
       async function dumpDatabase(): Promise<string> {
         if (s.config.database.kind === 'sqlite') {
+          const Database = sqliteDriver();
           const file = new Database(s.config.database.file, { readonly: true });
           try {
             const tables = file.prepare("select name from sqlite_master where type = 'table'").all() as {

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import SQLite from 'better-sqlite3';
 import type { Config } from '../../config.js';
 import type { Database } from './schema.js';
 import { LATEST_MIGRATION, migrationProvider } from './migrations.js';
+import { sqliteDriver } from './sqlite-driver.js';
 import { withStatementCache } from './sqlite-statements.js';
 
 export type Db = Kysely<Database>;
@@ -28,6 +28,7 @@ export async function openDatabase(
   let db: Db;
   if (config.kind === 'sqlite') {
     if (config.file !== ':memory:') mkdirSync(path.dirname(config.file), { recursive: true });
+    const SQLite = sqliteDriver();
     const sqlite = new SQLite(config.file);
     // WAL lets readers proceed during a write; busy_timeout covers a second process (the CLI) writing.
     sqlite.pragma('journal_mode = WAL');
