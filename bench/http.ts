@@ -215,6 +215,9 @@ export async function benchLoad(
     child.send(job);
   });
   const rss = sampler.stop();
+  // It exits once it has answered: wait, or the next run's sampler (which excludes only its own load
+  // child) would count this one's ~70 MB as the server's while it is still exiting.
+  if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
   return {
     connections,
     latency: summarise(answer.latencies),

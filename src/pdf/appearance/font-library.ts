@@ -5,7 +5,7 @@
 // and passes it down. Per-template state (the subsets) lives in the prepared template instead.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import fontkit from '@cantoo/fontkit';
+import type * as Fontkit from '@cantoo/fontkit';
 import { withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
 import { StandardMetrics } from './standard-metrics.js';
 import { Lru } from '../../lib/lru.js';
@@ -64,6 +64,12 @@ export interface FontLibraryOptions {
 }
 
 const require = createRequire(import.meta.url);
+/**
+ * fontkit, loaded when the first fallback font is parsed: most renders draw only the standard faces,
+ * and loading it (its sources, brotli's dictionary, restructure) costs a render worker ~10 MB RSS.
+ * Synchronous through require (its CommonJS build, the same code); Node caches the module.
+ */
+const loadFontkit = () => require('@cantoo/fontkit') as typeof Fontkit;
 /** Code points whose coverage is remembered; past this the memo starts over (text is bounded anyway). */
 const MAX_COVERAGE_ENTRIES = 65_536;
 
@@ -89,6 +95,7 @@ export class FontLibrary {
   font(index: number): ParsedFont | null {
     let entry = this.parsed[index];
     if (entry === undefined) {
+      const fontkit = loadFontkit(); // outside the try: a missing fontkit is an error, not a missing font
       try {
         const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
         entry = {
