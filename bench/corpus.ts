@@ -11,6 +11,7 @@ import { analyse } from '../src/pdf/analysis/analyse.js';
 import { FontLibrary } from '../src/pdf/appearance/font-library.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';
 import { fillPdf } from '../src/pdf/fill/fill.js';
+import type { TemplateAnalysis } from '../src/pdf/types.js';
 import { generateData } from './data.js';
 import { toXfdf } from './pdftk.js';
 import { timeIt, type Summary, type TimeOptions } from './stats.js';
@@ -24,6 +25,11 @@ export interface CorpusRow {
   firstMs?: number;
   ours?: Summary;
   pdftk?: Summary;
+  /**
+   * Why there is no comparison: `not-a-form` (the analysis refuses the file, as the API does),
+   * `pdftk` (pdftk fails on it: nothing to compare with), `ours` (our engine failed: a miss).
+   */
+  failed?: 'not-a-form' | 'pdftk' | 'ours';
   note?: string;
 }
 
@@ -46,25 +52,41 @@ export async function benchCorpus(
     const row: CorpusRow = { file, fields: 0 };
     rows.push(row);
     log(`corpus: ${file}`);
+    const fail = (failed: CorpusRow['failed'], err: unknown) => {
+      row.failed = failed;
+      // a failed command says more on its stderr than in its message (which repeats the command line)
+      const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
+      row.note = (stderr || (err as Error).message).split('\n').slice(0, 2).join(' ').slice(0, 160);
+    };
+    const bytes = new Uint8Array(readFileSync(pdf));
+    let analysis: TemplateAnalysis;
     try {
-      const bytes = new Uint8Array(readFileSync(pdf));
-      const analysis = await analyse(bytes);
-      row.fields = analysis.fields.length;
-      const { data } = generateData(analysis.fields);
-      const { values } = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
-      const fill = () => fillPdf(bytes, analysis, { values, flatten: true }, `corpus:${file}`, cache);
+      analysis = await analyse(bytes);
+    } catch (err) {
+      fail('not-a-form', err);
+      continue;
+    }
+    row.fields = analysis.fields.length;
+    const { data } = generateData(analysis.fields);
+    const { values } = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
+    const fill = () => fillPdf(bytes, analysis, { values, flatten: true }, `corpus:${file}`, cache);
+    try {
       const t0 = performance.now();
       await fill();
       row.firstMs = performance.now() - t0;
       row.ours = await timeIt(fill, opts);
-      if (pdftkOpts) {
-        const xfdf = path.join(work, `${file}.xfdf`);
-        writeFileSync(xfdf, toXfdf(analysis.fields, values));
-        const out = path.join(work, `${file}.pdftk.pdf`);
-        row.pdftk = await timeIt(() => run('pdftk', [pdf, 'fill_form', xfdf, 'output', out, 'flatten']), pdftkOpts);
-      }
     } catch (err) {
-      row.note = (err as Error).message.split('\n')[0].slice(0, 160);
+      fail('ours', err);
+      continue;
+    }
+    if (!pdftkOpts) continue;
+    try {
+      const xfdf = path.join(work, `${file}.xfdf`);
+      writeFileSync(xfdf, toXfdf(analysis.fields, values));
+      const out = path.join(work, `${file}.pdftk.pdf`);
+      row.pdftk = await timeIt(() => run('pdftk', [pdf, 'fill_form', xfdf, 'output', out, 'flatten']), pdftkOpts);
+    } catch (err) {
+      fail('pdftk', err);
     }
   }
   return rows;

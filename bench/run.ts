@@ -215,8 +215,19 @@ function corpusTable(rows: CorpusRow[]): string {
   ];
   for (const r of rows) {
     const x = r.ours && r.pdftk ? r.pdftk.median / r.ours.median : undefined;
+    const why = r.note ? `: ${r.note.replace(/\|/g, '/')}` : '';
     const verdict =
-      x === undefined ? `n/a${r.note ? ` (${r.note.replace(/\|/g, '/')})` : ''}` : x >= 100 ? 'PASS' : 'MISS';
+      r.failed === 'ours'
+        ? `MISS (our engine failed${why})`
+        : r.failed === 'not-a-form'
+          ? `n/a (not a form${why})`
+          : r.failed === 'pdftk'
+            ? `n/a (pdftk cannot fill it${why})`
+            : x === undefined
+              ? 'n/a'
+              : x >= 100
+                ? 'PASS'
+                : 'MISS';
     lines.push(
       `| ${r.file.replace(/\.pdf$/, '')} (${r.fields}) | ${ms(r.ours?.median)} | ${ms(r.ours?.p95)} | ${ms(r.firstMs)} | ${ms(r.pdftk?.median)} | ${ratio(x)} | ${verdict} |`,
     );
@@ -294,11 +305,23 @@ function targets(
     `| RSS ≤ 300 MB at c=16 (server process + render workers) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= 300)} |`,
   );
   if (extras.corpus?.length) {
+    // Compared: forms both engines filled. Not comparable: files the analysis refuses (not forms, as the
+    // API answers) and forms pdftk fails on. Our own failure on a form is a miss.
     const measured = extras.corpus.filter((r) => r.ours && r.pdftk);
     const slowest = measured.length ? Math.min(...measured.map((r) => r.pdftk!.median / r.ours!.median)) : undefined;
     const missed = measured.filter((r) => r.pdftk!.median / r.ours!.median < 100).map((r) => r.file);
+    const oursFailed = extras.corpus.filter((r) => r.failed === 'ours').map((r) => r.file);
+    const count = (kind: CorpusRow['failed']) => extras.corpus!.filter((r) => r.failed === kind).length;
+    const detail = [
+      `${measured.length} of ${extras.corpus.length} files compared`,
+      `${count('not-a-form')} not forms`,
+      `${count('pdftk')} pdftk cannot fill`,
+      ...(oursFailed.length ? [`our engine failed: ${oursFailed.join(', ')}`] : []),
+      ...(missed.length ? [`below: ${missed.join(', ')}`] : []),
+    ].join('; ');
+    const ok = slowest === undefined ? undefined : slowest >= 100 && oursFailed.length === 0;
     lines.push(
-      `| every corpus form ≥ 100× faster than pdftk flatten (${measured.length} of ${extras.corpus.length} forms measured${missed.length ? `; below: ${missed.join(', ')}` : ''}) | slowest ${ratio(slowest)} | ${pass(slowest === undefined ? undefined : slowest >= 100 && measured.length === extras.corpus.length)} |`,
+      `| every corpus form ≥ 100× faster than pdftk flatten (${detail}) | slowest ${ratio(slowest)} | ${pass(ok)} |`,
     );
   }
   return lines.join('\n');
