@@ -13,7 +13,8 @@ export type DrawFont = PDFFont | UnicodeFont;
 
 /** One glyph of a cluster; all values in thousandths of the font size (text space units / 1000). */
 export interface PlacedGlyph {
-  cid: number;
+  /** the glyph's CID in the template's subset, as the four hex digits TJ shows (made once per run) */
+  hex: string;
   /** advance the shaper wants */
   adv: number;
   /** the glyph's own width (the /W entry the viewer advances by) */
@@ -89,7 +90,8 @@ export function shapeRun(
 function resolveRun(font: UnicodeFont, text: string, rtl: boolean, library: FontLibrary): ResolvedCluster[] {
   const simple = (ch: string): ResolvedCluster => {
     const g = library.glyphFor(font.parsed, ch.codePointAt(0)!);
-    return { ch, glyphs: [{ cid: font.cid(g.gid, ch), adv: g.w0, w0: g.w0, dx: 0, dy: 0 }], w: g.w0 / 1000 };
+    const hex = cidHex(font.cid(g.gid, ch));
+    return { ch, glyphs: [{ hex, adv: g.w0, w0: g.w0, dx: 0, dy: 0 }], w: g.w0 / 1000 };
   };
   if (!rtl && !NEEDS_SHAPING.test(text)) return Array.from(text, simple);
   const out: ResolvedCluster[] = [];
@@ -103,7 +105,13 @@ function resolveRun(font: UnicodeFont, text: string, rtl: boolean, library: Font
     for (const c of library.shapedWord(font.parsed, part, rtl, () => shapeWord(font.parsed.font, part, rtl))) {
       const cluster: ResolvedCluster = {
         ch: c.ch,
-        glyphs: c.glyphs.map((g) => ({ cid: font.cid(g.gid, g.text), adv: g.adv, w0: g.w0, dx: g.dx, dy: g.dy })),
+        glyphs: c.glyphs.map((g) => ({
+          hex: cidHex(font.cid(g.gid, g.text)),
+          adv: g.adv,
+          w0: g.w0,
+          dx: g.dx,
+          dy: g.dy,
+        })),
         w: c.w,
       };
       if (c.actualText !== undefined) cluster.actualText = c.actualText;
@@ -218,12 +226,12 @@ export function showUnits(line: LayoutUnit[], size: number, nameOf: (font: DrawF
 function cidOps(units: LayoutUnit[], size: number): string {
   const ops: string[] = [];
   let items: string[] = [];
-  let cids: number[] = [];
+  let cids = ''; // hex digits of the CIDs since the last adjustment
   let pending = 0;
   let rise = 0;
   const flushCids = () => {
-    if (cids.length) items.push(cidHex(cids));
-    cids = [];
+    if (cids) items.push(`<${cids}>`);
+    cids = '';
   };
   const move = (d: number) => {
     pending += d;
@@ -253,7 +261,7 @@ function cidOps(units: LayoutUnit[], size: number): string {
         ops.push(`${num(r)} Ts`);
         rise = r;
       }
-      cids.push(g.cid);
+      cids += g.hex;
       move(g.adv - g.dx - g.w0);
     }
     if (u.actualText) {

@@ -364,7 +364,7 @@ function toUnicodeCMap(cidText: readonly string[]): string {
   ].join('\n');
 }
 
-/** Hex string of CIDs for a TJ array. */
-export function cidHex(cids: readonly number[]): string {
-  return `<${cids.map(hex4).join('')}>`;
+/** A CID as the four hex digits a TJ string shows it with. */
+export function cidHex(cid: number): string {
+  return hex4(cid);
 }
