@@ -11,7 +11,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web
 COPY scripts ./scripts
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev && rm -rf node_modules/better-sqlite3-node20
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production DATA_DIR=/data PORT=3000 HOST=0.0.0.0

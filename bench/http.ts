@@ -217,7 +217,12 @@ export async function benchLoad(
   const rss = sampler.stop();
   // It exits once it has answered: wait, or the next run's sampler (which excludes only its own load
   // child) would count this one's ~70 MB as the server's while it is still exiting.
-  if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000); // a child that hangs must not stall the bench
+    await exited;
+    clearTimeout(timer);
+  }
   return {
     connections,
     latency: summarise(answer.latencies),

@@ -92,7 +92,7 @@ export interface CacheSizes {
   templateEntries: number;
   /** Their memory budget per engine, MiB (default: a quarter of RENDER_MEMORY_MB). */
   templateMb: number;
-  /** Shaped words (Arabic, Indic, Thai, ...) each engine keeps for reuse across renders. */
+  /** Shaped words (Arabic, Indic, Thai, ...), and planned non-Latin values, each engine keeps across renders. */
   fontShapeEntries: number;
   /** Template PDF files kept by the server (saves a blob-store read per render), MiB. */
   templateFilesMb: number;

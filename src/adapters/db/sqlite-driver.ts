@@ -16,13 +16,14 @@ export type SqliteDatabaseClass = typeof BetterSqlite3;
 export function sqliteDriver(nodeVersion = process.versions.node): SqliteDatabaseClass {
   const major = Number(nodeVersion.split('.')[0]);
   if (major >= 22) return require('better-sqlite3') as SqliteDatabaseClass;
+  // 12 loads its binary only when a database is opened: look for it now, to say what is wrong.
   try {
-    return require('better-sqlite3-node20') as SqliteDatabaseClass;
-  } catch (err) {
+    require.resolve('better-sqlite3-node20/build/Release/better_sqlite3.node');
+  } catch {
     throw new Error(
-      `SQLite on Node ${nodeVersion} needs better-sqlite3 12, built when installing (a C++ compiler and ` +
-        `Python are needed for that); it is missing: ${(err as Error).message.split('\n')[0]}. ` +
-        'Node 22 or 24 need no build.',
+      `SQLite on Node ${nodeVersion} needs better-sqlite3 12 built at install (npm ci with a C++ compiler ` +
+        'and Python, install scripts allowed); its binary is not there. Node 22 or 24 need no build.',
     );
   }
+  return require('better-sqlite3-node20') as SqliteDatabaseClass;
 }

@@ -70,6 +70,13 @@ const require = createRequire(import.meta.url);
  * Synchronous through require (its CommonJS build, the same code); Node caches the module.
  */
 const loadFontkit = () => require('@cantoo/fontkit') as typeof Fontkit;
+/**
+ * Values longer than this are planned on every render: what repeats between renders (names, labels,
+ * options) is short, and a long text would hold memory for little gain.
+ */
+const MAX_PLANNED_TEXT = 256;
+/** Characters of planned values kept in all (about 2 MB of strings and parts at most). */
+const PLANNED_CHARS = 256 * 1024;
 /** Code points whose coverage is remembered; past this the memo starts over (text is bounded anyway). */
 const MAX_COVERAGE_ENTRIES = 65_536;
 
@@ -88,7 +95,8 @@ export class FontLibrary {
 
   constructor(opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {
     this.shaped = new Lru(opts.shapeCacheEntries);
-    this.planned = new Lru(opts.shapeCacheEntries);
+    // Values, unlike words, can be long: the memo holds at most PLANNED_CHARS characters of them.
+    this.planned = new Lru(opts.shapeCacheEntries, PLANNED_CHARS, (parts) => plannedLength(parts));
   }
 
   /** Fallback font `index`, parsed on first use; null when its package is missing. */
@@ -146,8 +154,9 @@ export class FontLibrary {
     return remembered(this.shaped, `${font.key}\0${rtl ? 1 : 0}\0${word}`, shape);
   }
 
-  /** The planned parts of a value's text, from the cache or from `plan()` (then kept). */
+  /** The planned parts of a value's text, from the cache or from `plan()` (then kept, when short). */
   plannedText(text: string, plan: () => PlannedPart[]): PlannedPart[] {
+    if (text.length > MAX_PLANNED_TEXT) return plan();
     return remembered(this.planned, text, plan);
   }
 }
@@ -157,4 +166,11 @@ function remembered<T>(memo: Lru<string, T>, key: string, make: () => T): T {
   let hit = memo.get(key);
   if (hit === undefined) memo.set(key, (hit = make()));
   return hit;
+}
+
+/** The characters a plan holds (its weight in the memo). */
+function plannedLength(parts: PlannedPart[]): number {
+  let n = 0;
+  for (const p of parts) n += p.kind === 'run' ? p.text.length : p.ch.length;
+  return n;
 }

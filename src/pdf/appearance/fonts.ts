@@ -138,9 +138,9 @@ export class FontSet {
       if (part.kind === 'break') shaped.push({ ch: part.ch, font: base, level: 0, para: 0 });
       else if (part.kind === 'missing') this.missing.add(part.ch);
       else {
-        const font = this.fallback(part.font);
-        if (font) shaped.push(...shapeRun(font, part.text, part.level, part.para, this.library));
-        else for (const ch of part.text) this.missing.add(ch);
+        // planText put characters of a font that failed to load among the missing ones
+        const font = this.fallback(part.font)!;
+        shaped.push(...shapeRun(font, part.text, part.level, part.para, this.library));
       }
     }
     return shaped;

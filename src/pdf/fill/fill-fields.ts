@@ -28,6 +28,7 @@ function fieldType(field: RawField): FieldType | undefined {
 /**
  * Writes one value. Kinds that do not fit the field type are reported, not guessed at. Synchronous
  * but for signature images (decoding them is async): a 600-field render awaits nothing per field.
+ * The `return void f()` branches call synchronous fillers; one that became async must be returned.
  */
 function fillField(
   fc: FillContext,
