@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { CacheSizes, Config } from './config.js';
 import type { Caches, Deps } from './deps.js';
 import { Lru } from './lib/lru.js';
+import { nodeMajor } from './lib/node-version.js';
 import { openDatabase } from './adapters/db/database.js';
 import { heartbeatTtlMs, startHeartbeat } from './adapters/db/instances.js';
 import { FsBlobStore } from './adapters/blob/fs-blob-store.js';
@@ -167,8 +168,7 @@ function loadSigningKey(config: Config): Buffer {
  * life; SDK releases after January 2027 need Node 22). Said once, as one log line, instead.
  */
 function quietAwsNodeWarning(log: Logger): void {
-  if (Number(process.versions.node.split('.')[0]) >= 22 || process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED)
-    return;
+  if (nodeMajor() >= 22 || process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED) return;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   log.warn(
     { node: process.versions.node },

@@ -1,19 +1,13 @@
 // The SQLite driver follows the running Node: better-sqlite3 13 (Node-API) from Node 22 on, 12 on Node 20.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { sqliteDriver } from '../../src/adapters/db/sqlite-driver.js';
+import { node20DriverBuilt, sqliteDriver } from '../../src/adapters/db/sqlite-driver.js';
+import { nodeMajor } from '../../src/lib/node-version.js';
 
 const require = createRequire(import.meta.url);
-const major = Number(process.versions.node.split('.')[0]);
+const major = nodeMajor();
 /** Node 20's driver is optional: on Node 22/24 an install without a compiler has none. */
-const node20Driver = (() => {
-  try {
-    require.resolve('better-sqlite3-node20/build/Release/better_sqlite3.node');
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const node20Driver = node20DriverBuilt();
 
 describe('sqliteDriver', () => {
   it('takes better-sqlite3 13 on Node 22 and 24', () => {

@@ -7,19 +7,29 @@
 // dependency so that a machine without a compiler still installs) on Node 20.
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import { nodeMajor } from '../../lib/node-version.js';
 
 const require = createRequire(import.meta.url);
 
 export type SqliteDatabaseClass = typeof BetterSqlite3;
 
-/** The better-sqlite3 Database class for the running Node. */
-export function sqliteDriver(nodeVersion = process.versions.node): SqliteDatabaseClass {
-  const major = Number(nodeVersion.split('.')[0]);
-  if (major >= 22) return require('better-sqlite3') as SqliteDatabaseClass;
-  // 12 loads its binary only when a database is opened: look for it now, to say what is wrong.
+/**
+ * Whether Node 20's driver was built at install (12 loads its binary only when a database is opened,
+ * so its module loads without one).
+ */
+export function node20DriverBuilt(): boolean {
   try {
     require.resolve('better-sqlite3-node20/build/Release/better_sqlite3.node');
+    return true;
   } catch {
+    return false;
+  }
+}
+
+/** The better-sqlite3 Database class for the running Node. */
+export function sqliteDriver(nodeVersion = process.versions.node): SqliteDatabaseClass {
+  if (nodeMajor(nodeVersion) >= 22) return require('better-sqlite3') as SqliteDatabaseClass;
+  if (!node20DriverBuilt()) {
     throw new Error(
       `SQLite on Node ${nodeVersion} needs better-sqlite3 12 built at install (npm ci with a C++ compiler ` +
         'and Python, install scripts allowed); its binary is not there. Node 22 or 24 need no build.',
