@@ -93,15 +93,20 @@ export async function deletePendingRender(db: Db, accountId: string, id: string)
 // The two below answer the record as updated (RETURNING, SQLite ≥ 3.35 and PostgreSQL): its event
 // needs it, and a second statement to read it back cost a query per render.
 
-const failPending = preparedQuery((db, v: { id: string; accountId: string } & RenderFailure) => {
-  const { id, accountId, ...failure } = v;
+/** The render `id` of `accountId`, still pending, updated with `changes` and answered as it now is. */
+function settlePending(db: Db, id: string, accountId: string, changes: Partial<RenderRow>) {
   return db
     .updateTable('renders')
-    .set({ status: 'failed', ...failure })
+    .set(changes)
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('status', '=', 'pending')
     .returningAll();
+}
+
+const failPending = preparedQuery((db, v: { id: string; accountId: string } & RenderFailure) => {
+  const { id, accountId, ...failure } = v;
+  return settlePending(db, id, accountId, { status: 'failed', ...failure });
 });
 
 /** pending -> failed; the record as it now is, or undefined when it was no longer pending. */
@@ -120,13 +125,7 @@ const completePending = preparedQuery(
     v: { id: string; accountId: string; blob_key: string; file_size: number; duration_ms: number; warnings: string },
   ) => {
     const { id, accountId, ...done } = v;
-    return db
-      .updateTable('renders')
-      .set({ status: 'completed', ...done })
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'pending')
-      .returningAll();
+    return settlePending(db, id, accountId, { status: 'completed', ...done });
   },
 );
 
