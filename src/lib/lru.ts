@@ -21,6 +21,16 @@ export class Lru<K, V> {
     return v;
   }
 
+  /** The value for `key`, made by `make` and kept when missing (when it fits the bounds). */
+  remember(key: K, make: () => V): V {
+    let v = this.get(key);
+    if (v === undefined) {
+      v = make();
+      this.set(key, v);
+    }
+    return v;
+  }
+
   /** Whether the key is held, without counting as a use. */
   has(key: K): boolean {
     return this.map.has(key);

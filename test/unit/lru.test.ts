@@ -36,4 +36,15 @@ describe('Lru (the one least-recently-used cache)', () => {
     none.set('a', 1);
     expect(none.get('a')).toBeUndefined();
   });
+
+  it('remembers: makes a missing value once and keeps it, within the bounds', () => {
+    const lru = new Lru<string, string>(1);
+    let made = 0;
+    const make = () => `v${++made}`;
+    expect(lru.remember('a', make)).toBe('v1');
+    expect(lru.remember('a', make)).toBe('v1');
+    expect(lru.remember('b', make)).toBe('v2'); // a goes (one entry)
+    expect(lru.remember('a', make)).toBe('v3');
+    expect(new Lru<string, string>(0).remember('a', make)).toBe('v4'); // kept nowhere, still answered
+  });
 });

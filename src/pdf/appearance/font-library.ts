@@ -151,21 +151,14 @@ export class FontLibrary {
 
   /** The clusters of `word` shaped with `font`, from the cache or from `shape()` (then kept). */
   shapedWord(font: ParsedFont, word: string, rtl: boolean, shape: () => ShapedCluster[]): ShapedCluster[] {
-    return remembered(this.shaped, `${font.key}\0${rtl ? 1 : 0}\0${word}`, shape);
+    return this.shaped.remember(`${font.key}\0${rtl ? 1 : 0}\0${word}`, shape);
   }
 
   /** The planned parts of a value's text, from the cache or from `plan()` (then kept, when short). */
   plannedText(text: string, plan: () => PlannedPart[]): PlannedPart[] {
     if (text.length > MAX_PLANNED_TEXT) return plan();
-    return remembered(this.planned, text, plan);
+    return this.planned.remember(text, plan);
   }
-}
-
-/** The memo's value for `key`, made and kept when missing (a memo of 0 entries keeps nothing). */
-function remembered<T>(memo: Lru<string, T>, key: string, make: () => T): T {
-  let hit = memo.get(key);
-  if (hit === undefined) memo.set(key, (hit = make()));
-  return hit;
 }
 
 /** The characters a plan holds (its weight in the memo). */

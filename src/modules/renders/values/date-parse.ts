@@ -36,18 +36,9 @@ export function memo<T>(): Lru<string, T> {
   return new Lru<string, T>(MEMO_ENTRIES);
 }
 
-export function cached<T>(cache: Lru<string, T>, key: string, make: () => T): T {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = make();
-    cache.set(key, value);
-  }
-  return value;
-}
-
 const zoneCache = memo<Intl.DateTimeFormat | null>();
 function offsetFormatter(timeZone: string): Intl.DateTimeFormat | null {
-  return cached(zoneCache, timeZone, () => {
+  return zoneCache.remember(timeZone, () => {
     try {
       return new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
     } catch {
@@ -66,7 +57,7 @@ const localeCache = memo<boolean>();
 export function isSupportedLocale(locale: string): boolean {
   if (typeof locale !== 'string' || locale.length === 0 || locale.length > 100) return false;
   // memoised: otherwise two ICU lookups on every render request
-  return cached(localeCache, locale, () => {
+  return localeCache.remember(locale, () => {
     try {
       const [canonical] = Intl.getCanonicalLocales(locale);
       return canonical !== undefined && Intl.DateTimeFormat.supportedLocalesOf([canonical]).length === 1;
@@ -144,7 +135,7 @@ export interface LocaleDateShape {
 
 const shapeCache = memo<LocaleDateShape>();
 export function localeDateShape(locale: string): LocaleDateShape {
-  return cached(shapeCache, locale, () => {
+  return shapeCache.remember(locale, () => {
     const parts = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).formatToParts(
       Date.UTC(2024, 2, 5),
     );

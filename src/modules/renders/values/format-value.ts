@@ -17,7 +17,6 @@
 
 import type { FieldFormat } from '../../../pdf/types.js';
 import {
-  cached,
   memo,
   civilToEpoch,
   isValidTimeZone,
@@ -58,7 +57,7 @@ function isEnglish(locale: string): boolean {
 
 /** Month names in their in-date form (Polish "września", not "wrzesień"), twelve entries. */
 function monthNames(locale: string, style: 'long' | 'short'): string[] {
-  return cached(nameCache, `m|${style}|${locale}`, () => {
+  return nameCache.remember(`m|${style}|${locale}`, () => {
     if (isEnglish(locale) && style === 'short') return monthNames('en', 'long').map((n) => n.slice(0, 3));
     const inDate = new Intl.DateTimeFormat(locale, { day: 'numeric', month: style, timeZone: 'UTC' });
     const alone = new Intl.DateTimeFormat(locale, { month: style, timeZone: 'UTC' });
@@ -73,7 +72,7 @@ function monthNames(locale: string, style: 'long' | 'short'): string[] {
 
 /** Weekday names, Sunday first. */
 function weekdayNames(locale: string, style: 'long' | 'short'): string[] {
-  return cached(nameCache, `w|${style}|${locale}`, () => {
+  return nameCache.remember(`w|${style}|${locale}`, () => {
     if (isEnglish(locale) && style === 'short') return weekdayNames('en', 'long').map((n) => n.slice(0, 3));
     const f = new Intl.DateTimeFormat(locale, { weekday: style, timeZone: 'UTC' });
     // 2024-03-03 was a Sunday
@@ -143,7 +142,7 @@ const shortDateCache = memo<{ date: Intl.DateTimeFormat; year: Intl.DateTimeForm
 
 /** The locale's short date (Intl dateStyle 'short') with the year always written in full. */
 function formatLocaleShortDate(v: CivilDateTime, locale: string): string {
-  const f = cached(shortDateCache, locale, () => ({
+  const f = shortDateCache.remember(locale, () => ({
     date: new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }),
     year: new Intl.DateTimeFormat(locale, { year: 'numeric', timeZone: 'UTC' }),
   }));
@@ -181,8 +180,7 @@ const fixedCache = memo<Intl.NumberFormat>();
 
 /** |value| × 10^shift with exactly `decimals` decimals, "." as the point, no grouping. */
 function fixedDigits(value: number, decimals: number, shift = 0): string {
-  const f = cached(
-    fixedCache,
+  const f = fixedCache.remember(
     String(decimals),
     () =>
       new Intl.NumberFormat('en-US', {
@@ -234,7 +232,7 @@ export function formatNumberValue(value: number, format: FieldFormat | undefined
   if (typeof value !== 'number' || !Number.isFinite(value)) return { ok: false, reason: 'not a finite number' };
   if (format?.kind === 'number') return ok(formatAfNumber(value, format));
   if (format?.kind === 'percent') return ok(formatAfPercent(value, format.decimals, format.sepStyle));
-  const f = cached(localeNumberCache, locale, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 20 }));
+  const f = localeNumberCache.remember(locale, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 20 }));
   return ok(pdfSafe(f.format(String(value === 0 ? 0 : value) as `${number}`)));
 }
 
