@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { validateData } from '../src/modules/renders/values/validate-data.js';
+import { validateData } from '../src/modules/render-data/validate-data.js';
 import { analyse } from '../src/pdf/analysis/analyse.js';
 import { FontLibrary } from '../src/pdf/appearance/font-library.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';

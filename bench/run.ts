@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TemplateAnalysis } from '../src/pdf/types.js';
-import { validateData } from '../src/modules/renders/values/validate-data.js';
+import { validateData } from '../src/modules/render-data/validate-data.js';
 import type { BurstResult } from './client-child.js';
 import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';

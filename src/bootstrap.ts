@@ -11,25 +11,36 @@ import { heartbeatTtlMs, startHeartbeat } from './adapters/db/instances.js';
 import { FsBlobStore } from './adapters/blob/fs-blob-store.js';
 import { MemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js';
 import { createPoolEngine } from './adapters/engine/pool-engine.js';
-import { loadPlans } from './modules/accounts/plans.js';
+import { loadPlans } from './plans.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import { createLogger } from './logger.js';
 import { PromMetrics } from './adapters/metrics/prom-metrics.js';
 import { createJobSignal, startJobRunner } from './modules/render-jobs/job-runner.js';
-import { staleAfterMs } from './modules/renders/retention.js';
+import { staleAfterMs } from './modules/renders/dead-renders.js';
 import { HttpWebhookSender } from './adapters/webhook-sender/http-webhook-sender.js';
 import { createDeliveryWorker } from './modules/webhooks/delivery-worker.js';
+import { startSweeper } from './modules/housekeeping/sweeper.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /**
+   * Run the housekeeping loops (retention sweep, recovery of renders cut by a dead process). The server
+   * does; tests and one-shot commands sweep when they choose to (sweepOnce), so a start-up sweep never
+   * races them for the sweeper's lease.
+   */
+  housekeeping?: boolean;
 }
 
 /** The composition root: the one place that chooses adapters from configuration. */
 export async function createRuntime(
   config: Config,
   overrides: Partial<Deps> & { clock?: Clock; log?: Logger } = {},
+  options: RuntimeOptions = {},
 ): Promise<Runtime> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const plans = overrides.plans ?? loadPlans(config.plansFile);
@@ -123,9 +134,11 @@ export async function createRuntime(
     leaseMs: staleAfterMs(deps),
   });
   jobSignal.listen?.(runner.wake);
+  const stopHousekeeping = options.housekeeping ? startSweeper(deps) : async () => {};
   return {
     ...deps,
     async close() {
+      await stopHousekeeping();
       await deliveries.stop();
       // Stop claiming; closing the engine cuts the jobs in flight short, and they are given back.
       const stopped = runner.stop();

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { openDatabase } from './adapters/db/database.js';
-import { loadPlans } from './modules/accounts/plans.js';
+import { loadPlans } from './plans.js';
 import { systemClock } from './ports/clock.js';
 
 /** What the database-only CLI commands (accounts, keys) need: no engine, blob store, Redis or metrics. */

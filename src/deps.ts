@@ -2,14 +2,14 @@ import type { Config } from './config.js';
 import type { Db, DbKind } from './adapters/db/database.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Clock } from './ports/clock.js';
-import type { Plans } from './modules/accounts/plans.js';
+import type { Plans } from './plans.js';
 import type { RenderEngine } from './ports/render-engine.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './ports/metrics.js';
 import type { Lru } from './lib/lru.js';
 import type { TemplateAnalysis } from './pdf/types.js';
-import type { JobSignal } from './modules/render-jobs/job-runner.js';
+import type { JobSignal } from './ports/job-signal.js';
 
 /**
  * The server's in-memory caches, sized from Config (CacheSizes). Both are keyed by blob key: a key

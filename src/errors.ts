@@ -80,7 +80,7 @@ export const notFound = {
 
 /**
  * Render data (or render options) the service cannot use, found by the value validation of
- * modules/renders/values/. The error handler answers 422 VALIDATION_ERROR with `details` as given.
+ * modules/render-data/. The error handler answers 422 VALIDATION_ERROR with `details` as given.
  */
 export class DataValidationError extends Error {
   readonly code = 'VALIDATION_ERROR' as const;

@@ -10,7 +10,7 @@ import { DEFAULT_LIMITS } from '../pdf/limits.js';
 import { combineRenders } from '../pdf/merge/combine.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../pdf/types.js';
 import type { RenderEngine } from '../ports/render-engine.js';
-import { validateData } from '../modules/renders/values/validate-data.js';
+import { validateData } from '../modules/render-data/validate-data.js';
 import { DataValidationError } from '../errors.js';
 import { fail } from './accounts.js';
 import { csvRows, isCsv, jsonlRows, type Row } from './batch-input.js';

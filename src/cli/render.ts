@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { analyse } from '../pdf/analysis/analyse.js';
 import { fillPdf } from '../pdf/fill/fill.js';
 import { PdfEngineError } from '../pdf/types.js';
-import { validateData } from '../modules/renders/values/validate-data.js';
+import { validateData } from '../modules/render-data/validate-data.js';
 import { DataValidationError } from '../errors.js';
 import { fail } from './accounts.js';
 

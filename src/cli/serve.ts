@@ -3,12 +3,11 @@ import { createRuntime } from '../bootstrap.js';
 import { buildApp } from '../app.js';
 import { tuneServerHeap } from '../heap-tuning.js';
 import { listAccounts } from '../modules/accounts/accounts.js';
-import { startSweeper } from '../modules/renders/retention.js';
 
 /** Start the API; resolves -1 (keep running) and shuts down gracefully on SIGTERM/SIGINT. */
 export async function serve(config: Config): Promise<number> {
   tuneServerHeap();
-  const runtime = await createRuntime(config);
+  const runtime = await createRuntime(config, {}, { housekeeping: true });
   const app = await buildApp(runtime);
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -16,7 +15,6 @@ export async function serve(config: Config): Promise<number> {
     await runtime.close(); // e.g. the port is taken: release the database and workers, then report
     throw err;
   }
-  const stopSweeper = startSweeper(runtime);
   runtime.log.info(`Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/app (sign in with an API key)`);
 
   if ((await listAccounts(runtime)).length === 0) {
@@ -34,7 +32,6 @@ export async function serve(config: Config): Promise<number> {
     force.unref();
     try {
       await app.close(); // stops accepting and waits for in-flight requests
-      await stopSweeper();
       await runtime.close();
     } finally {
       clearTimeout(force);

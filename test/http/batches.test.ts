@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PLANS } from '../../src/modules/accounts/plans.js';
+import { DEFAULT_PLANS } from '../../src/plans.js';
 import { api, DATABASES, startServer, uploadForm, type Tenant, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { hasTool, pdftkFields } from '../helpers/pdf-tools.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, TestClock, uploadForm, type Tenant, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { sweepOnce } from '../../src/modules/renders/retention.js';
+import { sweepOnce } from '../../src/modules/housekeeping/sweeper.js';
 
 const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));

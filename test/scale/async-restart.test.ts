@@ -15,7 +15,7 @@ import { corpusDir, repoRoot } from '../helpers/corpus.js';
 import { waitFor } from '../helpers/wait.js';
 import { until } from '../helpers/until.js';
 import { TestClock } from '../helpers/server.js';
-import { sweepOnce } from '../../src/modules/renders/retention.js';
+import { sweepOnce } from '../../src/modules/housekeeping/sweeper.js';
 
 const corpus = corpusDir();
 const ITEMS = 60;

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/bootstrap.js';
 import { createAccount } from '../../src/modules/accounts/accounts.js';
 import { createTemplate } from '../../src/modules/templates/create-template.js';
-import { sweepOnce } from '../../src/modules/renders/retention.js';
+import { sweepOnce } from '../../src/modules/housekeeping/sweeper.js';
 import { getUsage } from '../../src/modules/accounts/usage.js';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
 import { TestClock } from '../helpers/server.js';

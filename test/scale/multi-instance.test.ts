@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, freshPostgresUrl, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { startS3 } from '../helpers/s3.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { acquireLease } from '../../src/modules/renders/retention.js';
+import { acquireLease } from '../../src/modules/housekeeping/leases.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const corpus = corpusDir();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import type { AnalysedField, TemplateAnalysis } from '../../src/pdf/types.js';
 import { renderDataJsonSchema } from '../../src/modules/templates/json-schema.js';
-import { validateData } from '../../src/modules/renders/values/validate-data.js';
+import { validateData } from '../../src/modules/render-data/validate-data.js';
 import { DataValidationError } from '../../src/errors.js';
 import { corpusDir, corpusFiles } from '../helpers/corpus.js';
 

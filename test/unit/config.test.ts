@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { resolvePlans } from '../../src/modules/accounts/plans.js';
+import { resolvePlans } from '../../src/plans.js';
 
 describe('configuration', () => {
   it('defaults to port 3000 and a SQLite file in ./data', () => {

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AccountInputError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { isPlanName, PLAN_NAMES, type PlanName } from './plans.js';
+import { isPlanName, PLAN_NAMES, type PlanName } from '../../plans.js';
 import { issueApiKey } from './api-keys.js';
 
 export interface Account {

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import type { PlanName } from './plans.js';
+import type { PlanName } from '../../plans.js';
 import { monthOf } from './quotas.js';
 import { countRendersThisMonth } from '../renders/render-records.js';
 

@@ -3,7 +3,7 @@ import { validationError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
 import { AppError, DataValidationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { failDeadRenders } from '../renders/dead-renders.js';
 import { countRendersThisMonth, insertRenders } from '../renders/render-records.js';

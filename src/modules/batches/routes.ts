@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { dataResponse, errorResponse, IdempotencyHeaders, type Named, named, ref } from '../../http/openapi.js';
 import { hashBody, idempotent } from '../../http/idempotency.js';
-import { RenderRequest } from '../renders/routes.js';
+import { RenderRequest } from '../render-data/request-schemas.js';
 import { createBatch } from './create-batch.js';
 import { getBatch } from './get-batch.js';
 

@@ -2,6 +2,7 @@ import { claimJobs, releaseAllJobs } from './job-records.js';
 import { runRenderJob, type JobDeps } from './run-render-job.js';
 import { finishBatch } from '../batches/finish-batch.js';
 import { claimFinishableBatch } from '../batches/batch-records.js';
+import type { JobSignal } from '../../ports/job-signal.js';
 
 // The job runner: every instance runs one. It claims due render jobs (async renders, then batch items)
 // up to `concurrency` at a time and hands them to the engine at background priority, so interactive
@@ -9,13 +10,6 @@ import { claimFinishableBatch } from '../batches/batch-records.js';
 // in the pool at once. It also finishes batches whose items are all done (combined file, event).
 // It polls the database (other instances' jobs, retries after backoff, jobs of dead instances) and is
 // woken at once when this instance accepts a job.
-
-/** Tells the runner new jobs may be due (a no-op until a runner listens). */
-export interface JobSignal {
-  wake(): void;
-  /** the runner connects here (bootstrap) */
-  listen?(fn: () => void): void;
-}
 
 export function createJobSignal(): Required<JobSignal> {
   let listener: (() => void) | undefined;

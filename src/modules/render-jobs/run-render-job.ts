@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { AppError, DataValidationError, EngineBusyError, EngineCrashedError } from '../../errors.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 import {
   engineFailureMessage,
   generateFile,

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { EngineBusyError, EngineCrashedError } from '../../ports/render-engine.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { downloadUrlFor } from '../downloads/download-url.js';
 import { failDeadRenders } from './dead-renders.js';

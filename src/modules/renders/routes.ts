@@ -14,6 +14,7 @@ import {
 import { hashBody, idempotent, type ReplayCodec } from '../../http/idempotency.js';
 import { createRender } from './create-render.js';
 import { deleteRender, getRender, listRenders } from './manage-renders.js';
+import { RenderOptions, RenderRequest } from '../render-data/request-schemas.js';
 
 const Render = named(
   'Render',
@@ -67,42 +68,6 @@ const RenderDetail = named(
       }),
     ],
     { description: 'A render with a freshly signed download link' },
-  ),
-);
-export const RenderOptions = named(
-  'RenderOptions',
-  Type.Object(
-    {
-      flatten: Type.Optional(Type.Boolean({ default: true, description: 'Flatten the fields into page content' })),
-      locale: Type.Optional(Type.String({ default: 'fr-FR', maxLength: 64, description: 'Locale for dates' })),
-      timezone: Type.Optional(Type.String({ default: 'Europe/Paris', maxLength: 64, description: 'IANA time zone' })),
-      watermark: Type.Optional(
-        Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto', description: 'auto: as the plan says' }),
-      ),
-      strict: Type.Optional(Type.Boolean({ default: false, description: 'Unknown or missing fields are errors' })),
-      async: Type.Optional(
-        Type.Boolean({
-          default: false,
-          description:
-            'Answer 202 at once with the render pending (also `Prefer: respond-async`); GET /v1/renders/:id and the render.completed / render.failed webhooks follow it',
-        }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-);
-export const RenderRequest = named(
-  'RenderRequest',
-  Type.Object(
-    {
-      templateId: Type.String({ minLength: 1, maxLength: 100 }),
-      data: Type.Object(
-        {},
-        { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
-      ),
-      options: Type.Optional(ref(RenderOptions)),
-    },
-    { additionalProperties: false },
   ),
 );
 const RenderResponse = dataResponse(Render);

@@ -1,4 +1,4 @@
-import type { Plan } from '../accounts/plans.js';
+import type { Plan } from '../../plans.js';
 
 const WATERMARK_TEXT = 'formcast · Free plan';
 

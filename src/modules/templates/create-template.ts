@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 import { lockAccount } from '../accounts/quotas.js';
 import { countTemplates } from '../accounts/usage.js';
 import { checkDescription, checkName } from './template-input.js';

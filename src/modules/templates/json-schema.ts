@@ -1,6 +1,6 @@
 // A JSON Schema (draft 2020-12) of the render `data` a template accepts. Pure: analysis in, schema out.
 //
-// It mirrors the service's validation in strict mode (values/validate-data.ts): data the schema accepts
+// It mirrors the service's validation in strict mode (render-data/validate-data.ts): data the schema accepts
 // renders with `strict: true`, and each kind of data strict mode refuses (wrong type, unknown key,
 // missing required field, text over maxLength, a value not among the options, an impossible date) the
 // schema refuses too. Where the service accepts more, the schema describes the portable subset:
@@ -11,7 +11,7 @@
 // Read-only fields are left out: strict mode refuses a value for them. What no JSON Schema can check
 // is left to the service: the bytes inside an image, and a date-time whose offset moves it out of
 // years 1-9999 in the render's time zone.
-import { MAX_TEXT_CODE_POINTS } from '../renders/values/validate-data.js';
+import { MAX_TEXT_CODE_POINTS } from '../render-data/validate-data.js';
 import type { AnalysedField, FieldFormat, TemplateAnalysis } from '../../pdf/types.js';
 
 export type JsonSchemaObject = { [keyword: string]: unknown };

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationError } from '../../errors.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 import { templateBlobKey } from './create-template.js';
 import { checkDescription, checkName } from './template-input.js';
 import { loadCompleteAnalysis } from './complete-analysis.js';

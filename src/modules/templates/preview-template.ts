@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { validateData } from '../renders/values/validate-data.js';
+import { validateData } from '../render-data/validate-data.js';
 import type { RenderOptions } from '../renders/create-render.js';
 import { loadTemplate, parseAnalysis } from './template-view.js';
 import { loadTemplateBytes } from './template-files.js';

@@ -27,7 +27,7 @@ import {
 } from './manage-templates.js';
 import { readUpload } from './read-upload.js';
 import { hashBody, idempotent } from '../../http/idempotency.js';
-import { RenderOptions } from '../renders/routes.js';
+import { RenderOptions } from '../render-data/request-schemas.js';
 import { headerJsonList } from '../../lib/header-json.js';
 import { getTemplateFile } from './template-file.js';
 import { previewTemplate } from './preview-template.js';

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 import { newDeliveryRow } from './fan-out.js';
 import { eventPayload } from './payload.js';
 import { loadEndpoint, requireWebhooks, toDeliveryView, type WebhookDeliveryView } from './views.js';

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError, validationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 import { lockAccount } from '../accounts/quotas.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { cancelPendingDeliveries, logEndpoint } from './endpoint-log.js';

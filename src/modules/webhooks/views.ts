@@ -5,7 +5,7 @@ import type {
 } from '../../adapters/db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
-import type { PlanName } from '../accounts/plans.js';
+import type { PlanName } from '../../plans.js';
 
 // API shapes of endpoints, deliveries and endpoint log entries, and the scoped loads behind them.
 

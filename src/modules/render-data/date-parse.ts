@@ -1,6 +1,6 @@
 // Reading date inputs for render data: ISO 8601 (extended format) or the locale's short date, and
 // moving a date-time into the render's time zone. Pure; only Intl (Node ships full ICU).
-import { Lru } from '../../../lib/lru.js';
+import { Lru } from '../../lib/lru.js';
 
 /** A calendar date and wall-clock time, with no zone attached. month is 1-12. */
 export interface CivilDateTime {

@@ -6,14 +6,14 @@ import {
   formatNumberValue,
   formatSpecial,
   formatTextValue,
-} from '../../../src/modules/renders/values/format-value.js';
+} from '../../src/modules/render-data/format-value.js';
 import {
   isSupportedLocale,
   isValidTimeZone,
   localeDateShape,
   parseDateInput,
-} from '../../../src/modules/renders/values/date-parse.js';
-import type { FieldFormat } from '../../../src/pdf/types.js';
+} from '../../src/modules/render-data/date-parse.js';
+import type { FieldFormat } from '../../src/pdf/types.js';
 
 const paris = { locale: 'fr-FR', timezone: 'Europe/Paris' };
 const us = { locale: 'en-US', timezone: 'America/New_York' };

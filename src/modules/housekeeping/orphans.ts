@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { referencedRenderBlobs } from './render-records.js';
+import { referencedRenderBlobs } from '../renders/render-records.js';
 import { referencedBatchBlobs } from '../batches/batch-records.js';
 
 // Files are written before the records that point at them, so a crash can leave a file with no record.

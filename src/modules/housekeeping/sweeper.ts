@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { IDEMPOTENCY_TTL_MS } from '../../http/idempotency.js';
 import { sweepOrphanBlobs } from './orphans.js';
-import { failDeadRenders } from './dead-renders.js';
-import { expiredRenders, failPendingCreatedBefore, purgeTombstonesBefore, tombstoneRender } from './render-records.js';
+import { acquireLease, releaseLease } from './leases.js';
+import { failDeadRenders, staleAfterMs } from '../renders/dead-renders.js';
+import {
+  expiredRenders,
+  failPendingCreatedBefore,
+  purgeTombstonesBefore,
+  tombstoneRender,
+} from '../renders/render-records.js';
 import { expiredBatches, tombstoneBatch } from '../batches/batch-records.js';
 
 // The retention sweeper: removes the files (and hides the records) of renders past `expires_at`, fails
@@ -28,48 +34,6 @@ type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'insta
 
 /** Longest wait between two recoveries of renders left pending by a dead process. */
 const RECOVER_EVERY_MS = 60_000;
-
-export async function acquireLease(
-  deps: Pick<Deps, 'db' | 'clock'>,
-  name: string,
-  holder: string,
-  ttlMs: number,
-): Promise<boolean> {
-  const now = deps.clock.now();
-  const expires = new Date(now.getTime() + ttlMs).toISOString();
-  // Take a free or expired lease; the conditional update is atomic in both databases.
-  await deps.db
-    .insertInto('leases')
-    .values({ name, holder: '', expires_at: '' })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const res = await deps.db
-    .updateTable('leases')
-    .set({ holder, expires_at: expires })
-    .where('name', '=', name)
-    .where((eb) => eb.or([eb('expires_at', '<', now.toISOString()), eb('holder', '=', holder)]))
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
-}
-
-/** Gives the lease up if `holder` has it, so the next sweep (here or elsewhere) need not wait for it to expire. */
-async function releaseLease(deps: Pick<Deps, 'db'>, name: string, holder: string): Promise<void> {
-  await deps.db
-    .updateTable('leases')
-    .set({ holder: '', expires_at: '' })
-    .where('name', '=', name)
-    .where('holder', '=', holder)
-    .execute();
-}
-
-/**
- * A render still pending after this long belongs to a process that died. The pool's budget starts when a
- * worker takes the job, and a job may first wait behind a full queue (8 per worker, each at most the
- * budget), so allow ten budgets plus a minute.
- */
-export function staleAfterMs(deps: Pick<Deps, 'config'>): number {
-  return 10 * deps.config.limits.renderTimeoutMs + 60_000;
-}
 
 export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise<SweepResult | null> {
   if (!(await acquireLease(deps, LEASE, holder, 5 * 60_000))) return null;

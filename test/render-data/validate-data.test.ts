@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_IMAGE_BYTES,
-  MAX_TEXT_CODE_POINTS,
-  validateData,
-} from '../../../src/modules/renders/values/validate-data.js';
-import { DataValidationError } from '../../../src/errors.js';
-import type { AnalysedField, FieldDetail, FieldType } from '../../../src/pdf/types.js';
+import { MAX_IMAGE_BYTES, MAX_TEXT_CODE_POINTS, validateData } from '../../src/modules/render-data/validate-data.js';
+import { DataValidationError } from '../../src/errors.js';
+import type { AnalysedField, FieldDetail, FieldType } from '../../src/pdf/types.js';
 
 let page = 0;
 function field(

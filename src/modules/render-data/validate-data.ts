@@ -17,10 +17,10 @@
 // - A text field whose value does not fit its AFSpecial / mask / AFTime format is written as sent,
 //   with a warning.
 
-import type { AnalysedField, FillValue } from '../../../pdf/types.js';
+import type { AnalysedField, FillValue } from '../../pdf/types.js';
 import { isSupportedLocale, isValidTimeZone, localeDateShape } from './date-parse.js';
 import { formatDateValue, formatNumberValue, formatTextValue, type FormatContext } from './format-value.js';
-import { DataValidationError } from '../../../errors.js';
+import { DataValidationError } from '../../errors.js';
 
 export interface ValidateOptions {
   strict: boolean;

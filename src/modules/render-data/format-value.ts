@@ -15,7 +15,7 @@
 // - AFNumber negStyle 1 ("red") and 3 ("red parens"): colour is not rendered, so style 1 keeps the
 //   minus sign (else a negative would read as positive) and style 3 keeps the parentheses.
 
-import type { FieldFormat } from '../../../pdf/types.js';
+import type { FieldFormat } from '../../pdf/types.js';
 import {
   memo,
   civilToEpoch,

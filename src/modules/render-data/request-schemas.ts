@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { named, ref } from '../../http/openapi.js';
+
+// What a caller sends to have a template filled: the body of POST /renders, of each batch item, and the
+// options of a preview. One definition serves every route and the CLI.
+
+export const RenderOptions = named(
+  'RenderOptions',
+  Type.Object(
+    {
+      flatten: Type.Optional(Type.Boolean({ default: true, description: 'Flatten the fields into page content' })),
+      locale: Type.Optional(Type.String({ default: 'fr-FR', maxLength: 64, description: 'Locale for dates' })),
+      timezone: Type.Optional(Type.String({ default: 'Europe/Paris', maxLength: 64, description: 'IANA time zone' })),
+      watermark: Type.Optional(
+        Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto', description: 'auto: as the plan says' }),
+      ),
+      strict: Type.Optional(Type.Boolean({ default: false, description: 'Unknown or missing fields are errors' })),
+      async: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description:
+            'Answer 202 at once with the render pending (also `Prefer: respond-async`); GET /v1/renders/:id and the render.completed / render.failed webhooks follow it',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+export const RenderRequest = named(
+  'RenderRequest',
+  Type.Object(
+    {
+      templateId: Type.String({ minLength: 1, maxLength: 100 }),
+      data: Type.Object(
+        {},
+        { additionalProperties: true, description: 'Values keyed by schema field name (or original PDF name)' },
+      ),
+      options: Type.Optional(ref(RenderOptions)),
+    },
+    { additionalProperties: false },
+  ),
+);
