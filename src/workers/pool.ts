@@ -21,8 +21,10 @@ import {
   ENV_TEST_HOLD_DIR,
   ENV_TEST_JOBS,
   EXIT_OVER_MEMORY,
+  type Job as JobInput,
   type JobKind,
   type JobMessage,
+  withoutCachedInputs,
   type WorkerMessage,
   type WorkerSettings,
 } from './protocol.js';
@@ -72,8 +74,7 @@ type StopReason = 'timeout' | 'memory' | 'crash';
 
 interface Job {
   id: number;
-  kind: JobKind;
-  args: unknown[];
+  input: JobInput;
   /** see RunOptions */
   cache?: RunOptions;
   /** the job went out without its bytes (the worker was thought to hold them) */
@@ -87,13 +88,12 @@ interface Job {
 }
 
 /**
- * A job whose inputs args[cachedArgs] (template bytes, analysis) a worker can keep prepared under
- * `key`: sent without them (null) to a worker known to hold the key; a worker that no longer has it
- * answers "miss" and the job is sent again, with them, to the same worker.
+ * A job whose inputs (a fill's template bytes and analysis) a worker can keep prepared under `key`: sent
+ * without them (protocol.ts withoutCachedInputs) to a worker known to hold the key; a worker that no
+ * longer has it answers "miss" and the job is sent again, with them, to the same worker.
  */
 export interface RunOptions {
   key: string;
-  cachedArgs: number[];
 }
 
 /** Keys the pool remembers per worker (the worker's own cache holds at most 32 by default). */
@@ -182,7 +182,7 @@ export class WorkerPool {
    * Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. Background jobs
    * skip the admission check (their submitter bounds them) and wait behind every interactive one.
    */
-  run<T>(kind: JobKind, args: unknown[], cache?: RunOptions, priority: JobPriority = 'interactive'): Promise<T> {
+  run<T>(input: JobInput, cache?: RunOptions, priority: JobPriority = 'interactive'): Promise<T> {
     if (this.closed) return Promise.reject(new PdfEngineError('RENDER_FAILED', 'the render engine is closed'));
     if (priority === 'interactive') {
       try {
@@ -193,7 +193,7 @@ export class WorkerPool {
     }
     if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0; // a new job: try starting again
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, kind, args, cache, resolve: resolve as (v: unknown) => void, reject };
+      const job: Job = { id: this.nextId++, input, cache, resolve: resolve as (v: unknown) => void, reject };
       (priority === 'interactive' ? this.queue : this.background).push(job);
       this.pump();
     });
@@ -341,9 +341,7 @@ export class WorkerPool {
   private send(w: Worker, job: Job, withoutBytes: boolean): void {
     job.withoutBytes = withoutBytes;
     job.sentAt ??= performance.now();
-    const args =
-      withoutBytes && job.cache ? job.args.map((a, i) => (job.cache!.cachedArgs.includes(i) ? null : a)) : job.args;
-    const msg: JobMessage = { id: job.id, kind: job.kind, args };
+    const msg: JobMessage = { id: job.id, job: withoutBytes ? withoutCachedInputs(job.input) : job.input };
     w.child.send(msg, (err) => {
       if (err && w.job === job) this.crashed(w);
     });
@@ -373,8 +371,8 @@ export class WorkerPool {
     w.dead = true;
     w.child.kill('SIGKILL');
     this.lost[reason]++;
-    this.opts.onWorkerLost?.({ pid: w.child.pid, reason, kind: job?.kind, rssMb: rss });
-    job?.reject(stopError(job.kind, reason, this.opts));
+    this.opts.onWorkerLost?.({ pid: w.child.pid, reason, kind: job?.input.kind, rssMb: rss });
+    job?.reject(stopError(job.input.kind, reason, this.opts));
     this.remove(w, true);
   }
 
@@ -390,7 +388,7 @@ export class WorkerPool {
     const job = this.settle(w);
     w.child.kill('SIGKILL'); // already gone, or its pipe is broken: make sure
     this.lost.crash++;
-    this.opts.onWorkerLost?.({ pid: w.child.pid, reason: 'crash', kind: job?.kind });
+    this.opts.onWorkerLost?.({ pid: w.child.pid, reason: 'crash', kind: job?.input.kind });
     if (job && !job.retried) {
       job.retried = true;
       this.queue.unshift(job); // first in line for the replacement worker

@@ -1,14 +1,57 @@
 // Messages between the pool (parent) and a render worker (child process). Sent with
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
-import type { PdfEngineError } from '../pdf/types.js';
+import type { AnalyseLimits } from '../pdf/limits.js';
+import type { CombineItem } from '../pdf/merge/combine.js';
+import type { FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
 
-/** 'analyse' and 'fill' in production; 'test:*' kinds exist only when the pool enables test jobs. */
-export type JobKind = 'analyse' | 'fill' | 'combine' | `test:${string}`;
+/** Analyse an uploaded template. */
+export interface AnalyseJob {
+  kind: 'analyse';
+  bytes: Uint8Array;
+  limits?: Partial<AnalyseLimits>;
+}
 
+/**
+ * Fill a template. `template` and `analysis` are null when the pool knows this worker holds the template
+ * prepared under `cacheKey` (see withoutCachedInputs); `heldBaseId` is the base file the pool already has
+ * for that key, which then stays out of the answer (FillReply).
+ */
+export interface FillJob {
+  kind: 'fill';
+  template: Uint8Array | null;
+  analysis: TemplateAnalysis | null;
+  request: FillRequest;
+  cacheKey?: string;
+  heldBaseId?: string;
+}
+
+/** Join finished renders into one PDF (a batch's combined file). */
+export interface CombineJob {
+  kind: 'combine';
+  items: CombineItem[];
+}
+
+/** The hostile and diagnostic jobs of test-jobs.ts: they exist only when the pool enables test jobs. */
+export interface TestJob {
+  kind: `test:${string}`;
+  args: unknown[];
+}
+
+export type Job = AnalyseJob | FillJob | CombineJob | TestJob;
+export type JobKind = Job['kind'];
+
+/** A job as the pool sends it: the job and the id its answer names. */
 export interface JobMessage {
   id: number;
-  kind: JobKind;
-  args: unknown[];
+  job: Job;
+}
+
+/**
+ * The job as sent to a worker that holds its prepared inputs: a fill without the template bytes and the
+ * analysis (the bulk of the message). Other kinds are not cached and go whole.
+ */
+export function withoutCachedInputs(job: Job): Job {
+  return job.kind === 'fill' ? { ...job, template: null, analysis: null } : job;
 }
 
 export type WorkerMessage =
@@ -26,9 +69,8 @@ export type WorkerMessage =
     };
 
 /**
- * A worker's answer to a 'fill' job (args: template | null, analysis | null, request, cacheKey,
- * heldBaseId): the incremental update, and the base file only when its id is not `heldBaseId` (the
- * base the pool already holds for that key). The base is most of a render's bytes; sending it once
+ * A worker's answer to a FillJob: the incremental update, and the base file only when its id is not
+ * `heldBaseId` (the base the pool already holds for that key). The base is most of a render's bytes; sending it once
  * per template instead of once per render saves the pipe copy (~5 ms/MB).
  */
 export interface FillReply {

@@ -8,13 +8,15 @@ import { FontLibrary } from '../pdf/appearance/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { combineRenders } from '../pdf/merge/combine.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
-import { PdfEngineError, type FillRequest, type TemplateAnalysis } from '../pdf/types.js';
+import { PdfEngineError } from '../pdf/types.js';
 import {
   ENV_SETTINGS,
   ENV_TEST_HOLD_DIR,
   ENV_TEST_JOBS,
   EXIT_OVER_MEMORY,
+  type FillJob,
   type FillReply,
+  type Job,
   type JobMessage,
   type WorkerMessage,
   type WorkerSettings,
@@ -28,9 +30,6 @@ const templates = new TemplateCache({
   fonts: new FontLibrary({ shapeCacheEntries: settings.fontShapeEntries }),
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: arguments arrive as structured clones of whatever the job kind takes
-type Handler = (...args: any[]) => Promise<unknown>;
-
 /** A fill sent without bytes whose template this worker does not hold (any more). */
 class CacheMiss extends Error {}
 
@@ -38,13 +37,7 @@ class CacheMiss extends Error {}
  * template and analysis null = "you hold it under cacheKey" (the pool only does that when it sent it
  * before); heldBaseId = the base file the pool already has, which then stays out of the answer.
  */
-async function fill(
-  template: Uint8Array | null,
-  analysis: TemplateAnalysis | null,
-  request: FillRequest,
-  cacheKey?: string,
-  heldBaseId?: string,
-): Promise<FillReply> {
+async function fill({ template, analysis, request, cacheKey, heldBaseId }: FillJob): Promise<FillReply> {
   const parts =
     template && analysis
       ? await fillParts(template, analysis, request, cacheKey, templates)
@@ -56,17 +49,29 @@ async function fill(
   return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings };
 }
 
-const handlers: Record<string, Handler> = {
-  analyse: (bytes: Uint8Array, limits?: { maxPages?: number; maxFields?: number }) => analyse(bytes, limits),
-  fill: fill as Handler,
-  combine: async (items: { bytes: Uint8Array; flattened: boolean }[]) => combineRenders(items),
-};
+let testJobs: Awaited<typeof import('./test-jobs.js')> | undefined;
 let hold: (() => Promise<void>) | undefined;
 if (process.env[ENV_TEST_JOBS] === '1') {
   const tests = await import('./test-jobs.js');
-  Object.assign(handlers, tests.testJobs);
+  testJobs = tests;
   const dir = process.env[ENV_TEST_HOLD_DIR];
   if (dir) hold = () => tests.holdJob(dir);
+}
+
+function handle(job: Job): Promise<unknown> {
+  switch (job.kind) {
+    case 'analyse':
+      return analyse(job.bytes, job.limits);
+    case 'fill':
+      return fill(job);
+    case 'combine':
+      return combineRenders(job.items);
+    default: {
+      const test = testJobs?.testJobs[job.kind];
+      if (!test) throw new Error(`unknown job kind "${job.kind}"`);
+      return test(...job.args);
+    }
+  }
 }
 
 const send = (msg: WorkerMessage, then?: () => void) => process.send!(msg, undefined, undefined, () => then?.());
@@ -75,30 +80,28 @@ const send = (msg: WorkerMessage, then?: () => void) => process.send!(msg, undef
 const isAllocationFailure = (err: unknown) =>
   err instanceof RangeError && /allocation failed|invalid (typed )?array length/i.test(err.message);
 
-async function run(job: JobMessage): Promise<void> {
-  const handler = handlers[job.kind];
+async function run({ id, job }: JobMessage): Promise<void> {
   try {
-    if (!handler) throw new Error(`unknown job kind "${job.kind}"`);
     await hold?.();
-    send({ type: 'done', id: job.id, value: await handler(...job.args) });
+    send({ type: 'done', id, value: await handle(job) });
   } catch (err) {
     if (err instanceof CacheMiss) {
-      send({ type: 'miss', id: job.id });
+      send({ type: 'miss', id });
       return;
     }
     if (err instanceof PdfEngineError) {
-      send({ type: 'failed', id: job.id, code: err.code, message: err.message });
+      send({ type: 'failed', id, code: err.code, message: err.message });
       return;
     }
     console.error(`[render-worker ${process.pid}] ${job.kind} failed:`, err);
     if (isAllocationFailure(err)) {
       // The heap may be fragmented or nearly full: report, then leave so the pool starts a fresh worker.
-      send({ type: 'failed', id: job.id, code: 'RENDER_FAILED', message: 'out of memory', memory: true }, () =>
+      send({ type: 'failed', id, code: 'RENDER_FAILED', message: 'out of memory', memory: true }, () =>
         process.exit(EXIT_OVER_MEMORY),
       );
       return;
     }
-    send({ type: 'failed', id: job.id, code: 'RENDER_FAILED', message: 'the PDF engine failed unexpectedly' });
+    send({ type: 'failed', id, code: 'RENDER_FAILED', message: 'the PDF engine failed unexpectedly' });
   }
 }
 

@@ -132,11 +132,14 @@ describe('pool shutdown', () => {
     const pids = new Set<number>();
     // Workers start lazily and slowly on a loaded machine: ask until both have answered.
     for (let i = 0; i < 20 && pids.size < 2; i++) {
-      for (const pid of await Promise.all([pool.run<number>('test:pid', [300]), pool.run<number>('test:pid', [300])]))
+      for (const pid of await Promise.all([
+        pool.run<number>({ kind: 'test:pid', args: [300] }),
+        pool.run<number>({ kind: 'test:pid', args: [300] }),
+      ]))
         pids.add(pid);
     }
     expect(pids.size).toBe(2);
-    const running = pool.run('test:sleep', [10_000]).catch((e: unknown) => e);
+    const running = pool.run({ kind: 'test:sleep', args: [10_000] }).catch((e: unknown) => e);
     const engine = poolEngine(pool, {});
     await engine.close();
     expect(await running).toMatchObject({ code: 'RENDER_FAILED', message: 'the render engine is closed' });

@@ -25,7 +25,7 @@ describe('pool: worker killed from outside', { timeout: 120_000 }, () => {
   });
 
   it('runs the job again on a fresh worker when its worker is killed once', async () => {
-    const job = pool.run<number>('test:pid', [0]);
+    const job = pool.run<number>({ kind: 'test:pid', args: [0] });
     const first = await held.next();
     held.kill(first);
     const second = await held.next([first]);
@@ -36,7 +36,7 @@ describe('pool: worker killed from outside', { timeout: 120_000 }, () => {
   });
 
   it('answers EngineCrashedError (a server fault) when the fresh worker is killed too', async () => {
-    const job = pool.run<number>('test:pid', [0]).catch((e: unknown) => e);
+    const job = pool.run<number>({ kind: 'test:pid', args: [0] }).catch((e: unknown) => e);
     const first = await held.next();
     held.kill(first);
     const second = await held.next([first]);
@@ -45,7 +45,7 @@ describe('pool: worker killed from outside', { timeout: 120_000 }, () => {
     expect(err).toBeInstanceOf(EngineCrashedError);
     expect(err).not.toHaveProperty('code', 'RENDER_FAILED');
     // the pool is still serving
-    const after = pool.run<number>('test:pid', [0]);
+    const after = pool.run<number>({ kind: 'test:pid', args: [0] });
     held.release(await held.next([first, second]));
     expect(typeof (await after)).toBe('number');
   });
@@ -53,8 +53,13 @@ describe('pool: worker killed from outside', { timeout: 120_000 }, () => {
   it('still blames the input for a job stopped by our own time budget', async () => {
     const quick = new WorkerPool({ size: 1, timeoutMs: 1500, maxMemoryMb: 400, maxQueue: 8, testJobs: true });
     try {
-      await expect(quick.run('test:spin', [])).rejects.toMatchObject({ name: 'PdfEngineError', code: 'RENDER_FAILED' });
-      await expect(quick.run('analyse', [new Uint8Array([1])])).rejects.toMatchObject({ code: 'INVALID_PDF' });
+      await expect(quick.run({ kind: 'test:spin', args: [] })).rejects.toMatchObject({
+        name: 'PdfEngineError',
+        code: 'RENDER_FAILED',
+      });
+      await expect(quick.run({ kind: 'analyse', bytes: new Uint8Array([1]) })).rejects.toMatchObject({
+        code: 'INVALID_PDF',
+      });
     } finally {
       await quick.close();
     }

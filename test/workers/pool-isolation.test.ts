@@ -27,10 +27,10 @@ describe('pool isolation', () => {
   afterAll(() => pool.close());
 
   it('stops a job that hangs at the time budget, replaces the worker and runs the next job', async () => {
-    await Promise.all([pool.run('test:pid', [100]), pool.run('test:pid', [100])]); // both workers up: the budget starts at dispatch
+    await Promise.all([pool.run({ kind: 'test:pid', args: [100] }), pool.run({ kind: 'test:pid', args: [100] })]); // both workers up: the budget starts at dispatch
     const started = performance.now();
-    const hang = pool.run('test:spin', []);
-    const other = pool.run<number>('test:sleep', [200]); // on the other worker, unaffected
+    const hang = pool.run({ kind: 'test:spin', args: [] });
+    const other = pool.run<number>({ kind: 'test:sleep', args: [200] }); // on the other worker, unaffected
     await expect(hang).rejects.toMatchObject({
       name: 'PdfEngineError',
       code: 'RENDER_FAILED',
@@ -42,7 +42,10 @@ describe('pool isolation', () => {
     await expect(other).resolves.toBe(200);
     expect(lost.at(-1)).toMatchObject({ reason: 'timeout', kind: 'test:spin' });
     if (dir) expect((await engine.analyse(form())).fields.length).toBeGreaterThan(50);
-    const pids = await Promise.all([pool.run<number>('test:pid', [100]), pool.run<number>('test:pid', [100])]);
+    const pids = await Promise.all([
+      pool.run<number>({ kind: 'test:pid', args: [100] }),
+      pool.run<number>({ kind: 'test:pid', args: [100] }),
+    ]);
     expect(pool.stats().workers).toBe(2);
     expect(pids).not.toContain(lost.at(-1)!.pid);
   });
@@ -60,7 +63,7 @@ describe('pool isolation', () => {
   afterAll(() => roomy.close());
 
   it('stops a job whose ArrayBuffers outgrow the memory budget (which a worker heap limit cannot see)', async () => {
-    await expect(roomy.run('test:arraybuffers', [3000])).rejects.toMatchObject({
+    await expect(roomy.run({ kind: 'test:arraybuffers', args: [3000] })).rejects.toMatchObject({
       code: 'RENDER_FAILED',
       message: 'render exceeded the memory budget of 400 MB',
     });
@@ -68,32 +71,34 @@ describe('pool isolation', () => {
     expect(event).toMatchObject({ reason: 'memory', kind: 'test:arraybuffers' });
     console.log(`ArrayBuffer job stopped at ${event.rssMb} MB RSS (budget 400 MB)`);
     expect(event.rssMb).toBeLessThan(400 + 200); // overshoot of one poll interval
-    await expect(pool.run('test:sleep', [1])).resolves.toBe(1);
+    await expect(pool.run({ kind: 'test:sleep', args: [1] })).resolves.toBe(1);
   });
 
   it('stops a job whose JS heap outgrows the memory budget', async () => {
-    await expect(roomy.run('test:heap', [3000])).rejects.toMatchObject({
+    await expect(roomy.run({ kind: 'test:heap', args: [3000] })).rejects.toMatchObject({
       code: 'RENDER_FAILED',
       message: 'render exceeded the memory budget of 400 MB',
     });
     expect(lost.at(-1)).toMatchObject({ reason: 'memory', kind: 'test:heap' });
-    await expect(pool.run('test:sleep', [1])).resolves.toBe(1);
+    await expect(pool.run({ kind: 'test:sleep', args: [1] })).resolves.toBe(1);
   });
 
   it('passes engine errors through with their code and message', async () => {
     const err = await pool
-      .run('test:throw-engine', ['PDF_LIMIT', 'the form has more than 10 fields'])
+      .run({ kind: 'test:throw-engine', args: ['PDF_LIMIT', 'the form has more than 10 fields'] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PdfEngineError);
     expect(err).toMatchObject({ code: 'PDF_LIMIT', message: 'the form has more than 10 fields' });
   });
 
   it('turns any other error into a generic RENDER_FAILED without its message or stack', async () => {
-    const err = (await pool.run('test:throw', ['secret path /etc/x']).catch((e: unknown) => e)) as PdfEngineError;
+    const err = (await pool
+      .run({ kind: 'test:throw', args: ['secret path /etc/x'] })
+      .catch((e: unknown) => e)) as PdfEngineError;
     expect(err).toBeInstanceOf(PdfEngineError);
     expect(err.code).toBe('RENDER_FAILED');
     expect(`${err.message} ${err.stack}`).not.toContain('secret');
-    await expect(pool.run('test:sleep', [1])).resolves.toBe(1); // the worker survives a thrown error
+    await expect(pool.run({ kind: 'test:sleep', args: [1] })).resolves.toBe(1); // the worker survives a thrown error
   });
 
   it('answers INVALID_PDF when analysing an upload exceeds the time budget', async () => {
@@ -122,8 +127,8 @@ describe('pool queue', () => {
       testJobs: true,
     });
     try {
-      const admitted = Array.from({ length: 11 }, () => pool.run('test:sleep', [1]));
-      const refused = await pool.run('test:sleep', [1]).catch((e: unknown) => e);
+      const admitted = Array.from({ length: 11 }, () => pool.run({ kind: 'test:sleep', args: [1] }));
+      const refused = await pool.run({ kind: 'test:sleep', args: [1] }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(EngineBusyError);
       expect((refused as EngineBusyError).retryAfterSeconds).toBe(2);
       await expect(Promise.all(admitted)).resolves.toHaveLength(11);
@@ -136,12 +141,12 @@ describe('pool queue', () => {
   it('refuses a job with EngineBusyError when every worker is busy and the queue is full', async () => {
     const pool = new WorkerPool({ size: 1, timeoutMs: 10_000, maxMemoryMb: 400, maxQueue: 1, testJobs: true });
     try {
-      const first = pool.run('test:sleep', [300]);
-      const second = pool.run('test:sleep', [10]);
-      const third = pool.run('test:sleep', [10]).catch((e: unknown) => e);
+      const first = pool.run({ kind: 'test:sleep', args: [300] });
+      const second = pool.run({ kind: 'test:sleep', args: [10] });
+      const third = pool.run({ kind: 'test:sleep', args: [10] }).catch((e: unknown) => e);
       expect(await third).toBeInstanceOf(EngineBusyError);
       await expect(Promise.all([first, second])).resolves.toEqual([300, 10]);
-      await expect(pool.run('test:sleep', [1])).resolves.toBe(1); // room again
+      await expect(pool.run({ kind: 'test:sleep', args: [1] })).resolves.toBe(1); // room again
     } finally {
       await pool.close();
     }

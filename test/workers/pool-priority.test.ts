@@ -23,7 +23,7 @@ describe('worker pool priorities', () => {
   it('starts an interactive job before every queued background job, and does not refuse it for them', async () => {
     const order: string[] = [];
     const run = (label: string, priority: 'interactive' | 'background') =>
-      pool.run('test:pid', [0], undefined, priority).then(() => order.push(label));
+      pool.run({ kind: 'test:pid', args: [0] }, undefined, priority).then(() => order.push(label));
     const jobs = [run('bg-1', 'background')];
     const first = await held.next(); // bg-1 holds the only worker
     for (let i = 2; i <= 5; i++) jobs.push(run(`bg-${i}`, 'background'));

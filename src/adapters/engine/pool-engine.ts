@@ -78,9 +78,8 @@ export function poolEngine(
   ) => {
     const held = cacheKey === undefined ? undefined : bases.get(cacheKey);
     const reply = await pool.run<FillReply>(
-      'fill',
-      [template, analysis, request, cacheKey, held?.id],
-      cacheKey === undefined ? undefined : { key: cacheKey, cachedArgs: [0, 1] },
+      { kind: 'fill', template, analysis, request, cacheKey, heldBaseId: held?.id },
+      cacheKey === undefined ? undefined : { key: cacheKey },
       opts?.priority,
     );
     let base = reply.base;
@@ -94,11 +93,11 @@ export function poolEngine(
   return {
     // Both go through the IPC pipe as structured clones: only the view's own bytes are copied, so a
     // Buffer slice of Node's shared pool is safe to pass (nothing is transferred or detached).
-    analyse: (bytes) => pool.run<TemplateAnalysis>('analyse', [bytes, limits]),
+    analyse: (bytes) => pool.run<TemplateAnalysis>({ kind: 'analyse', bytes, limits }),
     // With a cache key, a worker that already prepared this template version gets the job without
     // the template bytes (see WorkerPool RunOptions).
     fill,
-    combine: (items, opts) => pool.run<Uint8Array>('combine', [items], undefined, opts?.priority),
+    combine: (items, opts) => pool.run<Uint8Array>({ kind: 'combine', items }, undefined, opts?.priority),
     close: () => pool.close(),
     admit: () => pool.admit(),
     stats: () => pool.stats(),
