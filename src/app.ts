@@ -86,13 +86,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/ready', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/ready', { schema: { hide: true } }, async () => {
     try {
       await ping(deps.db);
-      return { status: 'ready' };
     } catch {
-      return reply.status(503).send({ error: { code: 'SERVICE_UNAVAILABLE', message: 'database unreachable' } });
+      throw new AppError('SERVICE_UNAVAILABLE', 'database unreachable');
     }
+    return { status: 'ready' };
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startServer, type TestServer } from '../helpers/server.js';
+import { registeredRoutes } from '../helpers/routes.js';
 
 // The shared security suite: every authenticated route refuses a missing, malformed, unknown or revoked key
 // with the same 401 envelope, before doing anything else.
@@ -38,6 +39,9 @@ const ROUTES: [string, string, unknown?][] = [
   ['POST', '/v1/webhook-deliveries/whd_x/retry'],
 ];
 
+/** /v1 routes open without a key: a signed download carries its own authorisation; the API description. */
+const OPEN_ROUTES = ['GET /v1/files/:id', 'GET /v1/openapi.json'];
+
 describe('security suite on every route (SQLite + folder)', () => {
   let s: TestServer;
   let revoked: string;
@@ -48,6 +52,19 @@ describe('security suite on every route (SQLite + folder)', () => {
     await api(s, s.a).delete(`/v1/api-keys/${created.json.data.id}`);
   });
   afterAll(async () => s?.close());
+
+  it('covers every /v1 route the app registers (a new route cannot be left out of this suite)', () => {
+    const covered = ROUTES.map(([method, path]) => `${method} ${path}`);
+    const missing = registeredRoutes(s.app)
+      .filter((route) => route.includes(' /v1/') && !OPEN_ROUTES.includes(route))
+      .filter((route) => {
+        const [method, path] = route.split(' ');
+        const shape = new RegExp(`^${method} ${path.replace(/:[^/]+/g, '[^/]+')}$`);
+        return !covered.some((c) => shape.test(c));
+      });
+    expect(missing).toEqual([]);
+    expect(registeredRoutes(s.app)).toEqual(expect.arrayContaining(OPEN_ROUTES));
+  });
 
   const cases: [string, Record<string, string>][] = [
     ['no key', {}],

@@ -117,7 +117,10 @@ describe.skipIf(!pgUrl || !corpus)(
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
         const render = await api(s, s.b).post('/v1/renders', { templateId, data: {} });
         expect(render.status).toBe(503);
-        expect((await api(s).get('/ready')).status).toBe(503);
+        const ready = await api(s).get('/ready');
+        expect(ready.status).toBe(503);
+        // answered through the error handler, in the one error envelope
+        expect(ready.json).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: 'database unreachable' } });
         expect((await api(s).get('/health')).status).toBe(200);
       } finally {
         await proxy.up();
