@@ -7,13 +7,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { resolveLevels, visualOrder } from '../../src/pdf/appearance/bidi.js';
 import { FontLibrary } from '../../src/pdf/appearance/font-library.js';
 import { FontSet } from '../../src/pdf/appearance/fonts.js';
-import {
-  FontSubsets,
-  UnicodeFont,
-  withTrueCodePoints,
-  type KitFont,
-  type ParsedFont,
-} from '../../src/pdf/appearance/unicode-font.js';
+import type { KitFont, ParsedFont } from '../../src/pdf/appearance/font-types.js';
+import { FontSubsets, UnicodeFont, withTrueCodePoints } from '../../src/pdf/appearance/unicode-font.js';
 
 const require = createRequire(import.meta.url);
 const ARABIC = '@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf';
