@@ -4,7 +4,8 @@
 // /AS. We never build a state name from caller text. Widgets without appearances get generated ones.
 import { PDFArray, type PDFDict, PDFName, PDFNumber, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { brokenOnAppearance } from './appearance-check.js';
-import { formXObject, frameOps, num, widgetBox, type WidgetBox } from './appearance-stream.js';
+import { formXObject, frameOps, widgetBox, type WidgetBox } from './appearance-stream.js';
+import { num } from '../content-ops.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from '../fill/fill-context.js';
 import { N, getDict, inherited, nameReadings, textOf } from '../pdf-objects.js';

@@ -5,7 +5,7 @@
 // advances and offsets. Line breaking works on units; bidi reordering (bidi.ts) moves whole units.
 import { PDFFont } from '@cantoo/pdf-lib';
 import { visualOrder } from './bidi.js';
-import { num } from './appearance-stream.js';
+import { num } from '../content-ops.js';
 import type { FontLibrary } from './font-library.js';
 import type { KitFont, PlacedGlyph, ResolvedCluster, ShapedCluster, ShapedGlyph } from './font-types.js';
 import { cidHex, utf16Hex, type UnicodeFont } from './unicode-font.js';
