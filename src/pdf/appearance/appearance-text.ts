@@ -16,9 +16,9 @@
 import { FontNames, frameOps, type WidgetBox } from './appearance-stream.js';
 import { num } from '../content-ops.js';
 import type { TextStyle } from './appearance-da.js';
-import { visualOrder } from './bidi.js';
-import type { FontSet } from './fonts.js';
-import { showUnits, unitsWidth, type LayoutUnit } from './text-shaping.js';
+import { visualOrder } from '../fonts/bidi.js';
+import type { FontSet } from '../fonts/fonts.js';
+import { showUnits, unitsWidth, type LayoutUnit } from '../fonts/text-shaping.js';
 import { MIN_READABLE_SIZE, cutToWidth, fitLineSize, type TextFit } from './text-fit.js';
 
 /** Largest auto size; Acrobat grows text with tall fields, which looks wrong on printed forms. */

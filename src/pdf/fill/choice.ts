@@ -9,7 +9,7 @@ import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
 import { N, inherited, textOf } from '../pdf-objects.js';
-import { showUnits } from '../appearance/text-shaping.js';
+import { showUnits } from '../fonts/text-shaping.js';
 
 /** Acrobat's selection highlight. */
 const HIGHLIGHT = '0.6 0.75 0.87 rg';

@@ -6,7 +6,7 @@ import type { FillContext } from './fill-context.js';
 import { getNumbers, inherited } from '../pdf-objects.js';
 import type { PageNode } from '../pages.js';
 import type { PageWriter } from '../writer/page-content.js';
-import { showUnits, unitsWidth } from '../appearance/text-shaping.js';
+import { showUnits, unitsWidth } from '../fonts/text-shaping.js';
 
 const OPACITY = 0.25;
 /** Share of the page diagonal the text spans. */
