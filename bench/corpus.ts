@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { validateData } from '../src/modules/render-data/validate-data.js';
 import { analyse } from '../src/pdf/analysis/analyse.js';
-import { FontLibrary } from '../src/pdf/appearance/font-library.js';
+import { FontLibrary } from '../src/pdf/fonts/font-library.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';
 import { fillPdf } from '../src/pdf/fill/fill.js';
 import { PdfEngineError, type FillValue, type TemplateAnalysis } from '../src/pdf/types.js';

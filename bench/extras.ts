@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { FontLibrary } from '../src/pdf/appearance/font-library.js';
+import { FontLibrary } from '../src/pdf/fonts/font-library.js';
 import { fillPdf } from '../src/pdf/fill/fill.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';

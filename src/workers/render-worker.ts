@@ -4,7 +4,7 @@
 // This file is the worker process's composition root: its caches are built here, sized by the
 // settings the pool passes (protocol.ts WorkerSettings).
 import { analyse } from '../pdf/analysis/analyse.js';
-import { FontLibrary } from '../pdf/appearance/font-library.js';
+import { FontLibrary } from '../pdf/fonts/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { combineRenders } from '../pdf/merge/combine.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
-import { FALLBACK_FILES, FontLibrary } from '../../src/pdf/appearance/font-library.js';
+import { FALLBACK_FILES, FontLibrary } from '../../src/pdf/fonts/font-library.js';
 import { prepareTemplate, renderPrepared, type PreparedTemplate } from '../../src/pdf/fill/prepare.js';
 import type { FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
 import { corpusDir } from '../helpers/corpus.js';

@@ -4,16 +4,11 @@ import { createRequire } from 'node:module';
 import fontkit from '@cantoo/fontkit';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { describe, expect, it, vi } from 'vitest';
-import { resolveLevels, visualOrder } from '../../src/pdf/appearance/bidi.js';
-import { FontLibrary } from '../../src/pdf/appearance/font-library.js';
-import { FontSet } from '../../src/pdf/appearance/fonts.js';
-import {
-  FontSubsets,
-  UnicodeFont,
-  withTrueCodePoints,
-  type KitFont,
-  type ParsedFont,
-} from '../../src/pdf/appearance/unicode-font.js';
+import { resolveLevels, visualOrder } from '../../src/pdf/fonts/bidi.js';
+import { FontLibrary } from '../../src/pdf/fonts/font-library.js';
+import { FontSet } from '../../src/pdf/fonts/fonts.js';
+import type { KitFont, ParsedFont } from '../../src/pdf/fonts/font-types.js';
+import { FontSubsets, UnicodeFont, withTrueCodePoints } from '../../src/pdf/fonts/unicode-font.js';
 
 const require = createRequire(import.meta.url);
 const ARABIC = '@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf';

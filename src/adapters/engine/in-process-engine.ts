@@ -1,6 +1,6 @@
 import type { RenderEngine } from '../../ports/render-engine.js';
 import { analyse } from '../../pdf/analysis/analyse.js';
-import { FontLibrary } from '../../pdf/appearance/font-library.js';
+import { FontLibrary } from '../../pdf/fonts/font-library.js';
 import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
 import { combineRenders } from '../../pdf/merge/combine.js';

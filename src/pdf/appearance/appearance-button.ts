@@ -1,19 +1,27 @@
-// Checkboxes and radio buttons. A button shows the appearance named by each widget's /AS, so
-// filling means picking the right on-state name ("Yes", "1", "On", an /Opt index "0", or a
-// Shift-JIS byte string) from the widget's own /AP /N and writing that very name object to /V and
-// /AS. We never build a state name from caller text. Widgets without appearances get generated ones.
-import { PDFArray, type PDFDict, PDFName, PDFNumber, PDFRef, PDFStream } from '@cantoo/pdf-lib';
+// Check box and radio button appearances. A button shows the appearance named by each widget's
+// /AS; this module finds a widget's on-state in its /AP /N and draws ZapfDingbats marks: the on
+// appearance of a bare widget, and marks over on-appearances that show nothing. Which state a value
+// picks, and writing /V and /AS, is the filler's (fill/field-button.ts).
+import {
+  PDFArray,
+  type PDFContext,
+  type PDFDict,
+  PDFName,
+  PDFNumber,
+  PDFRef,
+  PDFStream,
+  StandardFonts,
+} from '@cantoo/pdf-lib';
 import { brokenOnAppearance } from './appearance-check.js';
-import { formXObject, frameOps, num, widgetBox, type WidgetBox } from './appearance-stream.js';
-import type { RawField } from '../field-tree.js';
-import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from '../fill/fill-context.js';
-import { N, getDict, inherited, nameReadings, textOf } from '../pdf-objects.js';
-import { StandardFonts, type PDFFont } from '@cantoo/pdf-lib';
+import { formXObject, frameOps, widgetBox, type WidgetBox } from './appearance-stream.js';
+import { num } from '../content-ops.js';
+import type { FontSet } from '../fonts/fonts.js';
+import { N, getDict, textOf } from '../pdf-objects.js';
 
-const OFF = PDFName.of('Off');
+export const OFF = PDFName.of('Off');
 
 /** A widget's on-state: a non-Off key of /AP /N that is really a stream (fw9 has a bogus /N font). */
-function onState(widget: PDFDict): PDFName | undefined {
+export function onState(widget: PDFDict): PDFName | undefined {
   const n = getDict(widget, 'AP') && getDict(getDict(widget, 'AP')!, 'N');
   if (!n) return undefined;
   const down = getDict(getDict(widget, 'AP')!, 'D');
@@ -27,34 +35,22 @@ function markOf(widget: PDFDict, radio: boolean): string {
   return (mk && textOf(mk.lookup(N('CA'))))?.slice(0, 1) || (radio ? 'l' : '4');
 }
 
-let dingbatByCode: Map<number, string> | undefined;
-
-/** The Unicode character pdf-lib's ZapfDingbats font encodes as the code of `char`. */
-function dingbat(font: PDFFont, char: string): string | undefined {
-  if (!dingbatByCode) {
-    const encoding = (font as unknown as { embedder?: { encoding?: EncodingLike } }).embedder?.encoding;
-    if (!encoding) return undefined;
-    dingbatByCode = new Map();
-    for (const cp of encoding.supportedCodePoints)
-      dingbatByCode.set(encoding.encodeUnicodeCodePoint(cp).code, String.fromCodePoint(cp));
-  }
-  return dingbatByCode.get(char.charCodeAt(0));
-}
-
-interface EncodingLike {
-  supportedCodePoints: number[];
-  encodeUnicodeCodePoint(cp: number): { code: number };
-}
-
 /**
  * A ZapfDingbats mark (/MK /CA, default check or dot) over `under` (the widget's own Off
  * appearance, drawn as an XObject) or, without it, the background and border of /MK.
  */
-function markStream(fc: FillContext, widget: PDFDict, box: WidgetBox, radio: boolean, under?: PDFRef): PDFRef {
-  const font = fc.fonts.standardFont(StandardFonts.ZapfDingbats);
+function markStream(
+  ctx: PDFContext,
+  fonts: FontSet,
+  widget: PDFDict,
+  box: WidgetBox,
+  radio: boolean,
+  under?: PDFRef,
+): PDFRef {
+  const font = fonts.standardFont(StandardFonts.ZapfDingbats);
   // /MK /CA is a character code of ZapfDingbats' own encoding ('4' is the check, 'l' the dot);
   // pdf-lib measures and encodes Unicode (U+2714, U+25CF), so the code is mapped back first.
-  let text = dingbat(font, markOf(widget, radio)) ?? (radio ? '\u25cf' : '\u2714');
+  let text = fonts.standardCharOf(font, markOf(widget, radio).charCodeAt(0)) ?? (radio ? '\u25cf' : '\u2714');
   let w = 0;
   let hex: string;
   try {
@@ -70,21 +66,30 @@ function markStream(fc: FillContext, widget: PDFDict, box: WidgetBox, radio: boo
   const y = (box.height - size * 0.7) / 2;
   const base = under ? 'q /Off Do Q' : frameOps(box);
   const on = `${base}\nq BT 0 g /ZaDb ${num(size)} Tf ${num(x)} ${num(y)} Td ${hex} Tj ET Q`;
-  const res = fc.ctx.obj(under ? { Font: { ZaDb: font.ref }, XObject: { Off: under } } : { Font: { ZaDb: font.ref } });
+  const res = ctx.obj(under ? { Font: { ZaDb: font.ref }, XObject: { Off: under } } : { Font: { ZaDb: font.ref } });
   return formXObject(widget, box, on, res);
 }
 
-/** Draws a ZapfDingbats mark (/MK /CA, default check or dot) as the on appearance of a bare widget. */
-function ensureAppearance(fc: FillContext, widget: PDFDict, stateName: string, radio: boolean): PDFName | undefined {
+/**
+ * The widget's on-state name: its own, else (a bare widget) `stateName`, drawn as a ZapfDingbats
+ * mark (/MK /CA, default check or dot) with a plain Off appearance. Undefined without a box.
+ */
+export function ensureOnAppearance(
+  ctx: PDFContext,
+  fonts: FontSet,
+  widget: PDFDict,
+  stateName: string,
+  radio: boolean,
+): PDFName | undefined {
   const existing = onState(widget);
   if (existing) return existing;
   const box = widgetBox(widget);
   if (!box) return undefined;
   const name = PDFName.of(stateName);
-  const normal = fc.ctx.obj({});
-  normal.set(name, markStream(fc, widget, box, radio));
+  const normal = ctx.obj({});
+  normal.set(name, markStream(ctx, fonts, widget, box, radio));
   normal.set(OFF, formXObject(widget, box, frameOps(box)));
-  widget.set(N('AP'), fc.ctx.obj({ N: normal }));
+  widget.set(N('AP'), ctx.obj({ N: normal }));
   return name;
 }
 
@@ -112,10 +117,14 @@ function reusableOff(normal: PDFDict, box: WidgetBox): PDFRef | undefined {
  * the widget's own Off appearance. The state names stay as they are (values map to them). Returns
  * how many widgets were repaired. Data-independent: a prepared template runs it once.
  */
-export function repairOnAppearances(fc: FillContext, field: RawField): number {
-  const radio = !!(fieldFlags(field) & FF.radio);
+export function repairButtonAppearances(
+  ctx: PDFContext,
+  fonts: FontSet,
+  widgets: readonly PDFDict[],
+  radio: boolean,
+): number {
   let repaired = 0;
-  for (const widget of field.widgets) {
+  for (const widget of widgets) {
     const ap = getDict(widget, 'AP');
     const normal = ap && getDict(ap, 'N');
     const box = widgetBox(widget);
@@ -133,12 +142,12 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
     )
       continue;
     // Fresh /AP and /N dictionaries: shared ones may serve widgets of other sizes.
-    const newNormal = fc.ctx.obj({});
+    const newNormal = ctx.obj({});
     for (const [k, v] of normal.entries()) newNormal.set(k, v);
     const under = reusableOff(normal, box);
-    const mark = markStream(fc, widget, box, radio, under);
+    const mark = markStream(ctx, fonts, widget, box, radio, under);
     newNormal.set(state, mark);
-    const newAp = fc.ctx.obj({});
+    const newAp = ctx.obj({});
     for (const [k, v] of ap.entries()) newAp.set(k, v);
     newAp.set(N('N'), newNormal);
     // The pressed look (/D) of that state, when it is just as broken, shows the same mark.
@@ -150,7 +159,7 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
       downOn instanceof PDFStream &&
       brokenOnAppearance(downOn, markOf(widget, radio), downOff instanceof PDFStream ? downOff : undefined)
     ) {
-      const newDown = fc.ctx.obj({});
+      const newDown = ctx.obj({});
       for (const [k, v] of down.entries()) newDown.set(k, v);
       newDown.set(state, mark);
       newAp.set(N('D'), newDown);
@@ -159,69 +168,4 @@ export function repairOnAppearances(fc: FillContext, field: RawField): number {
     repaired++;
   }
   return repaired;
-}
-
-/** Sets the field to `state` (a name some widgets carry) or Off; widgets without it go Off. */
-function applyState(field: RawField, pick: (widget: PDFDict, index: number) => PDFName | undefined): PDFName {
-  let value: PDFName = OFF;
-  field.widgets.forEach((w, i) => {
-    const s = pick(w, i);
-    if (s && value === OFF) value = s;
-    w.set(N('AS'), s ?? OFF);
-  });
-  setFieldValue(field, value);
-  return value;
-}
-
-export function fillCheckbox(fc: FillContext, field: RawField, checked: boolean, hint?: string): void {
-  if (!checked) {
-    applyState(field, () => undefined);
-    return;
-  }
-  const states = field.widgets.map((w) => ensureAppearance(fc, w, hint ?? 'Yes', false));
-  // Widgets with different on-states (IRS filing-status boxes) act as a radio group: "checked"
-  // turns on the first state, i.e. the widgets that share it, as viewers do for that /V.
-  const on = (hint !== undefined && states.find((s) => s && nameReadings(s).includes(hint))) || states.find(Boolean);
-  if (!on) fc.warnings.push(`field "${fieldLabel(fc, field)}": the checkbox has no on-state to show`);
-  applyState(field, (_, i) => (states[i] === on ? on : undefined));
-}
-
-function matches(name: PDFName, wanted: string): boolean {
-  return nameReadings(name).includes(wanted);
-}
-
-/**
- * Selects the radio option `value`: resolved through the analysis (option -> state name), then the
- * field's /Opt (option i = widget i), then as a state name itself. Returns false when nothing matched.
- */
-export function fillRadio(fc: FillContext, field: RawField, value: string | null, stateHint?: string): boolean {
-  if (value === null) {
-    applyState(field, () => undefined);
-    return true;
-  }
-  const states = field.widgets.map((w) => onState(w));
-  let target: ((w: PDFDict, i: number) => boolean) | undefined;
-  const byName = (wanted: string) => states.some((s) => s && matches(s, wanted));
-  if (stateHint !== undefined && byName(stateHint)) {
-    target = (_, i) => !!states[i] && matches(states[i]!, stateHint);
-  } else {
-    const opt = inherited(field.dict, 'Opt');
-    const optIndex =
-      opt instanceof PDFArray ? Array.from({ length: opt.size() }, (_, i) => textOf(opt.lookup(i))).indexOf(value) : -1;
-    if (optIndex >= 0 && states[optIndex]) {
-      const chosen = states[optIndex]!;
-      // Buttons sharing the chosen state turn on together only when the field says so.
-      const unison = !!(fieldFlags(field) & FF.radiosInUnison);
-      target = (_, i) => i === optIndex || (unison && !!states[i] && states[i] === chosen);
-    } else if (byName(value)) {
-      target = (_, i) => !!states[i] && matches(states[i]!, value);
-    }
-  }
-  if (!target) {
-    fc.warnings.push(`field "${fieldLabel(fc, field)}": no button has the option "${value}"; left unchanged`);
-    return false;
-  }
-  const t = target;
-  applyState(field, (w, i) => (t(w, i) ? states[i] : undefined));
-  return true;
 }

@@ -2,7 +2,7 @@
 // on the widget, then the field's /Parent chain, then /AcroForm, as viewers do.
 import { type PDFDict, PDFHexString, PDFNumber, PDFString, type PDFFont, type StandardFonts } from '@cantoo/pdf-lib';
 import { getDict, getName, inherited, resolve } from '../pdf-objects.js';
-import { standardFaceFor, type FontSet } from './fonts.js';
+import { standardFaceFor, type FontSet } from '../fonts/fonts.js';
 
 export interface TextStyle {
   /** Standard-14 face standing in for the /DA font; it draws everything WinAnsi can encode. */

@@ -11,6 +11,7 @@ import {
   type PDFObject,
   type PDFRef,
 } from '@cantoo/pdf-lib';
+import { num } from '../content-ops.js';
 import { N, getArray, getDict, getNumber, getNumbers, getName } from '../pdf-objects.js';
 
 export interface WidgetBox {
@@ -24,16 +25,6 @@ export interface WidgetBox {
   background?: string;
   borderColor?: string;
   borderStyle: string;
-}
-
-/** Formats a number for content streams: at most 3 decimals, no exponent. */
-export function num(n: number): string {
-  if (!Number.isFinite(n)) return '0';
-  const r = Math.round(n * 1000) / 1000;
-  // String() is exact for 3-decimal values of this size and much faster than toFixed + trimming.
-  if (Math.abs(r) < 1e15) return r === 0 ? '0' : String(r);
-  const s = n.toFixed(3);
-  return s.includes('.') ? s.replace(/\.?0+$/, '') || '0' : s;
 }
 
 function colorOps(arr: PDFArray | undefined, stroke: boolean): string | undefined {

@@ -13,11 +13,12 @@
 //   1 pt); a line is drawn only when it lies wholly inside the box, and dropped lines are reported.
 // - Comb: one character per cell, auto size as large as the cells allow (reported below 6 pt);
 //   characters beyond MaxLen are dropped and reported.
-import { FontNames, frameOps, num, type WidgetBox } from './appearance-stream.js';
+import { FontNames, frameOps, type WidgetBox } from './appearance-stream.js';
+import { num } from '../content-ops.js';
 import type { TextStyle } from './appearance-da.js';
-import { visualOrder } from './bidi.js';
-import type { FontSet } from './fonts.js';
-import { showUnits, unitsWidth, type LayoutUnit } from './text-shaping.js';
+import { visualOrder } from '../fonts/bidi.js';
+import type { FontSet } from '../fonts/fonts.js';
+import { showUnits, unitsWidth, type LayoutUnit } from '../fonts/text-shaping.js';
 import { MIN_READABLE_SIZE, cutToWidth, fitLineSize, type TextFit } from './text-fit.js';
 
 /** Largest auto size; Acrobat grows text with tall fields, which looks wrong on printed forms. */

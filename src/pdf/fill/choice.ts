@@ -3,19 +3,13 @@
 // ones highlighted (what a viewer shows, so it survives flattening).
 import { PDFArray, PDFHexString, PDFNumber } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
-import {
-  FontNames,
-  formXObject,
-  frameOps,
-  num,
-  setNormalAppearance,
-  widgetBox,
-} from '../appearance/appearance-stream.js';
+import { FontNames, formXObject, frameOps, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import { num } from '../content-ops.js';
 import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
 import { N, inherited, textOf } from '../pdf-objects.js';
-import { showUnits } from '../appearance/text-shaping.js';
+import { showUnits } from '../fonts/text-shaping.js';
 
 /** Acrobat's selection highlight. */
 const HIGHLIGHT = '0.6 0.75 0.87 rg';

@@ -2,7 +2,7 @@
 import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-lib';
 import { formXObject, setNormalAppearance, type FontNames, type WidgetBox } from '../appearance/appearance-stream.js';
 import type { RawField } from '../field-tree.js';
-import type { FontSet } from '../appearance/fonts.js';
+import type { FontSet } from '../fonts/fonts.js';
 import { N, inheritedNumber } from '../pdf-objects.js';
 import type { AnalysedField } from '../types.js';
 

@@ -2,7 +2,7 @@
 // type-specific modules (text, choice, buttons, signatures), then flattening and the watermark.
 // Works on any loaded document: the prepared (cached) template of prepare.ts uses it per render.
 import type { PDFDict } from '@cantoo/pdf-lib';
-import { fillCheckbox, fillRadio, repairOnAppearances } from '../appearance/appearance-button.js';
+import { fillCheckbox, fillRadio, repairOnAppearances } from './field-button.js';
 import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
 import type { RawField } from '../field-tree.js';

@@ -4,7 +4,8 @@
 // printed value stays visible. Widgets without the Print flag, or Hidden or NoView (a "Print / Save /
 // Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
-import { arraysFor, matrixFor, num } from '../appearance/appearance-stream.js';
+import { arraysFor, matrixFor } from '../appearance/appearance-stream.js';
+import { num } from '../content-ops.js';
 import { N, getDict, getNumbers } from '../pdf-objects.js';
 import type { DrawnAppearance, FillContext } from './fill-context.js';
 import { isPrinted } from './widget-flags.js';

@@ -2,7 +2,8 @@
 // text signature laid out like a single-line text field. /V is left alone: on a Sig field it must
 // be a signature dictionary, which an image is not.
 import type { PDFImage } from '@cantoo/pdf-lib';
-import { formXObject, frameOps, num, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import { formXObject, frameOps, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
+import { num } from '../content-ops.js';
 import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { fieldLabel, type FillContext } from './fill-context.js';

@@ -3,7 +3,7 @@
 // sizes from Config and passes it to fill.ts; nothing here lives at module level.
 import { createHash } from 'node:crypto';
 import { Lru } from '../../lib/lru.js';
-import type { FontLibrary } from '../appearance/font-library.js';
+import type { FontLibrary } from '../fonts/font-library.js';
 import type { TemplateAnalysis } from '../types.js';
 import { prepareTemplate, type PreparedTemplate } from './prepare.js';
 

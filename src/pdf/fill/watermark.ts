@@ -1,12 +1,12 @@
 // A diagonal, semi-transparent text across every page (plans with a watermark). Drawn in the
 // page's visible orientation: the text runs corner to corner as the reader sees the page.
 import { PDFArray, PDFNumber, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
-import { num } from '../appearance/appearance-stream.js';
+import { num } from '../content-ops.js';
 import type { FillContext } from './fill-context.js';
 import { getNumbers, inherited } from '../pdf-objects.js';
 import type { PageNode } from '../pages.js';
 import type { PageWriter } from '../writer/page-content.js';
-import { showUnits, unitsWidth } from '../appearance/text-shaping.js';
+import { showUnits, unitsWidth } from '../fonts/text-shaping.js';
 
 const OPACITY = 0.25;
 /** Share of the page diagonal the text spans. */

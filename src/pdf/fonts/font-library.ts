@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Fontkit from '@cantoo/fontkit';
-import { withTrueCodePoints, type KitFont, type ParsedFont } from './unicode-font.js';
+import type { KitFont, ParsedFont, ShapedCluster } from './font-types.js';
+import { withTrueCodePoints } from './unicode-font.js';
 import { StandardMetrics } from './standard-metrics.js';
 import { Lru } from '../../lib/lru.js';
 
@@ -28,26 +29,6 @@ export const FALLBACK_FILES = [
  * around a symbol goes on in the text font (their digits and Latin letters are not meant for text).
  */
 export const FIRST_SYMBOL_FONT = FALLBACK_FILES.length - 2;
-
-/** One glyph of a shaped cluster, independent of any document (CIDs are assigned per template). */
-export interface ShapedGlyph {
-  gid: number;
-  /** the characters the glyph stands for (its ToUnicode text) */
-  text: string;
-  /** advance, offsets and own width in thousandths of the font size */
-  adv: number;
-  w0: number;
-  dx: number;
-  dy: number;
-}
-
-/** A shaping cluster of a word (see text-shaping.ts). */
-export interface ShapedCluster {
-  ch: string;
-  glyphs: ShapedGlyph[];
-  w: number;
-  actualText?: string;
-}
 
 /**
  * A value's text cut into what it is drawn with (see FontSet.shape): runs of one fallback font and

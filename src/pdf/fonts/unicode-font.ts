@@ -30,38 +30,7 @@ import {
   type PDFObject,
   type PDFRef,
 } from '@cantoo/pdf-lib';
-import type { ResolvedCluster } from './text-shaping.js';
-
-/** The parts of a fontkit font we use. */
-export interface KitGlyph {
-  id: number;
-  codePoints: number[];
-  advanceWidth: number;
-}
-
-export interface KitFont {
-  unitsPerEm: number;
-  ascent: number;
-  descent: number;
-  capHeight: number;
-  italicAngle: number;
-  bbox: { minX: number; minY: number; maxX: number; maxY: number };
-  postscriptName: string | null;
-  hasGlyphForCodePoint(cp: number): boolean;
-  glyphForCodePoint(cp: number): KitGlyph;
-  getGlyph(id: number): KitGlyph | null;
-  layout(
-    text: string,
-    features?: unknown,
-    script?: unknown,
-    language?: unknown,
-    direction?: 'ltr' | 'rtl',
-  ): {
-    glyphs: KitGlyph[];
-    positions: { xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }[] | null;
-  };
-  createSubset(): { includeGlyph(g: number): number; encode(): Uint8Array };
-}
+import type { KitFont, KitGlyph, ParsedFont, ResolvedCluster } from './font-types.js';
 
 /**
  * fontkit caches one Glyph object per glyph id, created with the characters of its first use, and
@@ -78,14 +47,6 @@ export function withTrueCodePoints(font: KitFont): KitFont {
     return Object.create(g, { codePoints: { value: chars } }) as KitGlyph;
   };
   return font;
-}
-
-/** A bundled font, parsed once per process. */
-export interface ParsedFont {
-  /** stable key (the package file) */
-  key: string;
-  bytes: Uint8Array;
-  font: KitFont;
 }
 
 /**

@@ -54,6 +54,11 @@ export class FontSet {
     return font;
   }
 
+  /** The character standard face `font` encodes as `code` (from the library's metrics of the face). */
+  standardCharOf(font: PDFFont, code: number): string | undefined {
+    return this.library.standard.of(font).charOf(code);
+  }
+
   /** The standard faces this set embedded itself (a prepared template keeps them for its renders). */
   embeddedStandardFonts(): ReadonlyMap<StandardFonts, PDFFont> {
     return this.standard;

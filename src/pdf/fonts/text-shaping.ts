@@ -5,23 +5,12 @@
 // advances and offsets. Line breaking works on units; bidi reordering (bidi.ts) moves whole units.
 import { PDFFont } from '@cantoo/pdf-lib';
 import { visualOrder } from './bidi.js';
-import { num } from './appearance-stream.js';
-import type { FontLibrary, ShapedCluster, ShapedGlyph } from './font-library.js';
-import { cidHex, utf16Hex, type KitFont, type UnicodeFont } from './unicode-font.js';
+import { num } from '../content-ops.js';
+import type { FontLibrary } from './font-library.js';
+import type { KitFont, PlacedGlyph, ResolvedCluster, ShapedCluster, ShapedGlyph } from './font-types.js';
+import { cidHex, utf16Hex, type UnicodeFont } from './unicode-font.js';
 
 export type DrawFont = PDFFont | UnicodeFont;
-
-/** One glyph of a cluster; all values in thousandths of the font size (text space units / 1000). */
-export interface PlacedGlyph {
-  /** the glyph's CID in the template's subset, as the four hex digits TJ shows (made once per run) */
-  hex: string;
-  /** advance the shaper wants */
-  adv: number;
-  /** the glyph's own width (the /W entry the viewer advances by) */
-  w0: number;
-  dx: number;
-  dy: number;
-}
 
 export interface LayoutUnit {
   /** the characters (logical order); " " and "\n" are what line breaking looks for */
@@ -53,14 +42,6 @@ const NEEDS_SHAPING =
 const ATTACHES = /^[\p{M}\u200c\u200d]/u;
 /** ... nor after a virama / joiner (the next consonant forms a conjunct with it). */
 const JOINS_NEXT = /[\u094d\u09cd\u0a4d\u0acd\u0b4d\u0bcd\u0c4d\u0ccd\u0d4d\u0dca\u0e3a\u1039\u103a\u17d2\u200d]$/u;
-
-/** A cluster with the CIDs of one template's subset: what a run of that template resolves to. */
-export interface ResolvedCluster {
-  ch: string;
-  glyphs: PlacedGlyph[];
-  w: number;
-  actualText?: string;
-}
 
 /**
  * Units for `text` (one run: one font, one bidi level, no line break) in logical order. A template

@@ -10,7 +10,7 @@ import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
 
 /** The parts of pdf-lib's StandardFontEmbedder used here (stable across pdf-lib and the cantoo fork). */
 interface StandardEmbedder {
-  encoding: { encodeUnicodeCodePoint(cp: number): { code: number; name: string } };
+  encoding: { supportedCodePoints: number[]; encodeUnicodeCodePoint(cp: number): { code: number; name: string } };
   widthOfGlyph(name: string): number;
 }
 
@@ -25,6 +25,8 @@ export interface StandardGlyph {
 
 export class FaceMetrics {
   private readonly glyphs = new Map<string, StandardGlyph>();
+  /** character code -> the character the face encodes with it (made on first use) */
+  private byCode?: Map<number, string>;
 
   constructor(private readonly embedder: StandardEmbedder) {}
 
@@ -47,6 +49,16 @@ export class FaceMetrics {
       this.glyphs.set(ch, g);
     }
     return g;
+  }
+
+  /** The character the face encodes as `code` (ZapfDingbats' /MK /CA captions are such codes). */
+  charOf(code: number): string | undefined {
+    if (!this.byCode) {
+      this.byCode = new Map();
+      for (const cp of this.embedder.encoding.supportedCodePoints)
+        this.byCode.set(this.embedder.encoding.encodeUnicodeCodePoint(cp).code, String.fromCodePoint(cp));
+    }
+    return this.byCode.get(code);
   }
 }
 
