@@ -16,6 +16,21 @@ export const RULES = [
     allow: ['src/pdf/', 'src/lib/'],
     why: 'the engine is pure: bytes and plain objects in and out, no HTTP, accounts or storage',
   },
+  {
+    from: 'src/pdf/fonts/',
+    deny: ['src/pdf/appearance/', 'src/pdf/fill/', 'src/pdf/analysis/', 'src/pdf/merge/', 'src/pdf/writer/'],
+    why: 'fonts measure and shape text; drawing and filling are built on them',
+  },
+  {
+    from: 'src/pdf/appearance/',
+    deny: ['src/pdf/fill/', 'src/pdf/analysis/'],
+    why: 'appearance/ draws from plain arguments; the fillers in fill/ decide what to draw',
+  },
+  {
+    from: 'src/pdf/analysis/',
+    deny: ['src/pdf/fill/', 'src/pdf/appearance/', 'src/pdf/fonts/', 'src/pdf/merge/', 'src/pdf/writer/'],
+    why: 'analysis reads a form; it never draws or writes one',
+  },
   { from: 'src/lib/', allow: ['src/lib/'], why: 'small pure helpers that everything may use' },
   {
     from: 'src/ports/',
