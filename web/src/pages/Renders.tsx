@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Page, type RenderItem, type Template } from '../api.js';
+import { api, type Page, type RenderListItem, type Template } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
 import { formatBytes, formatDate } from '../format.js';
 import { Pager } from './Templates.js';
@@ -10,7 +10,7 @@ export function RendersPage() {
   const [templateId, setTemplateId] = useState('');
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<Page<RenderItem> | null>(null);
+  const [list, setList] = useState<Page<RenderListItem> | null>(null);
   const [templates, setTemplates] = useState<Template[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [reload, setReload] = useState(0);
@@ -22,10 +22,10 @@ export function RendersPage() {
     const q = new URLSearchParams({ page: String(page), limit: String(LIMIT) });
     if (templateId) q.set('templateId', templateId);
     if (status) q.set('status', status);
-    api.get<Page<RenderItem>>(`/renders?${q}`).then(setList, setError);
+    api.get<Page<RenderListItem>>(`/renders?${q}`).then(setList, setError);
   }, [templateId, status, page, reload]);
 
-  const remove = async (r: RenderItem) => {
+  const remove = async (r: RenderListItem) => {
     if (!window.confirm(`Delete render ${r.id} and its file now?`)) return;
     try {
       await api.delete(`/renders/${r.id}`);

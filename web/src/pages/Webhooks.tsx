@@ -5,9 +5,10 @@ import {
   ApiError,
   type Page,
   type WebhookDelivery,
+  type WebhookDeliveryWithPayload,
   type WebhookEndpoint,
   type WebhookEndpointWithSecret,
-  type WebhookLogEntry,
+  type WebhookEndpointLogEntry,
 } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
 import { formatDate } from '../format.js';
@@ -466,7 +467,7 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
     if (payload?.id === d.id) return setPayload(null);
     setError(null);
     try {
-      const res = await api.get<{ data: WebhookDelivery & { payload: unknown } }>(`/webhook-deliveries/${d.id}`);
+      const res = await api.get<{ data: WebhookDeliveryWithPayload }>(`/webhook-deliveries/${d.id}`);
       setPayload({ id: d.id, body: res.data.payload });
     } catch (err) {
       setError(err);
@@ -626,10 +627,12 @@ function AttemptLog({ delivery: d }: { delivery: WebhookDelivery }) {
 }
 
 function EndpointLog({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
-  const [log, setLog] = useState<WebhookLogEntry[] | null>(null);
+  const [log, setLog] = useState<WebhookEndpointLogEntry[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    api.get<Page<WebhookLogEntry>>(`/webhook-endpoints/${ep.id}/log?limit=100`).then((r) => setLog(r.data), setError);
+    api
+      .get<Page<WebhookEndpointLogEntry>>(`/webhook-endpoints/${ep.id}/log?limit=100`)
+      .then((r) => setLog(r.data), setError);
   }, [ep.id, ep.updatedAt]);
   return (
     <div class="endpoint-log">
