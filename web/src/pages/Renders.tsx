@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Page, type RenderListItem, type Template } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
+import { Pager } from '../components/Pager.js';
 import { formatBytes, formatDate } from '../format.js';
-import { Pager } from './Templates.js';
 
 const LIMIT = 20;
 
@@ -118,15 +118,7 @@ export function RendersPage() {
           </table>
         </div>
       )}
-      {list && list.meta.total > LIMIT && (
-        <Pager
-          page={page}
-          pages={Math.ceil(list.meta.total / LIMIT)}
-          total={list.meta.total}
-          noun="render"
-          onPage={setPage}
-        />
-      )}
+      {list && <Pager page={page} limit={LIMIT} total={list.meta.total} noun="render" onPage={setPage} />}
     </section>
   );
 }

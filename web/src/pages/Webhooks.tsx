@@ -11,6 +11,7 @@ import {
   type WebhookEndpointLogEntry,
 } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
+import { Pager } from '../components/Pager.js';
 import { formatDate } from '../format.js';
 import { BASE, linkClick } from '../router.js';
 // the service's own list (a constant with no imports), so the choices can never drift from what it accepts
@@ -474,7 +475,6 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
     }
   };
 
-  const pages = list ? Math.max(1, Math.ceil(list.meta.total / PAGE)) : 1;
   return (
     <div class="deliveries">
       <div class="panel-head">
@@ -586,18 +586,16 @@ function Deliveries({ endpoint: ep }: { endpoint: WebhookEndpoint }) {
           </table>
         </div>
       )}
-      {pages > 1 && (
-        <nav class="pager" aria-label={`Pages of deliveries to ${ep.url}`}>
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span>
-            Page {page} of {pages}
-          </span>
-          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            Older
-          </button>
-        </nav>
+      {list && (
+        <Pager
+          page={page}
+          limit={PAGE}
+          total={list.meta.total}
+          onPage={setPage}
+          label={`Pages of deliveries to ${ep.url}`}
+          previous="Newer"
+          next="Older"
+        />
       )}
     </div>
   );
