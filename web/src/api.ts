@@ -1,6 +1,8 @@
 // The dashboard's only way to the service: the public /v1 API with the key the user signed in with.
 // The key lives in sessionStorage: it is gone when the tab closes and never reaches another tab.
 
+import type { components } from './generated/schema.js';
+
 const KEY_ITEM = 'formcast.apiKey';
 
 export function storedKey(): string | null {
@@ -11,12 +13,8 @@ export function storeKey(key: string | null): void {
   else sessionStorage.removeItem(KEY_ITEM);
 }
 
-export interface ErrorDetails {
-  field?: string;
-  expected?: string;
-  received?: string;
-  [k: string]: unknown;
-}
+/** The `details` of an error answer (VALIDATION_ERROR: field, expected, received). */
+type ErrorDetails = NonNullable<components['schemas']['Error']['error']['details']>;
 
 /** An error answer of the API, with its envelope. */
 export class ApiError extends Error {
@@ -58,7 +56,7 @@ async function call(method: string, path: string, body?: unknown, opts: { key?: 
     let message = `The service answered ${res.status}`;
     let details: ErrorDetails | undefined;
     try {
-      const json = (await res.json()) as { error?: { code: string; message: string; details?: ErrorDetails } };
+      const json = (await res.json()) as Partial<components['schemas']['Error']>;
       if (json.error) ({ code, message, details } = json.error);
     } catch {
       /* not JSON: keep the generic message */
@@ -86,131 +84,25 @@ export const api = {
   },
 };
 
-// The API's shapes, as the dashboard reads them.
-export interface Template {
-  id: string;
-  name: string;
-  description?: string;
-  fileName: string;
-  fileSize: number;
-  fieldCount: number;
-  isFrozen: boolean;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface Widget {
-  page: number;
-  rect: [number, number, number, number];
-}
-export interface SchemaField {
-  name: string;
-  type: 'text' | 'checkbox' | 'radio' | 'dropdown' | 'date' | 'number' | 'signature';
-  required: boolean;
-  maxLength?: number;
-  options?: string[];
-  label?: string | null;
-  pdfMeta: {
-    originalName: string;
-    page: number;
-    readOnly?: boolean;
-    rect?: [number, number, number, number];
-    widgets?: Widget[];
-  };
-}
-export interface TemplateSchema {
-  templateId: string;
-  templateName: string;
-  version: number;
-  schema: { fields: SchemaField[]; pageCount: number; removedFromOutput: { feature: string; description: string }[] };
-}
+// The API's shapes, generated from openapi/openapi.json into generated/schema.ts (npm run generate:web,
+// run by build:web) as the SDK's are: a change of the API shows here as a type error, not as drift.
+type Schemas = components['schemas'];
+export type Template = Schemas['Template'];
+export type SchemaField = Schemas['SchemaField'];
+export type TemplateSchema = Schemas['TemplateSchema'];
+export type Render = Schemas['Render'];
+export type RenderListItem = Schemas['RenderListItem'];
+export type Usage = Schemas['Usage'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryWithPayload = Schemas['WebhookDeliveryWithPayload'];
+export type WebhookEndpointLogEntry = Schemas['WebhookEndpointLogEntry'];
+
+/** One page of a list: `{ data, meta: { page, limit, total } }`. */
 export interface Page<T> {
   data: T[];
-  meta: { page: number; limit: number; total: number };
-}
-export interface RenderItem {
-  id: string;
-  templateId: string;
-  templateName: string;
-  status: string;
-  fileSize: number;
-  durationMs: number;
-  expiresAt: string;
-  createdAt: string;
-  downloadUrl: string | null;
-}
-export interface RenderCreated {
-  renderId: string;
-  status: string;
-  downloadUrl: string;
-  expiresIn: number;
-  fileSize: number;
-  durationMs: number;
-  warnings: string[];
-}
-export interface Usage {
-  plan: string;
-  month: string;
-  renders: { used: number; limit: number };
-  templates: { used: number; limit: number };
-  apiKeys: { used: number; limit: number };
-  features: { webhooksEnabled: boolean; watermark: boolean; retentionDays: number };
-}
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-// Webhooks: exactly the TypeBox schemas of src/modules/webhooks/routes.ts (OpenAPI components
-// WebhookEndpoint, WebhookEndpointWithSecret, WebhookDelivery, WebhookAttempt, WebhookEndpointLogEntry).
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  description: string;
-  /** subscribed event types; ["*"] for all */
-  events: string[];
-  enabled: boolean;
-  /** "failing" when the service disabled the endpoint after failing for days */
-  disabledReason: string | null;
-  /** until when the secret replaced by the last rotation still signs */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface WebhookEndpointWithSecret extends WebhookEndpoint {
-  /** Standard Webhooks secret (whsec_...), shown only in the create and rotate answers */
-  secret: string;
-}
-export interface WebhookAttempt {
-  at: string;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-}
-export interface WebhookDelivery {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  lastDurationMs: number | null;
-  attemptLog: WebhookAttempt[];
-  createdAt: string;
-  completedAt: string | null;
-}
-export interface WebhookLogEntry {
-  id: string;
-  /** created, updated, secret.rotated, disabled or enabled */
-  type: string;
-  message: string;
-  createdAt: string;
+  meta: Schemas['PageMeta'];
 }

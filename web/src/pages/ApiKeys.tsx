@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, storedKey, type ApiKey } from '../api.js';
+import { api, storedKey, type ApiKey, type ApiKeyCreated } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
 import { formatDate } from '../format.js';
 
 export function ApiKeysPage() {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [name, setName] = useState('');
-  const [created, setCreated] = useState<(ApiKey & { key: string }) | null>(null);
+  const [created, setCreated] = useState<ApiKeyCreated | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [reload, setReload] = useState(0);
   const [copied, setCopied] = useState(false);
@@ -31,7 +31,7 @@ export function ApiKeysPage() {
     setError(null);
     setCopied(false);
     try {
-      const res = await api.send<{ data: ApiKey & { key: string } }>('POST', '/api-keys', {
+      const res = await api.send<{ data: ApiKeyCreated }>('POST', '/api-keys', {
         name: name.trim() || 'dashboard',
       });
       setCreated(res.data);

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Page, type RenderItem, type Template } from '../api.js';
+import { api, type Page, type RenderListItem, type Template } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
+import { Pager } from '../components/Pager.js';
 import { formatBytes, formatDate } from '../format.js';
-import { Pager } from './Templates.js';
 
 const LIMIT = 20;
 
@@ -10,7 +10,7 @@ export function RendersPage() {
   const [templateId, setTemplateId] = useState('');
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
-  const [list, setList] = useState<Page<RenderItem> | null>(null);
+  const [list, setList] = useState<Page<RenderListItem> | null>(null);
   const [templates, setTemplates] = useState<Template[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [reload, setReload] = useState(0);
@@ -22,10 +22,10 @@ export function RendersPage() {
     const q = new URLSearchParams({ page: String(page), limit: String(LIMIT) });
     if (templateId) q.set('templateId', templateId);
     if (status) q.set('status', status);
-    api.get<Page<RenderItem>>(`/renders?${q}`).then(setList, setError);
+    api.get<Page<RenderListItem>>(`/renders?${q}`).then(setList, setError);
   }, [templateId, status, page, reload]);
 
-  const remove = async (r: RenderItem) => {
+  const remove = async (r: RenderListItem) => {
     if (!window.confirm(`Delete render ${r.id} and its file now?`)) return;
     try {
       await api.delete(`/renders/${r.id}`);
@@ -118,15 +118,7 @@ export function RendersPage() {
           </table>
         </div>
       )}
-      {list && list.meta.total > LIMIT && (
-        <Pager
-          page={page}
-          pages={Math.ceil(list.meta.total / LIMIT)}
-          total={list.meta.total}
-          noun="render"
-          onPage={setPage}
-        />
-      )}
+      {list && <Pager page={page} limit={LIMIT} total={list.meta.total} noun="render" onPage={setPage} />}
     </section>
   );
 }

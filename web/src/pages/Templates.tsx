@@ -2,8 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Page, type Template } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
 import { DropZone } from '../components/DropZone.js';
+import { Pager } from '../components/Pager.js';
 import { TemplateActions } from '../components/TemplateActions.js';
-import { formatBytes, formatDate, plural } from '../format.js';
+import { formatBytes, formatDate } from '../format.js';
 import { BASE, linkClick, navigate } from '../router.js';
 
 const LIMIT = 20;
@@ -36,7 +37,6 @@ export function TemplatesPage() {
   };
   const replaceItem = (t: Template) =>
     setList((l) => l && { ...l, data: l.data.map((x) => (x.id === t.id ? { ...x, ...t } : x)) });
-  const pages = list ? Math.max(1, Math.ceil(list.meta.total / LIMIT)) : 1;
 
   return (
     <section>
@@ -87,31 +87,7 @@ export function TemplatesPage() {
           </table>
         </div>
       )}
-      {list && list.meta.total > LIMIT && (
-        <Pager page={page} pages={pages} total={list.meta.total} noun="template" onPage={setPage} />
-      )}
+      {list && <Pager page={page} limit={LIMIT} total={list.meta.total} noun="template" onPage={setPage} />}
     </section>
-  );
-}
-
-export function Pager(props: {
-  page: number;
-  pages: number;
-  total: number;
-  noun: string;
-  onPage: (p: number) => void;
-}) {
-  return (
-    <nav class="pager" aria-label="Pages">
-      <button type="button" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
-        Previous
-      </button>
-      <span>
-        Page {props.page} of {props.pages} ({plural(props.total, props.noun)})
-      </span>
-      <button type="button" disabled={props.page >= props.pages} onClick={() => props.onPage(props.page + 1)}>
-        Next
-      </button>
-    </nav>
   );
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, type RenderCreated, type SchemaField, type Template } from '../api.js';
+import { api, ApiError, type Render, type SchemaField, type Template } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
 import { formatBytes } from '../format.js';
 import { openPdf, type PDFDocumentProxy } from '../pdf.js';
@@ -51,7 +51,7 @@ export function TryIt(props: {
   const [problems, setProblems] = useState<Record<string, FieldProblem>>({});
   const [general, setGeneral] = useState<{ error: unknown; warnings: string[] }>({ error: null, warnings: [] });
   const [rendering, setRendering] = useState(false);
-  const [rendered, setRendered] = useState<RenderCreated | null>(null);
+  const [rendered, setRendered] = useState<Render | null>(null);
   const [renderError, setRenderError] = useState<unknown>(null);
   /** the request body the current status is about: typing makes the status stale at once */
   const [settled, setSettled] = useState<string | null>(null);
@@ -136,7 +136,7 @@ export function TryIt(props: {
     setRenderError(null);
     setRendered(null);
     try {
-      const res = await api.send<{ data: RenderCreated }>('POST', '/renders', {
+      const res = await api.send<{ data: Render }>('POST', '/renders', {
         templateId: template.id,
         data,
         options,
@@ -226,7 +226,8 @@ export function TryIt(props: {
         </button>
         {rendered && (
           <span role="status">
-            <a class="button" href={rendered.downloadUrl} download>
+            {/* null only for an async render (pending), which the dashboard never asks for */}
+            <a class="button" href={rendered.downloadUrl ?? undefined} download>
               Download PDF
             </a>{' '}
             <span class="muted small">
