@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import type { PlanName } from '../../plans.js';
 import { monthOf } from './quotas.js';
 import { countRendersThisMonth } from '../renders/render-records.js';
+import { countTemplates } from '../templates/template-records.js';
 
 export interface Usage {
   plan: PlanName;
@@ -10,15 +11,6 @@ export interface Usage {
   templates: { used: number; limit: number };
   apiKeys: { used: number; limit: number };
   features: { webhooksEnabled: boolean; watermark: boolean; retentionDays: number };
-}
-
-export async function countTemplates(db: Deps['db'], accountId: string): Promise<number> {
-  const { n } = await db
-    .selectFrom('templates')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(n);
 }
 
 /** API keys held: revoked keys free their slot. */

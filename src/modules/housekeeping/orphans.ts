@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { referencedRenderBlobs } from '../renders/render-records.js';
 import { referencedBatchBlobs } from '../batches/batch-records.js';
+import { referencedTemplateBlobs } from '../templates/template-records.js';
 
 // Files are written before the records that point at them, so a crash can leave a file with no record.
 // Every blob name starts with a time-ordered id (src/lib/ids.ts), which tells its age without a stat: only
@@ -25,11 +26,7 @@ export async function sweepOrphanBlobs(deps: Pick<Deps, 'db' | 'blobs'>, olderTh
       const batch = candidates.slice(i, i + 200);
       const referenced =
         prefix === 'templates/'
-          ? new Set(
-              (await deps.db.selectFrom('templates').select('blob_key').where('blob_key', 'in', batch).execute()).map(
-                (r) => r.blob_key,
-              ),
-            )
+          ? await referencedTemplateBlobs(deps.db, batch)
           : prefix === 'renders/'
             ? await referencedRenderBlobs(deps.db, batch)
             : await referencedBatchBlobs(deps.db, batch);

@@ -14,11 +14,8 @@ export interface RenderFilter {
 
 /** Newest first (createdAt desc, id desc), pending ones included; deleted and expired renders are not listed. */
 export async function listRenders(deps: ReadDeps, accountId: string, f: RenderFilter) {
-  const { rows, total } = await listRenderRows(deps.db, accountId, f, deps.clock.now());
-  return {
-    data: await Promise.all(rows.map((r) => toListItem(deps, r))),
-    meta: { page: f.page, limit: f.limit, total },
-  };
+  const { rows, meta } = await listRenderRows(deps.db, accountId, f, deps.clock.now());
+  return { data: await Promise.all(rows.map((r) => toListItem(deps, r))), meta };
 }
 
 export async function getRender(deps: ReadDeps, accountId: string, id: string) {

@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../../adapters/db/database.js';
+import { listPage } from '../../adapters/db/paged-list.js';
 import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import type { Database, RendersTable } from '../../adapters/db/schema.js';
 
@@ -175,17 +176,7 @@ export async function listRenderRows(db: Db, accountId: string, f: RenderListFil
     .where('expires_at', '>', now.toISOString());
   if (f.status) base = base.where('status', '=', f.status);
   if (f.templateId) base = base.where('template_id', '=', f.templateId);
-  const [rows, total] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(f.limit)
-      .offset((f.page - 1) * f.limit)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  return listPage(base, (q) => q.selectAll(), f);
 }
 
 /** The record becomes a tombstone: it keeps counting in its month's usage, its file reference goes. */

@@ -5,7 +5,8 @@
 import type { Deps } from '../../deps.js';
 import type { AnalysedField, TemplateAnalysis } from '../../pdf/types.js';
 import { loadTemplateBytes } from './template-files.js';
-import { parseAnalysis, rememberAnalysis, type TemplateRow } from './template-view.js';
+import { parseAnalysis, rememberAnalysis } from './template-view.js';
+import { saveTemplateAnalysis, type TemplateRow } from './template-records.js';
 
 /** True when every field has the placement keys analyse() now always sets. */
 function hasPlacement(analysis: TemplateAnalysis): boolean {
@@ -48,13 +49,7 @@ export async function loadCompleteAnalysis(
   const fresh = await deps.engine.analyse(await loadTemplateBytes(deps, row.blob_key));
   const complete = withPlacement(stored, fresh);
   // Only while the row still points at this file: a concurrent file replacement has its own analysis.
-  await deps.db
-    .updateTable('templates')
-    .set({ analysis: JSON.stringify(complete) })
-    .where('id', '=', row.id)
-    .where('account_id', '=', row.account_id)
-    .where('blob_key', '=', row.blob_key)
-    .execute();
+  await saveTemplateAnalysis(deps.db, row, JSON.stringify(complete));
   rememberAnalysis(deps, row.blob_key, complete);
   return complete;
 }

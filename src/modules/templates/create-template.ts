@@ -3,9 +3,9 @@ import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PlanName } from '../../plans.js';
 import { lockAccount } from '../accounts/quotas.js';
-import { countTemplates } from '../accounts/usage.js';
 import { checkDescription, checkName } from './template-input.js';
 import { toTemplateView, type TemplateView } from './template-view.js';
+import { countTemplates, insertTemplate } from './template-records.js';
 import { publishEvent } from '../events/publish-event.js';
 
 export interface CreateTemplateInput {
@@ -74,7 +74,7 @@ export async function createTemplate(
       await lockAccount(trx, deps.dbKind, account.id);
       const used = await countTemplates(trx, account.id);
       if (used >= limit) throw limitReached(used, limit, account.plan);
-      await trx.insertInto('templates').values(row).execute();
+      await insertTemplate(trx, row);
       await publishEvent(trx, { accountId: account.id, type: 'template.created', data: toTemplateView(row) }, at);
     });
   } catch (err) {

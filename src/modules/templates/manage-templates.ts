@@ -5,7 +5,17 @@ import { templateBlobKey } from './create-template.js';
 import { checkDescription, checkName } from './template-input.js';
 import { loadCompleteAnalysis } from './complete-analysis.js';
 import { renderDataJsonSchema } from './json-schema.js';
-import { loadTemplate, publicField, toTemplateView, type TemplateRow, type TemplateView } from './template-view.js';
+import { loadTemplate, publicField, toTemplateView, type TemplateView } from './template-view.js';
+import {
+  deleteUnfrozenTemplate,
+  listTemplateRows,
+  replaceTemplateFileRow,
+  templateCursor,
+  templateFrozenFlag,
+  updateTemplateRow,
+  type TemplateRow,
+} from './template-records.js';
+import type { PageCursor } from '../../adapters/db/paged-list.js';
 import type { TemplateAnalysis } from '../../pdf/types.js';
 import { publishEvent } from '../events/publish-event.js';
 import type { Db } from '../../adapters/db/database.js';
@@ -30,14 +40,9 @@ export async function listTemplates(
   limit: number,
   startingAfter?: string,
 ) {
-  let after: { created_at: string; id: string } | undefined;
+  let after: PageCursor | undefined;
   if (startingAfter !== undefined) {
-    after = await deps.db
-      .selectFrom('templates')
-      .select(['created_at', 'id'])
-      .where('account_id', '=', accountId)
-      .where('id', '=', startingAfter)
-      .executeTakeFirst();
+    after = await templateCursor(deps.db, accountId, startingAfter);
     if (!after)
       throw validationError({
         field: 'starting_after',
@@ -45,43 +50,8 @@ export async function listTemplates(
         received: JSON.stringify(startingAfter),
       });
   }
-  const [rows, total] = await Promise.all([
-    deps.db
-      .selectFrom('templates')
-      .select([
-        'id',
-        'name',
-        'description',
-        'file_name',
-        'file_size',
-        'field_count',
-        'page_count',
-        'is_frozen',
-        'version',
-        'created_at',
-        'updated_at',
-      ])
-      .where('account_id', '=', accountId)
-      .$if(after !== undefined, (q) =>
-        q.where((eb) =>
-          eb.or([
-            eb('created_at', '<', after!.created_at),
-            eb.and([eb('created_at', '=', after!.created_at), eb('id', '<', after!.id)]),
-          ]),
-        ),
-      )
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset((page - 1) * limit)
-      .execute(),
-    deps.db
-      .selectFrom('templates')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { data: rows.map((r) => toTemplateView(r, false)), meta: { page, limit, total: Number(total.n) } };
+  const { rows, meta } = await listTemplateRows(deps.db, accountId, { page, limit }, after);
+  return { data: rows.map((r) => toTemplateView(r, false)), meta };
 }
 
 export async function getTemplate(deps: Pick<Deps, 'db'>, accountId: string, id: string): Promise<TemplateView> {
@@ -137,7 +107,7 @@ export async function updateTemplate(
   if (patch.name === undefined && patch.description === undefined && patch.isFrozen === undefined) {
     throw validationError({ field: 'body', expected: 'at least one of name, description, isFrozen', received: 'none' });
   }
-  const changes: Record<string, unknown> = {};
+  const changes: Parameters<typeof updateTemplateRow>[3] = {};
   if (patch.name !== undefined) changes.name = checkName(patch.name);
   if (patch.description !== undefined) changes.description = checkDescription(patch.description);
   const editsContent = patch.name !== undefined || patch.description !== undefined;
@@ -146,10 +116,7 @@ export async function updateTemplate(
   changes.updated_at = at.toISOString();
 
   const view = await deps.db.transaction().execute(async (trx) => {
-    let q = trx.updateTable('templates').set(changes).where('id', '=', id).where('account_id', '=', accountId);
-    if (editsContent) q = q.where('is_frozen', '=', 0);
-    const res = await q.executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) return undefined;
+    if (!(await updateTemplateRow(trx, accountId, id, changes, editsContent))) return undefined;
     return publishUpdated(trx, accountId, id, at);
   });
   if (view) return view;
@@ -171,24 +138,17 @@ export async function replaceTemplateFile(
   await deps.blobs.put(blobKey, input.bytes);
   const at = deps.clock.now();
   const view = await deps.db.transaction().execute(async (trx) => {
-    const res = await trx
-      .updateTable('templates')
-      .set((eb) => ({
-        file_name: input.fileName,
-        file_size: input.bytes.byteLength,
-        field_count: analysis.fields.length,
-        page_count: analysis.pageCount,
-        analysis: JSON.stringify(analysis),
-        blob_key: blobKey,
-        version: eb('version', '+', 1),
-        updated_at: at.toISOString(),
-      }))
-      .where('id', '=', id)
-      .where('account_id', '=', account.id)
-      .where('is_frozen', '=', 0)
-      .where('blob_key', '=', current.blob_key) // a concurrent replace wins once; the loser retries cleanly
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) return undefined;
+    const file = {
+      file_name: input.fileName,
+      file_size: input.bytes.byteLength,
+      field_count: analysis.fields.length,
+      page_count: analysis.pageCount,
+      analysis: JSON.stringify(analysis),
+      blob_key: blobKey,
+      updated_at: at.toISOString(),
+    };
+    // a concurrent replace wins once; the loser retries cleanly
+    if (!(await replaceTemplateFileRow(trx, account.id, id, file, current.blob_key))) return undefined;
     return publishUpdated(trx, account.id, id, at); // the new version is in the event's data
   });
   if (!view) {
@@ -212,25 +172,13 @@ export async function deleteTemplate(
   const deleted = await deps.db.transaction().execute(async (trx) => {
     // the template as it was when deleted: read in the transaction, then removed only if still unfrozen
     const last = await loadTemplate({ db: trx }, accountId, id).catch(() => undefined);
-    const res = await trx
-      .deleteFrom('templates')
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('is_frozen', '=', 0)
-      .executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0 || !last) return false;
+    if (!(await deleteUnfrozenTemplate(trx, accountId, id)) || !last) return false;
     const at = deps.clock.now();
     await publishEvent(trx, { accountId, type: 'template.deleted', data: toTemplateView(last) }, at);
     return true;
   });
   if (!deleted) {
-    const again = await deps.db
-      .selectFrom('templates')
-      .select('is_frozen')
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    if (!again) throw notFound.template(id);
+    if ((await templateFrozenFlag(deps.db, accountId, id)) === undefined) throw notFound.template(id);
     throw frozen(id);
   }
   await deps.blobs.delete(row.blob_key).catch(() => undefined);

@@ -29,7 +29,7 @@ import { readUpload } from './read-upload.js';
 import { hashBody, idempotent } from '../../http/idempotency.js';
 import { RenderOptions } from '../render-data/request-schemas.js';
 import { headerJsonList } from '../../lib/header-json.js';
-import { getTemplateFile } from './template-file.js';
+import { getTemplateFile } from './template-files.js';
 import { previewTemplate } from './preview-template.js';
 
 const Template = named(

@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
-import type { TemplatesTable } from '../../adapters/db/schema.js';
-import { preparedQuery } from '../../adapters/db/prepared-query.js';
+import { findRenderTemplate, findTemplate, type RenderTemplate, type TemplateRow } from './template-records.js';
 import type { AnalysedField, Rect, TemplateAnalysis, WidgetPlacement } from '../../pdf/types.js';
 
 export interface TemplateView {
@@ -16,8 +15,6 @@ export interface TemplateView {
   createdAt: string;
   updatedAt: string;
 }
-
-export type TemplateRow = TemplatesTable;
 
 export function toTemplateView(
   row: Omit<TemplateRow, 'analysis' | 'blob_key' | 'account_id'>,
@@ -45,26 +42,10 @@ export async function loadTemplate(
   accountId: string,
   templateId: string,
 ): Promise<TemplateRow> {
-  const row = await deps.db
-    .selectFrom('templates')
-    .selectAll()
-    .where('id', '=', templateId)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+  const row = await findTemplate(deps.db, accountId, templateId);
   if (!row) throw notFound.template(templateId);
   return row;
 }
-
-/** What a render needs of its template row (its analysis comes parsed, beside it). */
-export type RenderTemplate = Pick<TemplateRow, 'id' | 'name' | 'version' | 'blob_key'>;
-
-const renderTemplateRow = preparedQuery((db, v: { id: string; accountId: string }) =>
-  db
-    .selectFrom('templates')
-    .select(['id', 'name', 'version', 'blob_key'])
-    .where('id', '=', v.id)
-    .where('account_id', '=', v.accountId),
-);
 
 /**
  * A template of this account and its parsed analysis, for a render. The stored analysis (JSON: 2 KB for
@@ -77,7 +58,7 @@ export async function loadTemplateForRender(
   accountId: string,
   templateId: string,
 ): Promise<{ template: RenderTemplate; analysis: TemplateAnalysis }> {
-  const [head] = (await renderTemplateRow(deps.db, { id: templateId, accountId })).rows;
+  const head = await findRenderTemplate(deps.db, accountId, templateId);
   const cached = head && deps.caches.analyses.get(head.blob_key);
   if (cached) return { template: head, analysis: cached };
   const row = await loadTemplate(deps, accountId, templateId);

@@ -1,0 +1,176 @@
+import type { Db } from '../../adapters/db/database.js';
+import { listPage, type PageCursor, type PageRequest } from '../../adapters/db/paged-list.js';
+import { preparedQuery } from '../../adapters/db/prepared-query.js';
+import type { TemplatesTable } from '../../adapters/db/schema.js';
+
+// The one owner of the `templates` table: every statement on it lives here, scoped by account (another
+// tenant's id finds nothing). The only statement across accounts is the orphan sweep's, which says so.
+// `db` may be a transaction wherever a caller needs the statement inside one.
+
+export type TemplateRow = TemplatesTable;
+
+/** What a render needs of its template row (its analysis comes parsed, beside it). */
+export type RenderTemplate = Pick<TemplateRow, 'id' | 'name' | 'version' | 'blob_key'>;
+
+/** A template's file as PUT /templates/:id/file replaces it. */
+export type TemplateFileColumns = Pick<
+  TemplateRow,
+  'file_name' | 'file_size' | 'field_count' | 'page_count' | 'analysis' | 'blob_key' | 'updated_at'
+>;
+
+export async function insertTemplate(db: Db, row: TemplateRow): Promise<void> {
+  await db.insertInto('templates').values(row).execute();
+}
+
+export async function findTemplate(db: Db, accountId: string, id: string): Promise<TemplateRow | undefined> {
+  return db
+    .selectFrom('templates')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+// every render runs it: a prepared query (see adapters/db/prepared-query.ts)
+const renderTemplateRow = preparedQuery((db, v: { id: string; accountId: string }) =>
+  db
+    .selectFrom('templates')
+    .select(['id', 'name', 'version', 'blob_key'])
+    .where('id', '=', v.id)
+    .where('account_id', '=', v.accountId),
+);
+
+/** The columns of a template a render needs, without its (large) stored analysis. */
+export async function findRenderTemplate(db: Db, accountId: string, id: string): Promise<RenderTemplate | undefined> {
+  return (await renderTemplateRow(db, { id, accountId })).rows[0];
+}
+
+/** 1 when the template is frozen, 0 when not, undefined when this account has no such template. */
+export async function templateFrozenFlag(db: Db, accountId: string, id: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('templates')
+    .select('is_frozen')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.is_frozen;
+}
+
+/** Where a list continues after the template `id` of this account; undefined when it has none such. */
+export async function templateCursor(db: Db, accountId: string, id: string): Promise<PageCursor | undefined> {
+  return db
+    .selectFrom('templates')
+    .select(['created_at', 'id'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A page of the account's templates, newest first, without their analysis and file key. */
+export async function listTemplateRows(db: Db, accountId: string, page: PageRequest, startingAfter?: PageCursor) {
+  return listPage(
+    db.selectFrom('templates').where('account_id', '=', accountId),
+    (q) =>
+      q.select([
+        'id',
+        'name',
+        'description',
+        'file_name',
+        'file_size',
+        'field_count',
+        'page_count',
+        'is_frozen',
+        'version',
+        'created_at',
+        'updated_at',
+      ]),
+    page,
+    startingAfter,
+  );
+}
+
+export async function countTemplates(db: Db, accountId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('templates')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** Sets `changes`, only while unfrozen when `unfrozenOnly`; true when the template was updated. */
+export async function updateTemplateRow(
+  db: Db,
+  accountId: string,
+  id: string,
+  changes: Partial<Pick<TemplateRow, 'name' | 'description' | 'is_frozen' | 'updated_at'>>,
+  unfrozenOnly: boolean,
+): Promise<boolean> {
+  let q = db.updateTable('templates').set(changes).where('id', '=', id).where('account_id', '=', accountId);
+  if (unfrozenOnly) q = q.where('is_frozen', '=', 0);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/**
+ * Points an unfrozen template at its new file (version + 1), only while it still points at
+ * `currentBlobKey`: of two concurrent replacements one wins. True when it was updated.
+ */
+export async function replaceTemplateFileRow(
+  db: Db,
+  accountId: string,
+  id: string,
+  file: TemplateFileColumns,
+  currentBlobKey: string,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('templates')
+    .set((eb) => ({
+      file_name: file.file_name,
+      file_size: file.file_size,
+      field_count: file.field_count,
+      page_count: file.page_count,
+      analysis: file.analysis,
+      blob_key: file.blob_key,
+      version: eb('version', '+', 1),
+      updated_at: file.updated_at,
+    }))
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('is_frozen', '=', 0)
+    .where('blob_key', '=', currentBlobKey)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Stores a completed analysis, only while the row still points at the file it was made from. */
+export async function saveTemplateAnalysis(
+  db: Db,
+  row: Pick<TemplateRow, 'id' | 'account_id' | 'blob_key'>,
+  analysis: string,
+): Promise<void> {
+  await db
+    .updateTable('templates')
+    .set({ analysis })
+    .where('id', '=', row.id)
+    .where('account_id', '=', row.account_id)
+    .where('blob_key', '=', row.blob_key)
+    .execute();
+}
+
+/** Deletes the template if it is not frozen; true when it was deleted. */
+export async function deleteUnfrozenTemplate(db: Db, accountId: string, id: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom('templates')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('is_frozen', '=', 0)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** Which of these blob keys a template of any account points at (orphan sweep). */
+export async function referencedTemplateBlobs(db: Db, keys: string[]): Promise<Set<string>> {
+  const live = await db.selectFrom('templates').select('blob_key').where('blob_key', 'in', keys).execute();
+  return new Set(live.map((r) => r.blob_key));
+}
