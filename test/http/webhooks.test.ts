@@ -10,7 +10,7 @@ import { api, DATABASES, startServer, TestClock, uploadForm, type Tenant, type T
 import { corpusDir } from '../helpers/corpus.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { publishEvent } from '../../src/modules/events/publish-event.js';
-import { newDeliveryRow } from '../../src/modules/webhooks/fan-out.js';
+import { newDeliveryRow } from '../../src/modules/webhooks/delivery-records.js';
 import { purgeOldEvents } from '../../src/modules/webhooks/purge-events.js';
 
 const corpus = corpusDir();

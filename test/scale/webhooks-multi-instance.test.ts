@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, freshPostgresUrl, startServer, TestClock, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { publishEvent } from '../../src/modules/events/publish-event.js';
-import { claimDueDeliveries } from '../../src/modules/webhooks/claim-deliveries.js';
+import { claimDueDeliveries } from '../../src/modules/webhooks/delivery-records.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/db/schema.js';
 import { newId } from '../../lib/ids.js';
-import { preparedQuery } from '../../adapters/db/prepared-query.js';
-import type { EventsTable } from '../../adapters/db/schema.js';
+import { insertEvent } from './event-records.js';
 import { fanOutDeliveries } from '../webhooks/fan-out.js';
 import type { EventType } from './event-types.js';
 
@@ -12,9 +11,6 @@ export interface NewEvent {
   /** the API object the event reports (a Render, a Template, …), serialised as the API would */
   data: unknown;
 }
-
-// every render records one: a prepared query (see adapters/db/prepared-query.ts)
-const insertEvent = preparedQuery((db, row: EventsTable) => db.insertInto('events').values(row));
 
 /**
  * Record an event in the outbox. Call it with the transaction of the change that causes the event, so

@@ -33,3 +33,8 @@ export async function announceUsageThresholds(
     );
   }
 }
+
+/** Markers of months before `month` (YYYY-MM) no longer matter: deleted. */
+export async function purgeUsageThresholdsBefore(db: Db, month: string): Promise<void> {
+  await db.deleteFrom('usage_thresholds').where('month', '<', month).execute();
+}

@@ -1,13 +1,20 @@
-import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookResponse } from '../../ports/webhook-sender.js';
-import type { ClaimedDelivery } from './claim-deliveries.js';
-import { cancelPendingDeliveries, logEndpoint } from './endpoint-log.js';
+import { cancelPendingDeliveries, type ClaimedDelivery, claimState, recordAttemptOutcome } from './delivery-records.js';
+import { logEndpoint } from './endpoint-log-records.js';
+import {
+  clearFailingSince,
+  disableEndpoint,
+  endpointHealth,
+  loadAttemptContext,
+  lockEndpoint,
+  startFailingSince,
+} from './endpoint-records.js';
 import { eventPayload } from './payload.js';
 import { nextRetryDelayMs } from './retry-schedule.js';
 import { signatureHeader, signingSecrets } from './secrets.js';
-import type { AttemptRecord } from './views.js';
+import type { AttemptRecord } from './webhook-views.js';
 
 // One attempt of one claimed delivery: sign, send, record the outcome and schedule what follows.
 
@@ -27,24 +34,11 @@ const RESPONSE_EXCERPT = 500;
 export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDelivery, token: string): Promise<void> {
   const startedAt = deps.clock.now();
   // 1. what to send: the event, the endpoint and its secrets, the account's plan
-  const context = await deps.db
-    .selectFrom('webhook_endpoints')
-    .innerJoin('accounts', 'accounts.id', 'webhook_endpoints.account_id')
-    .innerJoin('events', (j) => j.on('events.id', '=', claimed.event_id))
-    .select([
-      'webhook_endpoints.url',
-      'webhook_endpoints.secret',
-      'webhook_endpoints.previous_secret',
-      'webhook_endpoints.previous_secret_expires_at',
-      'accounts.plan',
-      'events.id as eventId',
-      'events.type',
-      'events.created_at',
-      'events.data',
-    ])
-    .where('webhook_endpoints.id', '=', claimed.endpoint_id)
-    .where('webhook_endpoints.account_id', '=', claimed.account_id)
-    .executeTakeFirst();
+  const context = await loadAttemptContext(deps.db, {
+    endpointId: claimed.endpoint_id,
+    accountId: claimed.account_id,
+    eventId: claimed.event_id,
+  });
   if (!context) return; // the endpoint was deleted meanwhile, with its deliveries
 
   // 2. send, unless the plan lost its webhooks (a downgrade): then the delivery ends unsent
@@ -101,47 +95,27 @@ async function recordAttempt(
   const delay = ok || !planAllows ? null : nextRetryDelayMs(claimed.attempts, deps.random);
   let final: 'succeeded' | 'failed' | undefined;
   await deps.db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('webhook_deliveries')
-      .select(['attempt_log', 'claimed_by'])
-      .where('id', '=', claimed.id)
-      .executeTakeFirst();
+    const current = await claimState(trx, claimed.id);
     if (!current || current.claimed_by !== token) return; // our lease ran out and another claim took over
     // Attempts finishing together on one endpoint take turns here, so that a disabling (and the
     // cancelling of its deliveries) sees every other attempt either finished or not yet recorded.
-    if (deps.dbKind === 'postgres')
-      await sql`select id from webhook_endpoints where id = ${claimed.endpoint_id} for update`.execute(trx);
-    const endpoint = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['enabled', 'failing_since'])
-      .where('id', '=', claimed.endpoint_id)
-      .executeTakeFirst();
+    await lockEndpoint(trx, deps.dbKind, claimed.endpoint_id);
+    const endpoint = await endpointHealth(trx, claimed.endpoint_id);
     const log = [...(JSON.parse(current.attempt_log) as AttemptRecord[]), record].slice(-ATTEMPT_LOG_SIZE);
     const retry = delay !== null && Boolean(endpoint?.enabled);
     final = ok ? 'succeeded' : retry ? undefined : 'failed';
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: final ?? 'pending',
-        claimed_by: null,
-        next_attempt_at: retry ? new Date(now.getTime() + delay!).toISOString() : null,
-        last_status_code: response.statusCode,
-        last_error: record.error,
-        last_duration_ms: response.durationMs,
-        attempt_log: JSON.stringify(log),
-        completed_at: final ? now.toISOString() : null,
-      })
-      .where('id', '=', claimed.id)
-      .where('claimed_by', '=', token)
-      .execute();
+    await recordAttemptOutcome(trx, claimed.id, token, {
+      status: final ?? 'pending',
+      next_attempt_at: retry ? new Date(now.getTime() + delay!).toISOString() : null,
+      last_status_code: response.statusCode,
+      last_error: record.error,
+      last_duration_ms: response.durationMs,
+      attempt_log: JSON.stringify(log),
+      completed_at: final ? now.toISOString() : null,
+    });
     if (!endpoint || !planAllows) return;
     if (ok) {
-      if (endpoint.failing_since)
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ failing_since: null })
-          .where('id', '=', claimed.endpoint_id)
-          .execute();
+      if (endpoint.failing_since) await clearFailingSince(trx, claimed.endpoint_id);
       return;
     }
     await noteFailure(deps, trx, claimed, endpoint, now);
@@ -158,23 +132,12 @@ async function noteFailure(
   now: Date,
 ): Promise<void> {
   if (!endpoint.failing_since) {
-    await trx
-      .updateTable('webhook_endpoints')
-      .set({ failing_since: now.toISOString() })
-      .where('id', '=', claimed.endpoint_id)
-      .where('failing_since', 'is', null)
-      .execute();
+    await startFailingSince(trx, claimed.endpoint_id, now);
     return;
   }
   const hours = deps.config.webhooks.disableAfterHours;
   if (!endpoint.enabled || Date.parse(endpoint.failing_since) > now.getTime() - hours * 3600_000) return;
-  const disabled = await trx
-    .updateTable('webhook_endpoints')
-    .set({ enabled: 0, disabled_reason: 'failing', updated_at: now.toISOString() })
-    .where('id', '=', claimed.endpoint_id)
-    .where('enabled', '=', 1)
-    .executeTakeFirst();
-  if (Number(disabled.numUpdatedRows) === 0) return;
+  if (!(await disableEndpoint(trx, claimed.endpoint_id, 'failing', now))) return;
   const stopped = await cancelPendingDeliveries(trx, claimed.endpoint_id, 'endpoint disabled after failing', now);
   for (let i = 0; i < stopped; i++) deps.metrics.webhookDelivery('failed');
   await logEndpoint(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { attemptDelivery, type AttemptDeps } from './attempt-delivery.js';
-import { claimDueDeliveries } from './claim-deliveries.js';
+import { claimDueDeliveries } from './delivery-records.js';
 import { purgeOldEvents } from './purge-events.js';
 
 /** How often each instance deletes events and deliveries past EVENT_RETENTION_DAYS. */

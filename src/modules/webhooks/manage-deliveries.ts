@@ -2,11 +2,20 @@ import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PlanName } from '../../plans.js';
-import { newDeliveryRow } from './fan-out.js';
+import { findEventForPayload, insertEvent } from '../events/event-records.js';
+import {
+  findDelivery,
+  insertDeliveries,
+  listDeliveryRows,
+  newDeliveryRow,
+  rescheduleDelivery,
+} from './delivery-records.js';
+import { loadEndpoint } from './endpoint-records.js';
 import { eventPayload } from './payload.js';
-import { loadEndpoint, requireWebhooks, toDeliveryView, type WebhookDeliveryView } from './views.js';
+import { requireWebhooks } from './require-webhooks.js';
+import { toDeliveryView, type WebhookDeliveryView } from './webhook-views.js';
 
-export { DELIVERY_STATUSES } from './views.js';
+export { DELIVERY_STATUSES } from './webhook-views.js';
 
 // Deliveries as the account sees them: the list of an endpoint, one delivery with its payload, a manual
 // retry, and a test event sent to one endpoint.
@@ -23,31 +32,12 @@ export async function listDeliveries(
 ) {
   requireWebhooks(deps, account.plan);
   await loadEndpoint(deps, account.id, endpointId);
-  const base = deps.db
-    .selectFrom('webhook_deliveries')
-    .where('endpoint_id', '=', endpointId)
-    .where('account_id', '=', account.id)
-    .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!));
-  const [rows, total] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { data: rows.map(toDeliveryView), meta: { page: query.page, limit: query.limit, total: Number(total.n) } };
+  const { rows, meta } = await listDeliveryRows(deps.db, account.id, endpointId, query);
+  return { data: rows.map(toDeliveryView), meta };
 }
 
 async function loadDelivery(deps: Pick<Deps, 'db'>, accountId: string, id: string) {
-  const row = await deps.db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+  const row = await findDelivery(deps.db, accountId, id);
   if (!row) throw notFound.webhookDelivery(id);
   return row;
 }
@@ -60,12 +50,7 @@ export async function getDelivery(
 ): Promise<WebhookDeliveryView & { payload: unknown }> {
   requireWebhooks(deps, account.plan);
   const row = await loadDelivery(deps, account.id, id);
-  const event = await deps.db
-    .selectFrom('events')
-    .select(['id', 'type', 'created_at', 'data'])
-    .where('id', '=', row.event_id)
-    .where('account_id', '=', account.id)
-    .executeTakeFirstOrThrow();
+  const event = await findEventForPayload(deps.db, account.id, row.event_id);
   return { ...toDeliveryView(row), payload: JSON.parse(eventPayload(event)) };
 }
 
@@ -77,14 +62,7 @@ export async function getDelivery(
 export async function retryDelivery(deps: DeliveryDeps, account: Account, id: string): Promise<WebhookDeliveryView> {
   requireWebhooks(deps, account.plan);
   const now = deps.clock.now().toISOString();
-  const res = await deps.db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'pending', next_attempt_at: now, completed_at: null })
-    .where('id', '=', id)
-    .where('account_id', '=', account.id)
-    .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('next_attempt_at', '<', now)]))
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) {
+  if (!(await rescheduleDelivery(deps.db, account.id, id, now))) {
     await loadDelivery(deps, account.id, id); // 404 when it is not ours
     throw new AppError('CONFLICT', `Webhook delivery "${id}" has an attempt in flight; retry when it has finished`);
   }
@@ -101,18 +79,15 @@ export async function sendTestEvent(deps: DeliveryDeps, account: Account, endpoi
   return deps.db.transaction().execute(async (trx) => {
     const endpoint = await loadEndpoint({ db: trx }, account.id, endpointId);
     const eventId = newId('evt');
-    await trx
-      .insertInto('events')
-      .values({
-        id: eventId,
-        account_id: account.id,
-        type: 'webhook.test',
-        data: JSON.stringify({ endpointId: endpoint.id, message: 'A test event sent from the formcast API' }),
-        created_at: now.toISOString(),
-      })
-      .execute();
+    await insertEvent(trx, {
+      id: eventId,
+      account_id: account.id,
+      type: 'webhook.test',
+      data: JSON.stringify({ endpointId: endpoint.id, message: 'A test event sent from the formcast API' }),
+      created_at: now.toISOString(),
+    });
     const row = newDeliveryRow({ eventId, accountId: account.id, type: 'webhook.test' }, endpoint.id, now);
-    await trx.insertInto('webhook_deliveries').values(row).execute();
+    await insertDeliveries(trx, [row]);
     return toDeliveryView(row);
   });
 }

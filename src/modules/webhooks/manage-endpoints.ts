@@ -4,10 +4,22 @@ import { newId } from '../../lib/ids.js';
 import type { PlanName } from '../../plans.js';
 import { lockAccount } from '../accounts/quotas.js';
 import { EVENT_TYPES } from '../events/event-types.js';
-import { cancelPendingDeliveries, logEndpoint } from './endpoint-log.js';
+import { cancelPendingDeliveries, deleteEndpointDeliveries } from './delivery-records.js';
+import { deleteEndpointLog, listEndpointLogRows, logEndpoint } from './endpoint-log-records.js';
+import {
+  countEndpoints,
+  deleteEndpointRow,
+  type EndpointChanges,
+  insertEndpoint,
+  listEndpointRows,
+  loadEndpoint,
+  rotateEndpointSecretRow,
+  updateEndpointRow,
+} from './endpoint-records.js';
+import { requireWebhooks } from './require-webhooks.js';
 import { sealSecret } from './secret-box.js';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from './secrets.js';
-import { loadEndpoint, requireWebhooks, toEndpointView, type WebhookEndpointView } from './views.js';
+import { toEndpointView, toLogView, type WebhookEndpointView } from './webhook-views.js';
 
 // Webhook endpoints of an account: create (the secret shown once), list, read, change, delete, rotate
 // the secret. Every use case is scoped by account and refused on plans without webhooks.
@@ -86,18 +98,14 @@ export async function createEndpoint(
   };
   await deps.db.transaction().execute(async (trx) => {
     await lockAccount(trx, deps.dbKind, account.id);
-    const { n } = await trx
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', account.id)
-      .executeTakeFirstOrThrow();
-    if (Number(n) >= limit)
+    const used = await countEndpoints(trx, account.id);
+    if (used >= limit)
       throw new AppError(
         'WEBHOOK_ENDPOINT_LIMIT_REACHED',
-        `Webhook endpoint limit reached: ${Number(n)}/${limit} endpoints on the ${account.plan} plan`,
-        { used: Number(n), limit },
+        `Webhook endpoint limit reached: ${used}/${limit} endpoints on the ${account.plan} plan`,
+        { used, limit },
       );
-    await trx.insertInto('webhook_endpoints').values(row).execute();
+    await insertEndpoint(trx, row);
     await logEndpoint(
       trx,
       { endpointId: row.id, accountId: account.id, type: 'created', message: `created for ${url}` },
@@ -110,24 +118,22 @@ export async function createEndpoint(
 /** Newest first. */
 export async function listEndpoints(deps: EndpointDeps, account: Account, page: number, limit: number) {
   requireWebhooks(deps, account.plan);
-  const [rows, total] = await Promise.all([
-    deps.db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('account_id', '=', account.id)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset((page - 1) * limit)
-      .execute(),
-    deps.db
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', account.id)
-      .executeTakeFirstOrThrow(),
-  ]);
+  const { rows, meta } = await listEndpointRows(deps.db, account.id, { page, limit });
   const now = deps.clock.now();
-  return { data: rows.map((r) => toEndpointView(r, now)), meta: { page, limit, total: Number(total.n) } };
+  return { data: rows.map((r) => toEndpointView(r, now)), meta };
+}
+
+/** The endpoint's own log, newest first. */
+export async function listEndpointLog(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  endpointId: string,
+  page: number,
+  limit: number,
+) {
+  await loadEndpoint(deps, accountId, endpointId);
+  const { rows, meta } = await listEndpointLogRows(deps.db, accountId, endpointId, { page, limit });
+  return { data: rows.map(toLogView), meta };
 }
 
 export async function getEndpoint(deps: EndpointDeps, account: Account, id: string): Promise<WebhookEndpointView> {
@@ -153,7 +159,7 @@ export async function updateEndpoint(
       expected: 'at least one of url, events, description, enabled',
       received: 'none',
     });
-  const changes: Record<string, unknown> = {};
+  const changes: EndpointChanges = {};
   if (patch.url !== undefined) changes.url = await checkUrl(deps, patch.url);
   if (patch.events !== undefined) changes.events = JSON.stringify(checkEvents(patch.events));
   if (patch.description !== undefined) changes.description = checkDescription(patch.description);
@@ -172,12 +178,7 @@ export async function updateEndpoint(
       Object.assign(changes, { enabled: 1, disabled_reason: null, failing_since: null });
       logType = 'enabled';
     }
-    await trx
-      .updateTable('webhook_endpoints')
-      .set(changes)
-      .where('id', '=', id)
-      .where('account_id', '=', account.id)
-      .execute();
+    await updateEndpointRow(trx, account.id, id, changes);
     const message =
       logType === 'updated' ? `changed: ${keys.join(', ')}` : `${logType} by the account (changed: ${keys.join(', ')})`;
     await logEndpoint(trx, { endpointId: id, accountId: account.id, type: logType, message }, now);
@@ -191,17 +192,9 @@ export async function deleteEndpoint(deps: EndpointDeps, account: Account, id: s
   requireWebhooks(deps, account.plan);
   await deps.db.transaction().execute(async (trx) => {
     await loadEndpoint({ db: trx }, account.id, id);
-    await trx
-      .deleteFrom('webhook_deliveries')
-      .where('endpoint_id', '=', id)
-      .where('account_id', '=', account.id)
-      .execute();
-    await trx
-      .deleteFrom('webhook_endpoint_log')
-      .where('endpoint_id', '=', id)
-      .where('account_id', '=', account.id)
-      .execute();
-    await trx.deleteFrom('webhook_endpoints').where('id', '=', id).where('account_id', '=', account.id).execute();
+    await deleteEndpointDeliveries(trx, account.id, id);
+    await deleteEndpointLog(trx, account.id, id);
+    await deleteEndpointRow(trx, account.id, id);
   });
 }
 
@@ -220,19 +213,14 @@ export async function rotateEndpointSecret(
   await deps.db.transaction().execute(async (trx) => {
     const current = await loadEndpoint({ db: trx }, account.id, id);
     const until = new Date(now.getTime() + PREVIOUS_SECRET_MS).toISOString();
-    const res = await trx
-      .updateTable('webhook_endpoints')
-      .set({
-        secret: sealSecret(deps.signingKey, secret),
-        previous_secret: current.secret,
-        previous_secret_expires_at: until,
-        updated_at: now.toISOString(),
-      })
-      .where('id', '=', id)
-      .where('account_id', '=', account.id)
-      .where('secret', '=', current.secret) // two rotations at once: one wins, the other's secret never signs
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0)
+    // two rotations at once: one wins, the other's secret never signs
+    const rotated = await rotateEndpointSecretRow(trx, account.id, id, {
+      currentSecret: current.secret,
+      newSecret: sealSecret(deps.signingKey, secret),
+      previousUntil: until,
+      updatedAt: now.toISOString(),
+    });
+    if (!rotated)
       throw new AppError('CONFLICT', `The secret of webhook endpoint "${id}" was rotated by another request; retry`);
     await logEndpoint(
       trx,

@@ -4,17 +4,17 @@ import type { Deps } from '../../deps.js';
 import { PageQuery } from '../../http/pagination.js';
 import { dataResponse, errorResponse, type Named, named, NoContent, pageResponse, ref } from '../../http/openapi.js';
 import { EVENT_TYPES } from '../events/event-types.js';
-import { listEndpointLog } from './endpoint-log.js';
 import { DELIVERY_STATUSES, getDelivery, listDeliveries, retryDelivery, sendTestEvent } from './manage-deliveries.js';
 import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
+  listEndpointLog,
   listEndpoints,
   rotateEndpointSecret,
   updateEndpoint,
 } from './manage-endpoints.js';
-import { requireWebhooks } from './views.js';
+import { requireWebhooks } from './require-webhooks.js';
 
 const EventName = Type.String({
   description: `"*" (every type) or one of ${EVENT_TYPES.join(', ')}`,

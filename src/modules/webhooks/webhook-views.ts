@@ -3,11 +3,8 @@ import type {
   WebhookEndpointLogTable,
   WebhookEndpointsTable,
 } from '../../adapters/db/schema.js';
-import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../errors.js';
-import type { PlanName } from '../../plans.js';
 
-// API shapes of endpoints, deliveries and endpoint log entries, and the scoped loads behind them.
+// API shapes of endpoints, deliveries and endpoint log entries, built from their rows.
 
 export interface WebhookEndpointView {
   id: string;
@@ -89,22 +86,4 @@ export function toDeliveryView(row: WebhookDeliveriesTable): WebhookDeliveryView
 
 export function toLogView(row: WebhookEndpointLogTable) {
   return { id: row.id, type: row.type, message: row.message, createdAt: row.created_at };
-}
-
-/** Webhooks are a plan feature: every webhook route answers 403 WEBHOOKS_NOT_ENABLED without it. */
-export function requireWebhooks(deps: Pick<Deps, 'plans'>, plan: PlanName): void {
-  if (!deps.plans[plan].webhooks)
-    throw new AppError('WEBHOOKS_NOT_ENABLED', `Webhooks are not enabled on the ${plan} plan`);
-}
-
-/** An endpoint of this account; another account's id answers exactly like a missing one. */
-export async function loadEndpoint(deps: Pick<Deps, 'db'>, accountId: string, id: string) {
-  const row = await deps.db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-  if (!row) throw notFound.webhookEndpoint(id);
-  return row;
 }
