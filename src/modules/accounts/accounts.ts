@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { AccountInputError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { isPlanName, PLAN_NAMES, type PlanName } from '../../plans.js';
+import { findAccount, insertAccount, listAccountRows, setAccountPlan } from './account-records.js';
 import { issueApiKey } from './api-keys.js';
 
 export interface Account {
@@ -24,29 +25,26 @@ export async function createAccount(
     throw new AccountInputError(`unknown plan "${input.plan}" (plans: ${PLAN_NAMES.join(', ')})`);
   const account: Account = { id: newId('acc'), name, plan: input.plan, createdAt: deps.clock.now().toISOString() };
   return deps.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('accounts')
-      .values({ id: account.id, name: account.name, plan: account.plan, created_at: account.createdAt })
-      .execute();
+    await insertAccount(trx, { id: account.id, name: account.name, plan: account.plan, created_at: account.createdAt });
     const key = await issueApiKey({ db: trx, clock: deps.clock }, account.id, 'default');
     return { account, apiKey: key.secret, keyId: key.id };
   });
 }
 
 export async function getAccount(deps: Pick<Deps, 'db'>, accountId: string): Promise<Account | undefined> {
-  const row = await deps.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  const row = await findAccount(deps.db, accountId);
   if (!row) return undefined;
   return { id: row.id, name: row.name, plan: row.plan as PlanName, createdAt: row.created_at };
 }
 
 export async function listAccounts(deps: Pick<Deps, 'db'>): Promise<Account[]> {
-  const rows = await deps.db.selectFrom('accounts').selectAll().orderBy('created_at', 'asc').execute();
+  const rows = await listAccountRows(deps.db);
   return rows.map((row) => ({ id: row.id, name: row.name, plan: row.plan as PlanName, createdAt: row.created_at }));
 }
 
 export async function setPlan(deps: Pick<Deps, 'db'>, accountId: string, plan: string): Promise<Account> {
   if (!isPlanName(plan)) throw new AccountInputError(`unknown plan "${plan}" (plans: ${PLAN_NAMES.join(', ')})`);
-  const res = await deps.db.updateTable('accounts').set({ plan }).where('id', '=', accountId).executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) throw new AccountInputError(`account "${accountId}" not found`);
+  if (!(await setAccountPlan(deps.db, accountId, plan)))
+    throw new AccountInputError(`account "${accountId}" not found`);
   return (await getAccount(deps, accountId))!;
 }

@@ -3,9 +3,16 @@ import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
-import { preparedQuery } from '../../adapters/db/prepared-query.js';
-import { lockAccount } from './quotas.js';
-import { countActiveKeys } from './usage.js';
+import { lockAccount } from './account-records.js';
+import {
+  countActiveKeys,
+  findActiveKey,
+  findKeyRevocation,
+  insertApiKey,
+  listApiKeyRows,
+  revokeKeyRow,
+  touchKeyRow,
+} from './api-key-records.js';
 
 // Keys: "fc_live_" + 32 random base62 characters (~190 bits). Only a SHA-256 is stored: the keys are
 // high-entropy, so a slow password hash buys nothing and would cost every request.
@@ -49,7 +56,7 @@ export async function issueApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: s
     last_used_at: null,
     revoked_at: null,
   };
-  await deps.db.insertInto('api_keys').values(row).execute();
+  await insertApiKey(deps.db, row);
   return { id: row.id, secret, view: toView(row) };
 }
 
@@ -74,53 +81,21 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(deps: Pick<Deps, 'db'>, accountId: string): Promise<ApiKeyView[]> {
-  const rows = await deps.db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  return rows.map(toView);
+  return (await listApiKeyRows(deps.db, accountId)).map(toView);
 }
 
 /** Revocation is immediate and final; revoking twice answers the same 204. */
 export async function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>, accountId: string, keyId: string): Promise<void> {
-  const row = await deps.db
-    .selectFrom('api_keys')
-    .select(['id', 'revoked_at'])
-    .where('id', '=', keyId)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+  const row = await findKeyRevocation(deps.db, accountId, keyId);
   if (!row) throw notFound.apiKey(keyId);
   if (row.revoked_at) return;
-  await deps.db
-    .updateTable('api_keys')
-    .set({ revoked_at: deps.clock.now().toISOString() })
-    .where('id', '=', keyId)
-    .where('account_id', '=', accountId)
-    .execute();
+  await revokeKeyRow(deps.db, accountId, keyId, deps.clock.now());
 }
-
-// every authenticated request runs it: a prepared query (see adapters/db/prepared-query.ts)
-const activeKeyByHash = preparedQuery((db, v: { hash: string }) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select([
-      'api_keys.id as keyId',
-      'accounts.id as accountId',
-      'accounts.plan as plan',
-      'accounts.name as accountName',
-    ])
-    .where('api_keys.hash', '=', v.hash)
-    .where('api_keys.revoked_at', 'is', null),
-);
 
 /** Resolve a bearer secret to its account; undefined for unknown or revoked keys. */
 async function findKey(deps: Pick<Deps, 'db'>, secret: string) {
   if (!secret.startsWith(KEY_PREFIX) || secret.length > 100) return undefined;
-  return (await activeKeyByHash(deps.db, { hash: hashKey(secret) })).rows[0];
+  return findActiveKey(deps.db, hashKey(secret));
 }
 
 const TOUCH_EVERY_MS = 60_000;
@@ -153,18 +128,8 @@ export function keyAuthenticator(deps: Pick<Deps, 'db' | 'clock'>) {
 }
 
 async function touchKey(deps: Pick<Deps, 'db'>, keyId: string, now: Date): Promise<void> {
-  await deps.db
-    .updateTable('api_keys')
-    .set({ last_used_at: now.toISOString() })
-    .where('id', '=', keyId)
-    .where((eb) =>
-      eb.or([
-        eb('last_used_at', 'is', null),
-        eb('last_used_at', '<', new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()),
-      ]),
-    )
-    .execute()
-    .catch(() => undefined); // bookkeeping only: never fail a request over it
+  // bookkeeping only: never fail a request over it
+  await touchKeyRow(deps.db, keyId, now, TOUCH_EVERY_MS).catch(() => undefined);
 }
 
 function toView(row: {

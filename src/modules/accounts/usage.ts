@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import type { PlanName } from '../../plans.js';
 import { monthOf } from './quotas.js';
+import { countActiveKeys } from './api-key-records.js';
 import { countRendersThisMonth } from '../renders/render-records.js';
 import { countTemplates } from '../templates/template-records.js';
 
@@ -11,17 +12,6 @@ export interface Usage {
   templates: { used: number; limit: number };
   apiKeys: { used: number; limit: number };
   features: { webhooksEnabled: boolean; watermark: boolean; retentionDays: number };
-}
-
-/** API keys held: revoked keys free their slot. */
-export async function countActiveKeys(db: Deps['db'], accountId: string): Promise<number> {
-  const { n } = await db
-    .selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(n);
 }
 
 export async function getUsage(

@@ -4,7 +4,8 @@ import type { Deps } from '../../deps.js';
 import { AppError, DataValidationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PlanName } from '../../plans.js';
-import { lockAccount, monthOf, secondsToNextMonth } from '../accounts/quotas.js';
+import { lockAccount } from '../accounts/account-records.js';
+import { monthOf, secondsToNextMonth } from '../accounts/quotas.js';
 import { failDeadRenders } from '../renders/dead-renders.js';
 import { countRendersThisMonth, insertRenders } from '../renders/render-records.js';
 import {

@@ -11,6 +11,7 @@ import {
   renderBlobKey,
   type CreateRenderInput,
 } from '../renders/render-steps.js';
+import { findAccountPlan } from '../accounts/account-records.js';
 import { releaseJob, takeJobForFinish, type RenderJobRow } from './job-records.js';
 
 export type JobDeps = Pick<
@@ -60,11 +61,7 @@ export async function runRenderJob(
     return 'released';
   };
 
-  const account = await deps.db
-    .selectFrom('accounts')
-    .select(['id', 'plan'])
-    .where('id', '=', accountId)
-    .executeTakeFirst();
+  const account = await findAccountPlan(deps.db, accountId);
   if (!account) return fail('RENDER_FAILED', 'The account no longer exists');
   const input = JSON.parse(job.input) as CreateRenderInput;
 

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PlanName } from '../../plans.js';
-import { lockAccount } from '../accounts/quotas.js';
+import { lockAccount } from '../accounts/account-records.js';
 import { checkDescription, checkName } from './template-input.js';
 import { toTemplateView, type TemplateView } from './template-view.js';
 import { countTemplates, insertTemplate } from './template-records.js';

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, validationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PlanName } from '../../plans.js';
-import { lockAccount } from '../accounts/quotas.js';
+import { lockAccount } from '../accounts/account-records.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { cancelPendingDeliveries, deleteEndpointDeliveries } from './delivery-records.js';
 import { deleteEndpointLog, listEndpointLogRows, logEndpoint } from './endpoint-log-records.js';

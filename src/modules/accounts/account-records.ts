@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Db, DbKind } from '../../adapters/db/database.js';
+import type { AccountsTable } from '../../adapters/db/schema.js';
+
+// The one owner of the `accounts` table: every statement on it lives here. (The auth hook's key lookup
+// and the delivery worker's attempt read join an account's plan in: see api-key-records.ts and
+// webhooks/endpoint-records.ts.) `db` may be a transaction wherever a caller needs one.
+
+export type AccountRow = AccountsTable;
+
+export async function insertAccount(db: Db, row: AccountRow): Promise<void> {
+  await db.insertInto('accounts').values(row).execute();
+}
+
+export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The plan of an account; undefined when it no longer exists. */
+export async function findAccountPlan(db: Db, id: string) {
+  return db.selectFrom('accounts').select(['id', 'plan']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Every account, oldest first (operator CLI). */
+export async function listAccountRows(db: Db): Promise<AccountRow[]> {
+  return db.selectFrom('accounts').selectAll().orderBy('created_at', 'asc').execute();
+}
+
+/** True when the account exists (and now has `plan`). */
+export async function setAccountPlan(db: Db, id: string, plan: string): Promise<boolean> {
+  const res = await db.updateTable('accounts').set({ plan }).where('id', '=', id).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+// Quotas are exact under concurrency: a use case that consumes quota runs "lock the account row, count,
+// insert" inside one transaction. PostgreSQL serialises on SELECT ... FOR UPDATE (across instances too);
+// SQLite serialises every write transaction on its single writer, and Kysely runs ours on one connection.
+
+export async function lockAccount(trx: Db, kind: DbKind, accountId: string): Promise<void> {
+  if (kind === 'postgres') {
+    await sql`select id from accounts where id = ${accountId} for update`.execute(trx);
+  }
+}
