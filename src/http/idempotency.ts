@@ -3,6 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
 import { isAlive } from '../adapters/db/instances.js';
+import {
+  deleteKey,
+  deleteKeyCreatedBefore,
+  findKey,
+  insertKeyIfAbsent,
+  type KeyRef,
+  saveKeyResponse,
+  takeOverKey,
+} from './idempotency-records.js';
 
 // Idempotency-Key with Stripe's semantics on POST /v1/renders and POST /v1/templates: the same key and the
 // same body replay the first successful answer (no second quota charge); the same key with another body
@@ -61,37 +70,21 @@ export async function idempotent(
   const accountId = request.auth.accountId;
   const bodyHash = hashOfBody();
   const now = deps.clock.now();
-  const where = { account_id: accountId, key: header, route };
+  const where: KeyRef = { account_id: accountId, key: header, route };
 
   // Expired keys are forgotten lazily, so a reused old key starts fresh.
-  await deps.db
-    .deleteFrom('idempotency_keys')
-    .where('account_id', '=', accountId)
-    .where('key', '=', header)
-    .where('route', '=', route)
-    .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
-    .execute();
-  const inserted = await deps.db
-    .insertInto('idempotency_keys')
-    .values({
-      ...where,
-      body_hash: bodyHash,
-      status_code: null,
-      response: null,
-      created_at: now.toISOString(),
-      owner: deps.instanceId,
-    })
-    .onConflict((oc) => oc.columns(['account_id', 'key', 'route']).doNothing())
-    .executeTakeFirst();
+  await deleteKeyCreatedBefore(deps.db, where, new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString());
+  const inserted = await insertKeyIfAbsent(deps.db, {
+    ...where,
+    body_hash: bodyHash,
+    status_code: null,
+    response: null,
+    created_at: now.toISOString(),
+    owner: deps.instanceId,
+  });
 
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
-    const prior = await deps.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('key', '=', header)
-      .where('route', '=', route)
-      .executeTakeFirst();
+  if (!inserted) {
+    const prior = await findKey(deps.db, where);
     if (prior && prior.body_hash !== bodyHash) {
       throw new AppError(
         'IDEMPOTENCY_KEY_REUSED',
@@ -122,21 +115,10 @@ export async function idempotent(
   try {
     result = await run();
   } catch (err) {
-    await deps.db
-      .deleteFrom('idempotency_keys')
-      .where('account_id', '=', accountId)
-      .where('key', '=', header)
-      .where('route', '=', route)
-      .execute();
+    await deleteKey(deps.db, where);
     throw err;
   }
-  await deps.db
-    .updateTable('idempotency_keys')
-    .set({ status_code: result.status, response: JSON.stringify(codec.store(result.body)) })
-    .where('account_id', '=', accountId)
-    .where('key', '=', header)
-    .where('route', '=', route)
-    .execute();
+  await saveKeyResponse(deps.db, where, result.status, JSON.stringify(codec.store(result.body)));
   return reply.status(result.status).send(result.body);
 }
 
@@ -146,18 +128,9 @@ export async function idempotent(
  */
 async function takeOver(
   deps: Pick<Deps, 'db' | 'clock' | 'instanceId'>,
-  where: { account_id: string; key: string; route: string },
+  where: KeyRef,
   owner: string | null,
 ): Promise<boolean> {
   if (owner === null || (await isAlive(deps, owner))) return false;
-  const res = await deps.db
-    .updateTable('idempotency_keys')
-    .set({ owner: deps.instanceId, created_at: deps.clock.now().toISOString() })
-    .where('account_id', '=', where.account_id)
-    .where('key', '=', where.key)
-    .where('route', '=', where.route)
-    .where('status_code', 'is', null)
-    .where('owner', '=', owner)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  return takeOverKey(deps.db, where, owner, deps.instanceId, deps.clock.now().toISOString());
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { IDEMPOTENCY_TTL_MS } from '../../http/idempotency.js';
+import { purgeKeysCreatedBefore } from '../../http/idempotency-records.js';
 import { sweepOrphanBlobs } from './orphans.js';
 import { acquireLease, releaseLease } from './leases.js';
 import { failDeadRenders, staleAfterMs } from '../renders/dead-renders.js';
@@ -82,10 +83,7 @@ async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
   result.purged = await purgeTombstonesBefore(deps.db, purgeBefore);
 
   // 4. idempotency keys are remembered for 24 hours
-  await deps.db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString())
-    .execute();
+  await purgeKeysCreatedBefore(deps.db, new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString());
 
   // 5. files no record points at (a crash between writing a file and its record)
   result.orphans = await sweepOrphanBlobs(deps, now.getTime() - staleAfterMs(deps));
