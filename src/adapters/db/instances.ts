@@ -87,17 +87,20 @@ export function leaseIsFree<T extends LeasedTable>(
   return eb.or([
     eb(owner, 'is', null),
     eb(sql.ref<string | null>(`${table}.lease_expires_at`), '<', now),
-    eb.and([
-      eb(owner, '<>', selfId),
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('instances')
-            .select(sql.lit(1).as('one'))
-            .where(sql.ref('instances.id'), '=', owner)
-            .where(sql.ref('instances.expires_at'), '>=', now),
-        ),
-      ),
-    ]),
+    eb.and([eb(owner, '<>', selfId), eb.not(instanceIsLive(eb, owner, now))]),
   ]);
+}
+
+/** For a WHERE: `owner` (an instance id column) names an instance whose liveness row holds at `now`. */
+export function instanceIsLive<T extends keyof Database>(
+  eb: ExpressionBuilder<Database, T>,
+  owner: Expression<string | null>,
+  now: string,
+): Expression<SqlBool> {
+  const live = eb
+    .selectFrom('instances')
+    .select(sql.lit(1).as('one'))
+    .where(sql.ref('instances.id'), '=', owner)
+    .where(sql.ref('instances.expires_at'), '>=', now);
+  return eb.exists(live);
 }

@@ -92,3 +92,10 @@ export async function releaseAllJobs(db: Db, selfId: string): Promise<void> {
     .where('lease_owner', '=', selfId)
     .execute();
 }
+
+/** For a WHERE on renders: the render has a durable job (an async render or a batch item not finished). */
+export function renderHasJob(eb: ExpressionBuilder<Database, 'renders'>): Expression<SqlBool> {
+  return eb.exists(
+    eb.selectFrom('render_jobs').select('render_jobs.render_id').whereRef('render_jobs.render_id', '=', 'renders.id'),
+  );
+}

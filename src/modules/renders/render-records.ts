@@ -1,8 +1,10 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Db } from '../../adapters/db/database.js';
+import { instanceIsLive } from '../../adapters/db/instances.js';
 import { listPage } from '../../adapters/db/paged-list.js';
 import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import type { Database, RendersTable } from '../../adapters/db/schema.js';
+import { renderHasJob } from '../render-jobs/job-records.js';
 
 // The one owner of the `renders` table: every statement on it lives here. A record is account-scoped:
 // functions that serve a tenant take its account id into their WHERE. The few that work across
@@ -215,17 +217,7 @@ function deadOwnersPending(db: Db, selfId: string, now: string) {
     .where('status', '=', 'pending')
     .where('owner', 'is not', null)
     .where('owner', '<>', selfId)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('instances')
-            .select('instances.id')
-            .whereRef('instances.id', '=', 'renders.owner')
-            .where('instances.expires_at', '>=', now),
-        ),
-      ),
-    );
+    .where((eb) => eb.not(instanceIsLive(eb, eb.ref('renders.owner'), now)));
 }
 
 // every reservation runs it for its account's month (see dead-renders.ts)
@@ -243,16 +235,7 @@ export async function failPendingCreatedBefore(db: Db, before: Date): Promise<nu
     .set(INTERRUPTED)
     .where('status', '=', 'pending')
     .where('created_at', '<', before.toISOString())
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('render_jobs')
-            .select('render_jobs.render_id')
-            .whereRef('render_jobs.render_id', '=', 'renders.id'),
-        ),
-      ),
-    )
+    .where((eb) => eb.not(renderHasJob(eb)))
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }
