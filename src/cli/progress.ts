@@ -26,18 +26,25 @@ export function createProgress(options: ProgressOptions): Progress {
 
 const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`);
 
-function lineProgress({ total, stream, now = Date.now, unit = 'rows' }: ProgressOptions): Progress {
+/** Units done and failed so far, and the rate since the start (per second). */
+function tally(now: () => number) {
   const start = now();
+  const counts = { done: 0, failed: 0, rate: 0 };
+  return (failed: boolean) => {
+    counts.done++;
+    if (failed) counts.failed++;
+    counts.rate = (counts.done * 1000) / Math.max(1, now() - start);
+    return counts;
+  };
+}
+
+function lineProgress({ total, stream, now = Date.now, unit = 'rows' }: ProgressOptions): Progress {
   const every = Math.max(1, Math.ceil(total / 10));
-  let done = 0;
-  let failed = 0;
+  const count = tally(now);
   return {
     tick(f) {
-      done++;
-      if (f) failed++;
+      const { done, failed, rate } = count(f);
       if (done % every !== 0 && done !== total) return;
-      const elapsed = Math.max(1, now() - start);
-      const rate = (done * 1000) / elapsed;
       const eta = done < total ? `, ETA ${seconds(((total - done) * 1000) / rate)}` : '';
       stream.write(
         `progress: ${done}/${total} ${unit} (${Math.floor((done * 100) / total)}%), ${rate.toFixed(1)} ${unit}/s${eta}, ${failed} failed\n`,
@@ -49,7 +56,7 @@ function lineProgress({ total, stream, now = Date.now, unit = 'rows' }: Progress
 }
 
 function barProgress({ total, stream, now = Date.now, unit = 'rows' }: ProgressOptions): Progress {
-  const start = now();
+  const count = tally(now);
   const bars = new cliProgress.MultiBar(
     {
       stream,
@@ -63,14 +70,10 @@ function barProgress({ total, stream, now = Date.now, unit = 'rows' }: ProgressO
     cliProgress.Presets.shades_classic,
   );
   const bar = bars.create(total, 0, { rate: '0.0', failed: 0 });
-  let done = 0;
-  let failed = 0;
   return {
     tick(f) {
-      done++;
-      if (f) failed++;
-      const rate = ((done * 1000) / Math.max(1, now() - start)).toFixed(1);
-      bar.update(done, { rate, failed });
+      const { done, failed, rate } = count(f);
+      bar.update(done, { rate: rate.toFixed(1), failed });
     },
     log(line) {
       // MultiBar writes logged lines on its next redraw only: redraw now, so none is lost at the end.

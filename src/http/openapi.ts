@@ -78,6 +78,9 @@ export const commonComponents: Named[] = [ErrorCodeSchema, ErrorEnvelope, PageMe
 /** 204 No Content. */
 export const NoContent = Type.Null({ description: 'Done; no body' });
 
+/** The `:id` path parameter of every resource route. */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
 /**
  * Documents the Idempotency-Key header (http/idempotency.ts checks it, so that its errors keep their
  * wording): same key and body within 24 hours replays the first success.

@@ -1,7 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { dataResponse, errorResponse, IdempotencyHeaders, type Named, named, ref } from '../../http/openapi.js';
+import {
+  dataResponse,
+  errorResponse,
+  IdempotencyHeaders,
+  type Named,
+  named,
+  ref,
+  IdParams,
+} from '../../http/openapi.js';
 import { hashBody, idempotent } from '../../http/idempotency.js';
 import { RenderRequest } from '../render-data/request-schemas.js';
 import { createBatch } from './create-batch.js';
@@ -111,7 +119,7 @@ export const batchRoutes =
           tags: ['renders'],
           operationId: 'getRenderBatch',
           summary: 'Get a batch: progress, per-item results and, once completed, its download links',
-          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          params: IdParams,
           response: { 200: ref(BatchResponse, 'The batch'), 404: errorResponse('BATCH_NOT_FOUND') },
         },
       },

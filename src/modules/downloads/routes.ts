@@ -11,7 +11,7 @@ import { findRenderForDownload, listBatchItemRows } from '../renders/render-reco
 import { findBatchForDownload } from '../batches/batch-records.js';
 import { streamBatchZip } from '../batches/batch-zip.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
-import { errorResponse } from '../../http/openapi.js';
+import { errorResponse, IdParams } from '../../http/openapi.js';
 
 /** A batch's files: `<batch id>.pdf` (the combined PDF) and `<batch id>.zip` (every completed item). */
 const BATCH_FILE = /^(bat_[0-9a-f]{24})\.(pdf|zip)$/;
@@ -64,7 +64,7 @@ export const downloadRoutes =
             "Download a rendered PDF, or a batch's combined PDF (`<batch id>.pdf`) or ZIP (`<batch id>.zip`), through a signed link (no Authorization header)",
           description: 'Follow a downloadUrl as given; GET /v1/renders/{id} signs a fresh one when it has expired.',
           security: [],
-          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          params: IdParams,
           querystring: Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) }),
           response: {
             200: {

@@ -10,6 +10,7 @@ import {
   NoContent,
   pageResponse,
   ref,
+  IdParams,
 } from '../../http/openapi.js';
 import { hashBody, idempotent, type ReplayCodec } from '../../http/idempotency.js';
 import { createRender } from './create-render.js';
@@ -197,7 +198,7 @@ export const renderRoutes =
           tags: ['renders'],
           operationId: 'getRender',
           summary: 'Get a render with a freshly signed download link',
-          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          params: IdParams,
           response: { 200: ref(RenderDetailResponse, 'The render'), 404: errorResponse('RENDER_NOT_FOUND') },
         },
       },
@@ -211,7 +212,7 @@ export const renderRoutes =
           tags: ['renders'],
           operationId: 'deleteRender',
           summary: 'Delete a render and its file at once',
-          params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+          params: IdParams,
           response: { 204: NoContent, 404: errorResponse('RENDER_NOT_FOUND') },
         },
       },

@@ -14,6 +14,7 @@ import {
   NoContent,
   pageResponse,
   ref,
+  IdParams,
 } from '../../http/openapi.js';
 import { createTemplate } from './create-template.js';
 import {
@@ -190,7 +191,6 @@ export const templateComponents: Named[] = [
 ];
 /** A PDF answer: the OpenAPI document lists it as application/pdf (`produces`). */
 const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF' });
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 export const templateRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>

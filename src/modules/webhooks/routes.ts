@@ -2,7 +2,16 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { PageQuery } from '../../http/pagination.js';
-import { dataResponse, errorResponse, type Named, named, NoContent, pageResponse, ref } from '../../http/openapi.js';
+import {
+  dataResponse,
+  errorResponse,
+  type Named,
+  named,
+  NoContent,
+  pageResponse,
+  ref,
+  IdParams,
+} from '../../http/openapi.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { DELIVERY_STATUSES, getDelivery, listDeliveries, retryDelivery, sendTestEvent } from './manage-deliveries.js';
 import {
@@ -89,7 +98,6 @@ const LogEntry = named(
     createdAt: Type.String({ format: 'date-time' }),
   }),
 );
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public host' });
 const Events = Type.Array(EventName, { minItems: 1, maxItems: 50 });
 const Description = Type.String({ maxLength: 2000 });
