@@ -41,6 +41,9 @@ import {
   type PdfjsReading,
 } from '../helpers/pdfjs.js';
 import { hasTool, pdftkFields, qpdfCheck, type PdftkField, type QpdfCheck } from '../helpers/pdf-tools.js';
+import { inkIn as colorInkIn, pixelsOf, renderRgb, type ColorRenderer } from '../helpers/color-pages.js';
+import { AMOUNT_RECTS, amountsForm } from '../helpers/fidelity-forms.js';
+import { validateData } from '../../src/modules/renders/values/validate-data.js';
 
 const run = promisify(execFile);
 const dir = corpusDir();
@@ -652,4 +655,87 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
       }
     });
   }
+});
+
+// ---- the defect classes of issue 22, on forms built for each (test/helpers/fidelity-forms.ts) --------------------
+// Each form goes through the whole engine path (render data validated and formatted, then filled),
+// kept interactive and flattened, and is drawn in colour by poppler, MuPDF and pdf.js.
+
+const COLOR_RENDERERS: [ColorRenderer, boolean][] = [
+  ['poppler', has.pdftoppm],
+  ['mupdf', has.mutool],
+  ['pdf.js', true],
+];
+
+/** Fills `bytes` with render `data` (validated and formatted as the API does) and writes both outputs. */
+async function renderCase(
+  bytes: Uint8Array,
+  data: Record<string, unknown>,
+  file: string,
+): Promise<{ open: string; flat: string; warnings: string[] }> {
+  const analysis = await analyse(bytes);
+  const { values } = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
+  const paths = { open: `${file}.open.pdf`, flat: `${file}.flat.pdf` };
+  let warnings: string[] = [];
+  for (const flatten of [false, true]) {
+    const out = await fillPdf(bytes, analysis, { values, flatten });
+    fs.writeFileSync(flatten ? paths.flat : paths.open, out.bytes);
+    warnings = out.warnings;
+  }
+  return { ...paths, warnings };
+}
+
+describe('reader matrix over the defect classes of issue 22', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-classes-'));
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  describe('AFNumber formats: JavaScript escapes in the currency, red for negatives (item 3)', () => {
+    const cases = { positive: 1234.5, negative: -1234.5 };
+    const outputs: Record<string, { open: string; flat: string }> = {};
+    beforeAll(async () => {
+      const bytes = await amountsForm();
+      for (const [sign, n] of Object.entries(cases))
+        outputs[sign] = await renderCase(bytes, { euro: n, pound: n, plain: n }, path.join(tmp, `amounts-${sign}`));
+    });
+
+    it('stores the currency symbols in /V for pdf.js, and pdftotext reads them on the flattened page', async () => {
+      const open = await readWithPdfjs(fs.readFileSync(outputs.negative.open));
+      expect(pdfjsValue(open.fields!.euro)).toBe('-€ 1,234.50');
+      expect(pdfjsValue(open.fields!.pound)).toBe('(£1,234.50)');
+      if (!has.pdftotext) return;
+      const text = (await pdftotextPages(outputs.positive.flat))[0];
+      expect(text).toContain('€ 1,234.50');
+      expect(text).toContain('£1,234.50');
+      expect(text).not.toMatch(/u20ac|xa3/);
+    });
+
+    for (const [renderer, ok] of COLOR_RENDERERS) {
+      for (const mode of ['open', 'flat'] as const) {
+        it.skipIf(!ok)(
+          `draws negatives red and positives black over a red /DA (negStyle 1, 3), and keeps the /DA red otherwise: ${renderer}, ${mode === 'flat' ? 'flattened' : 'interactive'}`,
+          async () => {
+            const seen: Record<string, string> = {};
+            for (const sign of Object.keys(cases)) {
+              const img = await renderRgb(renderer, outputs[sign][mode], 1);
+              for (const name of ['euro', 'pound', 'plain']) {
+                const ink = colorInkIn(img, pixelsOf(AMOUNT_RECTS[name], 300));
+                seen[`${name} ${sign}`] = ink.red > 20 && ink.red > 4 * ink.dark ? 'red' : ink.dark > 20 ? 'black' : 'none';
+              }
+            }
+            expect(seen).toEqual({
+              'euro positive': 'black',
+              'pound positive': 'black',
+              'plain positive': 'red',
+              'euro negative': 'red',
+              'pound negative': 'red',
+              'plain negative': 'red',
+            });
+          },
+        );
+      }
+    }
+  });
 });

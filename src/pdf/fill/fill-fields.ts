@@ -45,7 +45,8 @@ function fillField(
     );
   switch (ft) {
     case 'Tx':
-      if (clear || value.kind === 'text') return void fillText(fc, field, clear ? null : value.text);
+      if (clear) return void fillText(fc, field, null);
+      if (value.kind === 'text') return void fillText(fc, field, value.text, value.color);
       if (value.kind === 'choice') return void fillText(fc, field, value.value);
       return void mismatch();
     case 'Ch':

@@ -12,10 +12,12 @@
 //   U+00A0 (in WinAnsi, and still unbreakable), U+2212 minus becomes "-", bidi marks are dropped.
 // - Numbers are rounded half away from zero on the decimal the caller sent (1.005 with 2 decimals ->
 //   1.01), not on its binary approximation. Without a format, all the caller's digits are kept.
-// - AFNumber negStyle 1 ("red") and 3 ("red parens"): colour is not rendered, so style 1 keeps the
-//   minus sign (else a negative would read as positive) and style 3 keeps the parentheses.
+// - AFNumber negStyle 1 ("red") and 3 ("red parens") colour the value as Acrobat does: red for a
+//   negative number, black for any other (whatever the field's /DA colour). Style 1 still keeps the
+//   minus sign, which Acrobat drops: /V holds the formatted text, and a copy, a text extraction or a
+//   grey print would read the number as positive. A negative that rounds to zero is zero: black.
 
-import type { FieldFormat } from '../../../pdf/types.js';
+import type { FieldFormat, TextColor } from '../../../pdf/types.js';
 import {
   memo,
   civilToEpoch,
@@ -25,7 +27,7 @@ import {
   type CivilDateTime,
 } from './date-parse.js';
 
-export type FormatResult = { ok: true; text: string } | { ok: false; reason: string };
+export type FormatResult = { ok: true; text: string; color?: TextColor } | { ok: false; reason: string };
 
 export interface FormatContext {
   /** BCP 47 tag, validated by the caller (isSupportedLocale) */
@@ -211,12 +213,15 @@ function groupDigits(fixed: string, sepStyle: number): string {
 }
 
 /** AFNumber_Format(nDec, sepStyle, negStyle, currStyle, strCurrency, bCurrencyPrepend). */
-function formatAfNumber(value: number, f: Extract<FieldFormat, { kind: 'number' }>): string {
+function formatAfNumber(value: number, f: Extract<FieldFormat, { kind: 'number' }>): FormatResult {
   const body = groupDigits(fixedDigits(value, clampInt(f.decimals, 0, 20)), f.sepStyle);
   const money = f.currencyPrepend ? `${f.currency}${body}` : `${body}${f.currency}`;
   // a negative that rounds to zero prints unsigned, as "0.00"
-  if (!(value < 0) || !/[1-9]/.test(body)) return money;
-  return f.negStyle === 2 || f.negStyle === 3 ? `(${money})` : `-${money}`;
+  const negative = value < 0 && /[1-9]/.test(body);
+  const colored = f.negStyle === 1 || f.negStyle === 3;
+  const color: TextColor | undefined = colored ? (negative ? 'red' : 'black') : undefined;
+  const text = !negative ? money : f.negStyle === 2 || f.negStyle === 3 ? `(${money})` : `-${money}`;
+  return color ? { ok: true, text, color } : ok(text);
 }
 
 /** AFPercent_Format(nDec, sepStyle): value × 100, then "%". */
@@ -230,7 +235,7 @@ const localeNumberCache = memo<Intl.NumberFormat>();
 /** A number field's value: the field's AFNumber/AFPercent format, else the locale's grouping and point. */
 export function formatNumberValue(value: number, format: FieldFormat | undefined, locale: string): FormatResult {
   if (typeof value !== 'number' || !Number.isFinite(value)) return { ok: false, reason: 'not a finite number' };
-  if (format?.kind === 'number') return ok(formatAfNumber(value, format));
+  if (format?.kind === 'number') return formatAfNumber(value, format);
   if (format?.kind === 'percent') return ok(formatAfPercent(value, format.decimals, format.sepStyle));
   const f = localeNumberCache.remember(locale, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 20 }));
   return ok(pdfSafe(f.format(String(value === 0 ? 0 : value) as `${number}`)));

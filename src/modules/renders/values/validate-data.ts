@@ -243,7 +243,9 @@ function fillValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
       if (typeof value !== 'number') fail(key, 'number', jsonType(value));
       const formatted = formatNumberValue(value, field.detail.format, ctx.locale);
       if (!formatted.ok) fail(key, 'number', String(value)); // NaN, Infinity: not JSON, but data is unknown
-      return { kind: 'text', text: formatted.text };
+      return formatted.color
+        ? { kind: 'text', text: formatted.text, color: formatted.color }
+        : { kind: 'text', text: formatted.text };
     }
     case 'signature':
       return signatureValue(key, value);

@@ -1,0 +1,53 @@
+// Form-fidelity defect classes (issue 22) through the API: forms built for each class are uploaded,
+// rendered and the downloaded PDFs read by independent tools.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { amountsForm } from '../helpers/fidelity-forms.js';
+import { hasTool, pdftotext } from '../helpers/pdf-tools.js';
+import { pdfjsValue, readWithPdfjs } from '../helpers/pdfjs.js';
+import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
+
+for (const db of DATABASES) {
+  describe.skipIf(!db.enabled)(
+    `form fidelity over HTTP [${db.label}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`,
+    () => {
+      let s: TestServer;
+      let tmp: string;
+      beforeAll(async () => {
+        s = await startServer(db.name);
+        tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fidelity-http-'));
+      });
+      afterAll(async () => {
+        await s?.close();
+        fs.rmSync(tmp, { recursive: true, force: true });
+      });
+
+      const upload = async (bytes: Uint8Array, name: string) => {
+        const res = await api(s, s.b).post('/v1/templates', uploadForm(bytes, name));
+        expect(res.status, JSON.stringify(res.json)).toBe(201);
+        return res.json.data.id as string;
+      };
+      const render = (templateId: string, data: Record<string, unknown>, options: Record<string, unknown> = {}) =>
+        api(s, s.b).post('/v1/renders', { templateId, data, options: { locale: 'en-US', ...options } });
+      const download = async (url: string) => new Uint8Array(await (await fetch(url)).arrayBuffer());
+
+      it('prints currencies written as JavaScript escapes as their symbols, in /V and on the page', async () => {
+        const id = await upload(await amountsForm(), 'amounts.pdf');
+        const open = await render(id, { euro: 1234.5, pound: -1234.5 }, { flatten: false });
+        expect(open.status, JSON.stringify(open.json)).toBe(201);
+        const fields = (await readWithPdfjs(await download(open.json.data.downloadUrl))).fields!;
+        expect(pdfjsValue(fields.euro)).toBe('€ 1,234.50');
+        expect(pdfjsValue(fields.pound)).toBe('(£1,234.50)');
+        if (!hasTool('pdftotext')) return;
+        const flat = await render(id, { euro: 1234.5, pound: -1234.5 }, { flatten: true });
+        const file = path.join(tmp, 'amounts-flat.pdf');
+        fs.writeFileSync(file, await download(flat.json.data.downloadUrl));
+        const text = await pdftotext(file);
+        expect(text).toContain('€ 1,234.50');
+        expect(text).toContain('(£1,234.50)');
+      });
+    },
+  );
+}
