@@ -4,8 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { amountsForm } from '../helpers/fidelity-forms.js';
-import { hasTool, pdftotext } from '../helpers/pdf-tools.js';
+import {
+  ESCAPED_FIELDS,
+  amountsForm,
+  encryptWithLiteralStrings,
+  escapedStringsForm,
+} from '../helpers/fidelity-forms.js';
+import { hasTool, pdftotext, qpdfCheck } from '../helpers/pdf-tools.js';
 import { pdfjsValue, readWithPdfjs } from '../helpers/pdfjs.js';
 import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 
@@ -48,6 +53,32 @@ for (const db of DATABASES) {
         expect(text).toContain('€ 1,234.50');
         expect(text).toContain('(£1,234.50)');
       });
+      it.skipIf(!hasTool('qpdf'))(
+        'renders encrypted forms with literal strings: names kept, outputs pass qpdf --check (RC4 40, AES-256)',
+        async () => {
+          const plain = await escapedStringsForm();
+          for (const scheme of ['RC4 40', 'AES-256'] as const) {
+            const id = await upload(encryptWithLiteralStrings(plain, scheme, tmp), `encrypted-${scheme}.pdf`);
+            const schema = (await api(s, s.b).get(`/v1/templates/${id}/schema`)).json.data.schema;
+            expect(schema.fields.map((f: { pdfMeta: { originalName: string } }) => f.pdfMeta.originalName)).toEqual(
+              Object.keys(ESCAPED_FIELDS),
+            );
+            const data = Object.fromEntries(Object.keys(ESCAPED_FIELDS).map((k) => [k, `${k} set\\`]));
+            for (const flatten of [false, true]) {
+              const res = await render(id, data, { flatten });
+              expect(res.status, JSON.stringify(res.json)).toBe(201);
+              const file = path.join(tmp, `encrypted-${flatten}.pdf`);
+              fs.writeFileSync(file, await download(res.json.data.downloadUrl));
+              const check = await qpdfCheck(file);
+              expect(check.code, `${scheme} ${flatten}: ${check.output}`).toBe(0);
+              if (!flatten) {
+                const fields = (await readWithPdfjs(fs.readFileSync(file))).fields ?? {};
+                expect(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, pdfjsValue(v)]))).toEqual(data);
+              }
+            }
+          }
+        },
+      );
     },
   );
 }

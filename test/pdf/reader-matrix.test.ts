@@ -42,7 +42,13 @@ import {
 } from '../helpers/pdfjs.js';
 import { hasTool, pdftkFields, qpdfCheck, type PdftkField, type QpdfCheck } from '../helpers/pdf-tools.js';
 import { inkIn as colorInkIn, pixelsOf, renderRgb, type ColorRenderer } from '../helpers/color-pages.js';
-import { AMOUNT_RECTS, amountsForm } from '../helpers/fidelity-forms.js';
+import {
+  AMOUNT_RECTS,
+  ENCRYPTIONS,
+  amountsForm,
+  encryptWithLiteralStrings,
+  escapedStringsForm,
+} from '../helpers/fidelity-forms.js';
 import { validateData } from '../../src/modules/renders/values/validate-data.js';
 
 const run = promisify(execFile);
@@ -722,7 +728,8 @@ describe('reader matrix over the defect classes of issue 22', () => {
               const img = await renderRgb(renderer, outputs[sign][mode], 1);
               for (const name of ['euro', 'pound', 'plain']) {
                 const ink = colorInkIn(img, pixelsOf(AMOUNT_RECTS[name], 300));
-                seen[`${name} ${sign}`] = ink.red > 20 && ink.red > 4 * ink.dark ? 'red' : ink.dark > 20 ? 'black' : 'none';
+                seen[`${name} ${sign}`] =
+                  ink.red > 20 && ink.red > 4 * ink.dark ? 'red' : ink.dark > 20 ? 'black' : 'none';
               }
             }
             expect(seen).toEqual({
@@ -736,6 +743,55 @@ describe('reader matrix over the defect classes of issue 22', () => {
           },
         );
       }
+    }
+  });
+  describe('encrypted forms whose strings are literal ( ) strings, every scheme (item 4)', () => {
+    const outputs = new Map<string, { open: string; flat: string }>();
+    const data = {
+      'Sec\\.A': 'new \\value',
+      'Total (net)': 'net (1) \\',
+      'Path\\': 'D:\\out\\',
+      '小(名)': '小林 (名) \\',
+    };
+    beforeAll(async () => {
+      const plain = await escapedStringsForm();
+      for (const scheme of Object.keys(ENCRYPTIONS) as (keyof typeof ENCRYPTIONS)[]) {
+        if (!has.qpdf) break;
+        const bytes = encryptWithLiteralStrings(plain, scheme, tmp);
+        outputs.set(scheme, await renderCase(bytes, data, path.join(tmp, `encrypted-${scheme.replace(/\W/g, '')}`)));
+      }
+    });
+    const squashed = Object.values(data).map(squash);
+
+    it.skipIf(!has.qpdf)('keeps every field and value for pdf.js, interactive and flattened', async () => {
+      for (const [scheme, out] of outputs) {
+        const open = await readWithPdfjs(fs.readFileSync(out.open));
+        const seen = Object.fromEntries(Object.entries(open.fields ?? {}).map(([k, v]) => [k, pdfjsValue(v)]));
+        expect(seen, scheme).toEqual(data);
+        const flat = squash((await readWithPdfjs(fs.readFileSync(out.flat), { text: true })).pageTexts[0]);
+        for (const text of squashed) expect(flat, scheme).toContain(text);
+      }
+    });
+
+    for (const [renderer, ok] of [
+      ['poppler', has.qpdf && has.pdftotext && has.pdftoppm],
+      ['mupdf', has.qpdf && has.mutool],
+    ] as const) {
+      it.skipIf(!ok)(`shows every value, interactive and flattened: ${renderer}`, async () => {
+        for (const [scheme, out] of outputs) {
+          const text =
+            renderer === 'poppler'
+              ? (await pdftotextPages(out.flat))[0]
+              : (await run('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', out.flat])).stdout;
+          for (const value of squashed) expect(squash(text), scheme).toContain(value);
+          // interactive: each field's widget shows ink where its value is drawn
+          const img = await renderRgb(renderer, out.open, 1);
+          const blank = [240, 190, 140, 90].filter(
+            (y) => colorInkIn(img, pixelsOf([40, y, 360, y + 24], 300)).dark < 20,
+          );
+          expect(blank, scheme).toEqual([]);
+        }
+      });
     }
   });
 });
