@@ -155,7 +155,13 @@ export async function noRotateForm(rotations: number[] = [90, 180, 270]): Promis
       [`turned${rotation}`, PLAIN_RECT, PRINT],
     ] as const) {
       const field = form.createTextField(name);
-      field.addToPage(page, { x: rect[0], y: rect[1], width: rect[2] - rect[0], height: rect[3] - rect[1], borderWidth: 0 });
+      field.addToPage(page, {
+        x: rect[0],
+        y: rect[1],
+        width: rect[2] - rect[0],
+        height: rect[3] - rect[1],
+        borderWidth: 0,
+      });
       setDa(field, '/Helv 16 Tf 0 g');
       widgetOf(field).set(PDFName.of('F'), PDFNumber.of(flags));
     }

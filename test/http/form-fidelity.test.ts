@@ -79,6 +79,23 @@ for (const db of DATABASES) {
           }
         },
       );
+      it('refuses a number longer than its comb in strict mode, states the bound in the JSON Schema, cuts it otherwise', async () => {
+        const id = await upload(await amountsForm(), 'comb.pdf');
+        const strict = await render(id, { comb: 1234.5 }, { strict: true });
+        expect(strict.status).toBe(422);
+        expect(strict.json.error.code).toBe('VALIDATION_ERROR');
+        expect(strict.json.error.details).toMatchObject({ field: 'comb' });
+        const schema = (await api(s, s.b).get(`/v1/templates/${id}/json-schema`)).json.data.schema;
+        expect(schema.properties.comb).toMatchObject({ exclusiveMinimum: -9.5, exclusiveMaximum: 99.5 });
+        expect((await render(id, { comb: 99 }, { strict: true })).status).toBe(201);
+        const lax = await render(id, { comb: 1234.5 }, { flatten: false });
+        expect(lax.status).toBe(201);
+        expect(lax.json.data.warnings).toContain(
+          'Field "comb" was cut to its maximum length of 2 characters (received 4: "1235")',
+        );
+        const fields = (await readWithPdfjs(await download(lax.json.data.downloadUrl))).fields!;
+        expect(pdfjsValue(fields.comb)).toBe('12');
+      });
     },
   );
 }

@@ -794,4 +794,40 @@ describe('reader matrix over the defect classes of issue 22', () => {
       });
     }
   });
+  describe('a number comb of MaxLen 2 given 1234.5 in non-strict mode: cut as text is (item 7)', () => {
+    let out: { open: string; flat: string; warnings: string[] };
+    beforeAll(async () => {
+      out = await renderCase(await amountsForm(), { comb: 1234.5 }, path.join(tmp, 'comb'));
+    });
+
+    it('stores the value cut to MaxLen, so /V is what the page shows: pdf.js', async () => {
+      const open = await readWithPdfjs(fs.readFileSync(out.open));
+      expect(pdfjsValue(open.fields!.comb)).toBe('12');
+      const flat = await readWithPdfjs(fs.readFileSync(out.flat), { text: true });
+      expect(squash(flat.pageTexts[0])).toBe('12');
+    });
+
+    it.skipIf(!has.pdftotext || !has.mutool)('shows 12 on the flattened page: poppler and MuPDF', async () => {
+      expect(squash((await pdftotextPages(out.flat))[0])).toBe('12');
+      const { stdout } = await run('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', out.flat]);
+      expect(squash(stdout)).toBe('12');
+    });
+
+    for (const [renderer, ok] of COLOR_RENDERERS) {
+      it.skipIf(!ok)(`draws two digits in the comb, interactive and flattened: ${renderer}`, async () => {
+        for (const file of [out.open, out.flat]) {
+          const img = await renderRgb(renderer, file, 1);
+          const [x0, y0, x1, y1] = AMOUNT_RECTS.comb;
+          const cells = [
+            [x0, y0, (x0 + x1) / 2, y1],
+            [(x0 + x1) / 2, y0, x1, y1],
+          ].map((cell) => colorInkIn(img, pixelsOf(cell, 300)).dark);
+          expect(
+            cells.every((dark) => dark > 8),
+            `${file}: ${cells}`,
+          ).toBe(true);
+        }
+      });
+    }
+  });
 });

@@ -230,6 +230,49 @@ function formatAfPercent(value: number, decimals: number, sepStyle: number): str
   return `${value < 0 && /[1-9]/.test(body) ? '-' : ''}${body}%`;
 }
 
+/** Code points of the text `digits` integer digits take in an AFNumber / AFPercent format, sign aside. */
+function shownLength(digits: number, decimals: number, sepStyle: number, affix: number): number {
+  const groups = SEP_STYLES[clampInt(sepStyle, 0, 4)][0] ? Math.floor((digits - 1) / 3) : 0;
+  return digits + groups + (decimals > 0 ? decimals + 1 : 0) + affix;
+}
+
+/** The most integer digits that fit `maxLength` (0: none, not even "0"). */
+function digitsThatFit(maxLength: number, decimals: number, sepStyle: number, affix: number): number {
+  let digits = 0;
+  while (digits < 400 && shownLength(digits + 1, decimals, sepStyle, affix) <= maxLength) digits++;
+  return digits;
+}
+
+/** 10^digits - 0.5 * 10^-decimals (what rounds up to digits + 1 integer digits), times 10^shift, exactly. */
+function roundingEdge(digits: number, decimals: number, shift: number): number {
+  const edge = digits > 0 ? `${'9'.repeat(digits)}.${'9'.repeat(decimals)}5` : `0.${'0'.repeat(decimals)}5`;
+  return Number(`${edge}e${shift}`);
+}
+
+export type FittingRange = { exclusiveMinimum: number; exclusiveMaximum: number } | 'nothing';
+
+/**
+ * The numbers a number field with this AFNumber / AFPercent format shows within `maxLength` code
+ * points: an open interval (rounding included: with 2 decimals 99.995 prints "100.00", so a 6-place
+ * field takes less than 99.995), or 'nothing' when not even 0 fits. Exactly the numbers whose text
+ * formatNumberValue keeps within the limit. Undefined for other formats.
+ */
+export function fittingRange(format: FieldFormat | undefined, maxLength: number): FittingRange | undefined {
+  if (format?.kind !== 'number' && format?.kind !== 'percent') return undefined;
+  const decimals = clampInt(format.decimals, 0, 20);
+  const affix = format.kind === 'percent' ? 1 : Array.from(format.currency).length;
+  const sign = format.kind === 'number' && (format.negStyle === 2 || format.negStyle === 3) ? 2 : 1;
+  const shift = format.kind === 'percent' ? -2 : 0;
+  const positive = digitsThatFit(maxLength, decimals, format.sepStyle, affix);
+  if (positive === 0) return 'nothing';
+  const negative = digitsThatFit(maxLength - sign, decimals, format.sepStyle, affix);
+  return {
+    // a negative that rounds to zero prints unsigned: those always fit once 0 does
+    exclusiveMinimum: -roundingEdge(negative, decimals, shift),
+    exclusiveMaximum: roundingEdge(positive, decimals, shift),
+  };
+}
+
 const localeNumberCache = memo<Intl.NumberFormat>();
 
 /** A number field's value: the field's AFNumber/AFPercent format, else the locale's grouping and point. */
