@@ -137,8 +137,8 @@ const NO_ROTATE = 16;
 const widgetOf = (field: PDFTextField): PDFDict => field.acroField.getWidgets()[0].dict;
 
 /** Where the NoRotate forms put their fields (page 400 x 300 before /Rotate). */
-export const NOROTATE_RECT: [number, number, number, number] = [60, 200, 260, 230];
-export const PLAIN_RECT: [number, number, number, number] = [60, 80, 260, 110];
+export const NOROTATE_RECT: [number, number, number, number] = [150, 150, 250, 174];
+export const PLAIN_RECT: [number, number, number, number] = [40, 40, 240, 64];
 
 /**
  * One page per rotation in `rotations`, each with `upright<R>`, a NoRotate text field, and `turned<R>`,

@@ -9,6 +9,7 @@ import {
   amountsForm,
   encryptWithLiteralStrings,
   escapedStringsForm,
+  outsideBoxesForm,
 } from '../helpers/fidelity-forms.js';
 import { hasTool, pdftotext, qpdfCheck } from '../helpers/pdf-tools.js';
 import { pdfjsValue, readWithPdfjs } from '../helpers/pdfjs.js';
@@ -95,6 +96,15 @@ for (const db of DATABASES) {
         );
         const fields = (await readWithPdfjs(await download(lax.json.data.downloadUrl))).fields!;
         expect(pdfjsValue(fields.comb)).toBe('12');
+      });
+      it('warns in the render answer about a field outside its page, naming it', async () => {
+        const id = await upload(await outsideBoxesForm(), 'outside.pdf');
+        const res = await render(id, { inside: 'In', offPage: 'Gone' }, { flatten: true });
+        expect(res.status).toBe(201);
+        expect(res.json.data.warnings).toContain(
+          `field "offPage" lies outside its page's visible area (MediaBox/CropBox); its value is stored but never shown`,
+        );
+        expect(res.json.data.warnings.join(' ')).not.toContain('"inside" lies outside');
       });
     },
   );

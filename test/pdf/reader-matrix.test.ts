@@ -45,9 +45,12 @@ import { inkIn as colorInkIn, pixelsOf, renderRgb, type ColorRenderer } from '..
 import {
   AMOUNT_RECTS,
   ENCRYPTIONS,
+  NOROTATE_RECT,
   amountsForm,
   encryptWithLiteralStrings,
   escapedStringsForm,
+  noRotateForm,
+  outsideBoxesForm,
 } from '../helpers/fidelity-forms.js';
 import { validateData } from '../../src/modules/renders/values/validate-data.js';
 
@@ -829,5 +832,64 @@ describe('reader matrix over the defect classes of issue 22', () => {
         }
       });
     }
+  });
+  describe('NoRotate widgets on rotated pages, and a field outside its page (item 8)', () => {
+    const ROTATIONS = [90, 180, 270];
+    let out: { open: string; flat: string };
+    let outside: { warnings: string[] };
+    beforeAll(async () => {
+      const bytes = await noRotateForm(ROTATIONS);
+      const data = Object.fromEntries(
+        ROTATIONS.flatMap((r) => [
+          [`upright${r}`, 'Upright'],
+          [`turned${r}`, 'Turned'],
+        ]),
+      );
+      out = await renderCase(bytes, data, path.join(tmp, 'norotate'));
+      outside = await renderCase(
+        await outsideBoxesForm(),
+        { inside: 'In', cropped: 'Gone', offPage: 'Gone' },
+        path.join(tmp, 'outside'),
+      );
+    });
+
+    /**
+     * Where a viewer shows a NoRotate widget of the 400 x 300 page turned `r` degrees, in pixels at
+     * 72 dpi of the page as shown: its /Rect's upper-left corner stays put and the box stays upright.
+     */
+    const uprightBox = (r: number): [number, number, number, number] => {
+      const [x0, y0, x1, y1] = NOROTATE_RECT;
+      const [px, py] = [x0, y1];
+      const [dx, dy] = r === 90 ? [py, px] : r === 180 ? [400 - px, py] : [300 - py, 400 - px];
+      return [dx, dy, dx + (x1 - x0), dy + (y1 - y0)];
+    };
+
+    for (const [renderer, ok] of COLOR_RENDERERS) {
+      it.skipIf(!ok)(`shows each NoRotate value upright where viewers show it unflattened: ${renderer}`, async () => {
+        for (const [i, r] of ROTATIONS.entries()) {
+          const flat = colorInkIn(await renderRgb(renderer, out.flat, i + 1), uprightBox(r)).dark;
+          expect(flat, `flattened, page turned ${r}`).toBeGreaterThan(40);
+          // pdf.js draws NoRotate widgets in its HTML annotation layer, not on the page canvas
+          if (renderer === 'pdf.js') continue;
+          const open = colorInkIn(await renderRgb(renderer, out.open, i + 1), uprightBox(r)).dark;
+          expect(Math.abs(flat - open), `page turned ${r}: flattened ${flat}, interactive ${open}`).toBeLessThan(
+            0.15 * open,
+          );
+        }
+      });
+    }
+
+    it('keeps the NoRotate flag for pdf.js in the interactive output', async () => {
+      const read = await readWithPdfjs(fs.readFileSync(out.open));
+      const upright = read.widgets.filter((w) => w.fieldName.startsWith('upright'));
+      expect(upright.map((w) => w.flags & 16)).toEqual([16, 16, 16]);
+    });
+
+    it('warns about the values no viewer can show, naming their fields', () => {
+      expect(outside.warnings.filter((w) => w.includes('outside')).map((w) => w.split('"')[1])).toEqual([
+        'cropped',
+        'offPage',
+      ]);
+    });
   });
 });
