@@ -1,6 +1,7 @@
 // Guarded PDF loading shared by the analyser and the filler: every failure becomes a
 // PdfEngineError, never a raw pdf-lib exception. Internal to src/pdf/ (returns pdf-lib objects).
 import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict } from '@cantoo/pdf-lib';
+import { installDecryptedStrings } from './decrypted-strings.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { ParseBudgetExceeded, withParseBudget } from './parse-budget.js';
 import { asDict } from './pdf-objects.js';
@@ -54,6 +55,8 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
     throw new PdfEngineError('INVALID_PDF', 'the file is not a PDF (no %PDF- header)');
   }
   const maxParseMs = options.maxParseMs ?? DEFAULT_LIMITS.maxParseMs;
+  // decrypted strings stay their bytes: never read as escapes again, always written escaped
+  installDecryptedStrings();
   let doc: PDFDocument;
   try {
     doc = await withParseBudget(bytes, maxParseMs, () =>

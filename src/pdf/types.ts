@@ -15,7 +15,7 @@ export type FieldFormat =
       decimals: number;
       /** AFNumber sepStyle: 0 "1,234.56", 1 "1234.56", 2 "1.234,56", 3 "1234,56", 4 "1'234.56" */
       sepStyle: number;
-      /** AFNumber negStyle: 0 minus, 1 red, 2 parens, 3 red parens (colour is ignored; parens kept) */
+      /** AFNumber negStyle: 0 minus, 1 red, 2 parens, 3 red parens (1 and 3 colour the value: TextColor) */
       negStyle: number;
       currency: string;
       currencyPrepend: boolean;
@@ -107,11 +107,17 @@ export interface TemplateAnalysis {
 }
 
 /**
+ * A colour the field's display format gives its value, over its /DA colour: Acrobat's AFNumber_Format
+ * with negStyle 1 or 3 sets the text colour to red for a negative number and black for any other.
+ */
+export type TextColor = 'red' | 'black';
+
+/**
  * A value ready to be written into one field, produced by validation + formatting.
  * The engine does no type checking or formatting of its own beyond drawing.
  */
 export type FillValue =
-  | { kind: 'text'; text: string } // text, date, number (already formatted), signature as text
+  | { kind: 'text'; text: string; color?: TextColor } // text, date, number (already formatted), signature as text
   | { kind: 'check'; checked: boolean } // checkbox
   | { kind: 'choice'; value: string } // radio (one of options) / dropdown (export value or free text if editable)
   | { kind: 'choices'; values: string[] } // multi-select list box

@@ -11,6 +11,7 @@ import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { composeBalances, contentBalance, enclosing } from '../../src/pdf/writer/content-balance.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { hasTool } from '../helpers/pdf-tools.js';
+import { noRotateForm, outsideBoxesForm } from '../helpers/fidelity-forms.js';
 
 const run = promisify(execFile);
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -157,5 +158,54 @@ describe.skipIf(!hasTool('pdftotext'))('flattening follows the print flags', () 
       flatten: false,
     });
     expect(out.warnings).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasTool('pdftotext'))('flattening NoRotate widgets and fields outside the page', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'flat-norotate-'));
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  const fill = async (bytes: Uint8Array, flatten: boolean) => {
+    const analysis = await analyse(bytes);
+    const values = Object.fromEntries(
+      analysis.fields.map((f) => [f.pdfMeta.originalName, { kind: 'text' as const, text: f.name.slice(0, 7) }]),
+    );
+    return fillPdf(bytes, analysis, { values, flatten });
+  };
+  /** Word boxes as poppler lays them out on the page as shown (/Rotate applied), page by page. */
+  const words = async (bytes: Uint8Array) => {
+    const file = path.join(tmp, `${Math.random().toString(36).slice(2)}.pdf`);
+    fs.writeFileSync(file, bytes);
+    const { stdout } = await run('pdftotext', ['-bbox', file, '-']);
+    return stdout
+      .split('</page>')
+      .map((page) => [...page.matchAll(/<word ([^>]*)>([^<]*)<\/word>/g)].map((m) => `${m[2]} ${m[1]}`));
+  };
+
+  it('draws NoRotate widgets upright on pages turned 90, 180 and 270 degrees, where poppler shows them unflattened', async () => {
+    const bytes = await noRotateForm();
+    const [open, flat] = [await fill(bytes, false), await fill(bytes, true)];
+    const shown = await words(flat.bytes);
+    expect(shown).toEqual(await words(open.bytes));
+    // upright: each NoRotate value is one horizontal word on the page as shown
+    for (const page of shown.slice(0, 3)) {
+      const upright = page.find((w) => w.startsWith('upright '))!;
+      const [x0, y0, x1, y1] = [...upright.matchAll(/="([\d.]+)"/g)].map((m) => Number(m[1]));
+      expect(x1 - x0).toBeGreaterThan(y1 - y0);
+    }
+  });
+
+  it('warns, naming the field, when a value is written where no viewer can show it (outside the CropBox or MediaBox)', async () => {
+    const bytes = await outsideBoxesForm();
+    for (const flatten of [false, true]) {
+      const outside = (await fill(bytes, flatten)).warnings.filter((w) => w.includes('outside'));
+      expect(outside).toEqual([
+        `field "cropped" lies outside its page's visible area (MediaBox/CropBox); its value is stored but never shown`,
+        `field "offPage" lies outside its page's visible area (MediaBox/CropBox); its value is stored but never shown`,
+      ]);
+    }
   });
 });

@@ -69,6 +69,33 @@ describe('parseFormatAction', () => {
     });
   });
 
+  it('reads every argument as a JavaScript string literal: \\u, \\x, octal and simple escapes', () => {
+    // the script text as a PDF holds it: the backslashes are in the JavaScript source
+    const currency = (literal: string) =>
+      (parseFormatAction(`AFNumber_Format(2, 0, 0, 0, ${literal}, true);`) as { currency?: string } | undefined)
+        ?.currency;
+    expect(currency(String.raw`"\u20ac "`)).toBe('€ ');
+    expect(currency(String.raw`"\u00A3"`)).toBe('£');
+    expect(currency(String.raw`'\xa3'`)).toBe('£');
+    expect(currency(String.raw`"\243"`)).toBe('£');
+    expect(currency(String.raw`"\u{1F4B6}"`)).toBe('💶');
+    expect(currency(String.raw`"a\\b\"c\'d\n"`)).toBe('a\\b"c\'d\n');
+    expect(currency(String.raw`"\0"`)).toBe('\0');
+    expect(currency(String.raw`"\101\0619"`)).toBe('A19');
+    expect(currency(String.raw`"\q"`)).toBe('q');
+    // malformed escapes are syntax errors: the script does not run, so no format
+    expect(currency(String.raw`"\u20"`)).toBeUndefined();
+    expect(currency(String.raw`"\xZ1"`)).toBeUndefined();
+    expect(parseFormatAction(String.raw`AFSpecial_KeystrokeEx("\u0039\u0039\x39-99")`)).toEqual({
+      kind: 'specialEx',
+      mask: '999-99',
+    });
+    expect(parseFormatAction(String.raw`AFDate_FormatEx('dd\u002emm\u002eyyyy')`)).toEqual({
+      kind: 'date',
+      pattern: 'dd.mm.yyyy',
+    });
+  });
+
   it('ignores custom scripts, keystroke-only number calls and garbage', () => {
     expect(parseFormatAction(undefined)).toBeUndefined();
     expect(parseFormatAction('')).toBeUndefined();

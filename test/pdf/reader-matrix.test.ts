@@ -41,6 +41,18 @@ import {
   type PdfjsReading,
 } from '../helpers/pdfjs.js';
 import { hasTool, pdftkFields, qpdfCheck, type PdftkField, type QpdfCheck } from '../helpers/pdf-tools.js';
+import { inkIn as colorInkIn, pixelsOf, renderRgb, type ColorRenderer } from '../helpers/color-pages.js';
+import {
+  AMOUNT_RECTS,
+  ENCRYPTIONS,
+  NOROTATE_RECT,
+  amountsForm,
+  encryptWithLiteralStrings,
+  escapedStringsForm,
+  noRotateForm,
+  outsideBoxesForm,
+} from '../helpers/fidelity-forms.js';
+import { validateData } from '../../src/modules/render-data/validate-data.js';
 
 const run = promisify(execFile);
 const dir = corpusDir();
@@ -652,4 +664,232 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
       }
     });
   }
+});
+
+// ---- the defect classes of issue 22, on forms built for each (test/helpers/fidelity-forms.ts) --------------------
+// Each form goes through the whole engine path (render data validated and formatted, then filled),
+// kept interactive and flattened, and is drawn in colour by poppler, MuPDF and pdf.js.
+
+const COLOR_RENDERERS: [ColorRenderer, boolean][] = [
+  ['poppler', has.pdftoppm],
+  ['mupdf', has.mutool],
+  ['pdf.js', true],
+];
+
+/** Fills `bytes` with render `data` (validated and formatted as the API does) and writes both outputs. */
+async function renderCase(
+  bytes: Uint8Array,
+  data: Record<string, unknown>,
+  file: string,
+): Promise<{ open: string; flat: string; warnings: string[] }> {
+  const analysis = await analyse(bytes);
+  const { values } = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
+  const paths = { open: `${file}.open.pdf`, flat: `${file}.flat.pdf` };
+  let warnings: string[] = [];
+  for (const flatten of [false, true]) {
+    const out = await fillPdf(bytes, analysis, { values, flatten });
+    fs.writeFileSync(flatten ? paths.flat : paths.open, out.bytes);
+    warnings = out.warnings;
+  }
+  return { ...paths, warnings };
+}
+
+describe('reader matrix over the defect classes of issue 22', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-classes-'));
+  });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  describe('AFNumber formats: JavaScript escapes in the currency, red for negatives (item 3)', () => {
+    const cases = { positive: 1234.5, negative: -1234.5 };
+    const outputs: Record<string, { open: string; flat: string }> = {};
+    beforeAll(async () => {
+      const bytes = await amountsForm();
+      for (const [sign, n] of Object.entries(cases))
+        outputs[sign] = await renderCase(bytes, { euro: n, pound: n, plain: n }, path.join(tmp, `amounts-${sign}`));
+    });
+
+    it('stores the currency symbols in /V for pdf.js, and pdftotext reads them on the flattened page', async () => {
+      const open = await readWithPdfjs(fs.readFileSync(outputs.negative.open));
+      expect(pdfjsValue(open.fields!.euro)).toBe('-€ 1,234.50');
+      expect(pdfjsValue(open.fields!.pound)).toBe('(£1,234.50)');
+      if (!has.pdftotext) return;
+      const text = (await pdftotextPages(outputs.positive.flat))[0];
+      expect(text).toContain('€ 1,234.50');
+      expect(text).toContain('£1,234.50');
+      expect(text).not.toMatch(/u20ac|xa3/);
+    });
+
+    for (const [renderer, ok] of COLOR_RENDERERS) {
+      for (const mode of ['open', 'flat'] as const) {
+        it.skipIf(!ok)(
+          `draws negatives red and positives black over a red /DA (negStyle 1, 3), and keeps the /DA red otherwise: ${renderer}, ${mode === 'flat' ? 'flattened' : 'interactive'}`,
+          async () => {
+            const seen: Record<string, string> = {};
+            for (const sign of Object.keys(cases)) {
+              const img = await renderRgb(renderer, outputs[sign][mode], 1);
+              for (const name of ['euro', 'pound', 'plain']) {
+                const ink = colorInkIn(img, pixelsOf(AMOUNT_RECTS[name], 300));
+                seen[`${name} ${sign}`] =
+                  ink.red > 20 && ink.red > 4 * ink.dark ? 'red' : ink.dark > 20 ? 'black' : 'none';
+              }
+            }
+            expect(seen).toEqual({
+              'euro positive': 'black',
+              'pound positive': 'black',
+              'plain positive': 'red',
+              'euro negative': 'red',
+              'pound negative': 'red',
+              'plain negative': 'red',
+            });
+          },
+        );
+      }
+    }
+  });
+  describe('encrypted forms whose strings are literal ( ) strings, every scheme (item 4)', () => {
+    const outputs = new Map<string, { open: string; flat: string }>();
+    const data = {
+      'Sec\\.A': 'new \\value',
+      'Total (net)': 'net (1) \\',
+      'Path\\': 'D:\\out\\',
+      '小(名)': '小林 (名) \\',
+    };
+    beforeAll(async () => {
+      const plain = await escapedStringsForm();
+      for (const scheme of Object.keys(ENCRYPTIONS) as (keyof typeof ENCRYPTIONS)[]) {
+        if (!has.qpdf) break;
+        const bytes = encryptWithLiteralStrings(plain, scheme, tmp);
+        outputs.set(scheme, await renderCase(bytes, data, path.join(tmp, `encrypted-${scheme.replace(/\W/g, '')}`)));
+      }
+    });
+    const squashed = Object.values(data).map(squash);
+
+    it.skipIf(!has.qpdf)('keeps every field and value for pdf.js, interactive and flattened', async () => {
+      for (const [scheme, out] of outputs) {
+        const open = await readWithPdfjs(fs.readFileSync(out.open));
+        const seen = Object.fromEntries(Object.entries(open.fields ?? {}).map(([k, v]) => [k, pdfjsValue(v)]));
+        expect(seen, scheme).toEqual(data);
+        const flat = squash((await readWithPdfjs(fs.readFileSync(out.flat), { text: true })).pageTexts[0]);
+        for (const text of squashed) expect(flat, scheme).toContain(text);
+      }
+    });
+
+    for (const [renderer, ok] of [
+      ['poppler', has.qpdf && has.pdftotext && has.pdftoppm],
+      ['mupdf', has.qpdf && has.mutool],
+    ] as const) {
+      it.skipIf(!ok)(`shows every value, interactive and flattened: ${renderer}`, async () => {
+        for (const [scheme, out] of outputs) {
+          const text =
+            renderer === 'poppler'
+              ? (await pdftotextPages(out.flat))[0]
+              : (await run('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', out.flat])).stdout;
+          for (const value of squashed) expect(squash(text), scheme).toContain(value);
+          // interactive: each field's widget shows ink where its value is drawn
+          const img = await renderRgb(renderer, out.open, 1);
+          const blank = [240, 190, 140, 90].filter(
+            (y) => colorInkIn(img, pixelsOf([40, y, 360, y + 24], 300)).dark < 20,
+          );
+          expect(blank, scheme).toEqual([]);
+        }
+      });
+    }
+  });
+  describe('a number comb of MaxLen 2 given 1234.5 in non-strict mode: cut as text is (item 7)', () => {
+    let out: { open: string; flat: string; warnings: string[] };
+    beforeAll(async () => {
+      out = await renderCase(await amountsForm(), { comb: 1234.5 }, path.join(tmp, 'comb'));
+    });
+
+    it('stores the value cut to MaxLen, so /V is what the page shows: pdf.js', async () => {
+      const open = await readWithPdfjs(fs.readFileSync(out.open));
+      expect(pdfjsValue(open.fields!.comb)).toBe('12');
+      const flat = await readWithPdfjs(fs.readFileSync(out.flat), { text: true });
+      expect(squash(flat.pageTexts[0])).toBe('12');
+    });
+
+    it.skipIf(!has.pdftotext || !has.mutool)('shows 12 on the flattened page: poppler and MuPDF', async () => {
+      expect(squash((await pdftotextPages(out.flat))[0])).toBe('12');
+      const { stdout } = await run('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', out.flat]);
+      expect(squash(stdout)).toBe('12');
+    });
+
+    for (const [renderer, ok] of COLOR_RENDERERS) {
+      it.skipIf(!ok)(`draws two digits in the comb, interactive and flattened: ${renderer}`, async () => {
+        for (const file of [out.open, out.flat]) {
+          const img = await renderRgb(renderer, file, 1);
+          const [x0, y0, x1, y1] = AMOUNT_RECTS.comb;
+          const cells = [
+            [x0, y0, (x0 + x1) / 2, y1],
+            [(x0 + x1) / 2, y0, x1, y1],
+          ].map((cell) => colorInkIn(img, pixelsOf(cell, 300)).dark);
+          expect(
+            cells.every((dark) => dark > 8),
+            `${file}: ${cells}`,
+          ).toBe(true);
+        }
+      });
+    }
+  });
+  describe('NoRotate widgets on rotated pages, and a field outside its page (item 8)', () => {
+    const ROTATIONS = [90, 180, 270];
+    let out: { open: string; flat: string };
+    let outside: { warnings: string[] };
+    beforeAll(async () => {
+      const bytes = await noRotateForm(ROTATIONS);
+      const data = Object.fromEntries(
+        ROTATIONS.flatMap((r) => [
+          [`upright${r}`, 'Upright'],
+          [`turned${r}`, 'Turned'],
+        ]),
+      );
+      out = await renderCase(bytes, data, path.join(tmp, 'norotate'));
+      outside = await renderCase(
+        await outsideBoxesForm(),
+        { inside: 'In', cropped: 'Gone', offPage: 'Gone' },
+        path.join(tmp, 'outside'),
+      );
+    });
+
+    /**
+     * Where a viewer shows a NoRotate widget of the 400 x 300 page turned `r` degrees, in pixels at
+     * 72 dpi of the page as shown: its /Rect's upper-left corner stays put and the box stays upright.
+     */
+    const uprightBox = (r: number): [number, number, number, number] => {
+      const [x0, y0, x1, y1] = NOROTATE_RECT;
+      const [px, py] = [x0, y1];
+      const [dx, dy] = r === 90 ? [py, px] : r === 180 ? [400 - px, py] : [300 - py, 400 - px];
+      return [dx, dy, dx + (x1 - x0), dy + (y1 - y0)];
+    };
+
+    for (const [renderer, ok] of COLOR_RENDERERS) {
+      it.skipIf(!ok)(`shows each NoRotate value upright where viewers show it unflattened: ${renderer}`, async () => {
+        for (const [i, r] of ROTATIONS.entries()) {
+          const flat = colorInkIn(await renderRgb(renderer, out.flat, i + 1), uprightBox(r)).dark;
+          expect(flat, `flattened, page turned ${r}`).toBeGreaterThan(40);
+          // pdf.js draws NoRotate widgets in its HTML annotation layer, not on the page canvas
+          if (renderer === 'pdf.js') continue;
+          const open = colorInkIn(await renderRgb(renderer, out.open, i + 1), uprightBox(r)).dark;
+          expect(Math.abs(flat - open), `page turned ${r}: flattened ${flat}, interactive ${open}`).toBeLessThan(
+            0.15 * open,
+          );
+        }
+      });
+    }
+
+    it('keeps the NoRotate flag for pdf.js in the interactive output', async () => {
+      const read = await readWithPdfjs(fs.readFileSync(out.open));
+      const upright = read.widgets.filter((w) => w.fieldName.startsWith('upright'));
+      expect(upright.map((w) => w.flags & 16)).toEqual([16, 16, 16]);
+    });
+
+    it('warns about the values no viewer can show, naming their fields', () => {
+      expect(outside.warnings.filter((w) => w.includes('outside')).map((w) => w.split('"')[1])).toEqual([
+        'cropped',
+        'offPage',
+      ]);
+    });
+  });
 });

@@ -203,11 +203,28 @@ describe('formatNumberValue with AFNumber_Format', () => {
   it('wraps a negative in parentheses with negStyle 2: ($1,234.50)', () => {
     expect(text(formatNumberValue(-1234.5, num(2, 0, 2, '$', true), 'en-US'))).toBe('($1,234.50)');
   });
-  it('keeps parentheses with negStyle 3 (red is not rendered)', () => {
-    expect(text(formatNumberValue(-5, num(0, 0, 3, '', false), 'en-US'))).toBe('(5)');
+  it('keeps parentheses with negStyle 3, and colours the negative red', () => {
+    expect(formatNumberValue(-5, num(0, 0, 3, '', false), 'en-US')).toEqual({ ok: true, text: '(5)', color: 'red' });
   });
-  it('keeps the minus sign with negStyle 1 since red is not rendered', () => {
-    expect(text(formatNumberValue(-5, num(0, 0, 1, '', false), 'en-US'))).toBe('-5');
+  it('keeps the minus sign with negStyle 1 (a grey print or a copy of /V still reads it), in red', () => {
+    expect(formatNumberValue(-5, num(0, 0, 1, '', false), 'en-US')).toEqual({ ok: true, text: '-5', color: 'red' });
+  });
+  it('colours non-negative numbers black with negStyle 1 and 3, as Acrobat sets textColor', () => {
+    for (const style of [1, 3]) {
+      expect(formatNumberValue(5, num(0, 0, style, '', false), 'en-US')).toMatchObject({ color: 'black' });
+      expect(formatNumberValue(0, num(0, 0, style, '', false), 'en-US')).toMatchObject({ color: 'black' });
+      // a negative that rounds to zero prints as zero: black like it
+      expect(formatNumberValue(-0.001, num(2, 0, style, '', false), 'en-US')).toMatchObject({
+        text: '0.00',
+        color: 'black',
+      });
+    }
+  });
+  it('gives no colour with negStyle 0 and 2 (the /DA colour stays)', () => {
+    for (const style of [0, 2]) {
+      expect(formatNumberValue(-5, num(0, 0, style, '', false), 'en-US')).not.toHaveProperty('color');
+      expect(formatNumberValue(5, num(0, 0, style, '', false), 'en-US')).not.toHaveProperty('color');
+    }
   });
   it('rounds 1.005 to 1.01 (the decimal sent, not its binary value)', () => {
     expect(text(formatNumberValue(1.005, num(2, 0, 0, '', false), 'en-US'))).toBe('1.01');

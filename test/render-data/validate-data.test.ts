@@ -310,6 +310,38 @@ describe('validateData: dates and numbers', () => {
   });
 });
 
+describe('validateData: a number field with a MaxLen (a comb)', () => {
+  const combs = [
+    field(
+      'digits',
+      'number',
+      { maxLength: 2 },
+      {
+        comb: true,
+        format: { kind: 'number', decimals: 0, sepStyle: 1, negStyle: 0, currency: '', currencyPrepend: false },
+      },
+    ),
+  ];
+  it('takes a number whose formatted text fits', () => {
+    expect(validateData(combs, { digits: 12 }, STRICT).values['form1.digits']).toEqual({ kind: 'text', text: '12' });
+    expect(validateData(combs, { digits: -9 }, STRICT).values['form1.digits']).toEqual({ kind: 'text', text: '-9' });
+  });
+  it('answers VALIDATION_ERROR in strict mode when the formatted number is longer than MaxLen', () => {
+    expect(rejection(() => validateData(combs, { digits: 1234.5 }, STRICT)).details).toEqual({
+      field: 'digits',
+      expected: 'number shown in at most 2 characters',
+      received: '"1235" (4 characters)',
+    });
+    // rounding counts: 99.5 prints "100"
+    expect(rejection(() => validateData(combs, { digits: 99.5 }, STRICT)).details.field).toBe('digits');
+  });
+  it('cuts the formatted number to MaxLen with a warning in non-strict mode, as for text', () => {
+    const out = validateData(combs, { digits: 1234.5 }, LAX);
+    expect(out.values['form1.digits']).toEqual({ kind: 'text', text: '12' });
+    expect(out.warnings).toEqual(['Field "digits" was cut to its maximum length of 2 characters (received 4: "1235")']);
+  });
+});
+
 describe('validateData: text rules', () => {
   it('cuts text over maxLength with a warning in non-strict mode', () => {
     const out = validateData(FIELDS, { zip: '12345678901234' }, LAX);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
-import type { AnalysedField, TemplateAnalysis } from '../../src/pdf/types.js';
+import type { AnalysedField, FieldFormat, TemplateAnalysis } from '../../src/pdf/types.js';
 import { renderDataJsonSchema } from '../../src/modules/templates/json-schema.js';
 import { validateData } from '../../src/modules/render-data/validate-data.js';
 import { DataValidationError } from '../../src/errors.js';
@@ -28,6 +28,8 @@ function validValue(f: AnalysedField, variant: number): unknown {
         .slice(0, f.maxLength ?? 5)
         .join('');
     case 'number':
+      // a number field with a MaxLen (the DS-11's phone combs) takes what its format prints that short
+      if (f.maxLength) return variant;
       return variant === 0 ? 1234.5 : -7;
     case 'date':
       return variant === 0 ? '2024-02-29' : '2024-03-05T23:30:00Z';
@@ -63,6 +65,7 @@ function badValues(f: AnalysedField): [string, unknown][] {
   const out: [string, unknown][] = [];
   out.push(['wrong type', f.type === 'number' ? '12' : f.type === 'checkbox' ? 1 : 12]);
   if (f.type === 'text' && f.maxLength) out.push(['too long', 'y'.repeat(f.maxLength + 1)]);
+  if (f.type === 'number' && f.maxLength) out.push(['too long once formatted', 10 ** f.maxLength]);
   if (f.type === 'text') out.push(['far too long', 'y'.repeat(100_001)]);
   if ((f.type === 'radio' || f.type === 'dropdown') && !f.detail.editable)
     out.push(['not in enum', 'no such option ☃']);
@@ -149,6 +152,7 @@ describe.skipIf(!dir)('render-data JSON Schema agrees with strict validation on 
       'impossible date',
       'not a date',
       'not an image data URL',
+      'too long once formatted',
       'null for a required field',
       'missing required',
       'value for a read-only field',
@@ -192,6 +196,47 @@ describe('render-data JSON Schema shape', () => {
       expect(check({ langs: value })).toBe(false);
       expect(serviceAccepts(fields, { langs: value })).not.toBe(true);
     }
+  });
+
+  it('bounds a number field with a MaxLen by its formatted text: Ajv and strict validation agree at every edge', () => {
+    const number = (maxLength: number, format: FieldFormat) =>
+      field('n', 'number', {
+        maxLength,
+        detail: { ft: 'Tx', widgetCount: 1, inAcroFormFields: true, comb: true, format },
+      });
+    const af = (decimals: number, sepStyle: number, negStyle: number, currency = '') =>
+      ({ kind: 'number', decimals, sepStyle, negStyle, currency, currencyPrepend: true }) as const;
+    const cases: [number, FieldFormat][] = [
+      [2, af(0, 1, 0)],
+      [4, af(0, 0, 0)],
+      [6, af(2, 0, 2, '$')],
+      [8, af(2, 0, 3, '€ ')],
+      [5, af(1, 2, 1)],
+      [3, { kind: 'percent', decimals: 0, sepStyle: 0 }],
+      [6, { kind: 'percent', decimals: 2, sepStyle: 0 }],
+    ];
+    const values = [0, 1, -1, 9, -9, 9.4, 9.5, 99, 99.49, 99.5, 99.994, 99.995, -99.995, 999, 1234.5, -1234.5, 0.0049];
+    for (const [max, format] of cases) {
+      const fields = [number(max, format)];
+      const schema = renderDataJsonSchema({ name: 'x' }, analysis(fields));
+      const check = new Ajv2020({ strict: true }).compile(schema);
+      for (const v of [...values, ...values.map((x) => x / 100)]) {
+        const where = `MaxLen ${max} ${JSON.stringify(format)} ${v}`;
+        expect(check({ n: v }), where).toBe(serviceAccepts(fields, { n: v }) === true);
+      }
+    }
+    // MaxLen 2, no decimals or grouping: -9 to 99
+    const comb = renderDataJsonSchema({ name: 'x' }, analysis([number(2, af(0, 1, 0))])) as {
+      properties: { n: { exclusiveMinimum: number; exclusiveMaximum: number; description: string } };
+    };
+    expect(comb.properties.n).toMatchObject({ exclusiveMinimum: -9.5, exclusiveMaximum: 99.5 });
+    expect(comb.properties.n.description).toContain('at most 2 characters');
+    // not even 0.00 fits in 3 places: no number is valid
+    const none = new Ajv2020({ strict: true }).compile(
+      renderDataJsonSchema({ name: 'x' }, analysis([number(3, af(2, 0, 0))])),
+    );
+    expect(none({ n: 0 })).toBe(false);
+    expect(none({ n: null })).toBe(true);
   });
 
   it('keys properties by name, takes titles from labels, lists required fields and forbids other keys', () => {

@@ -12,10 +12,12 @@
 //   U+00A0 (in WinAnsi, and still unbreakable), U+2212 minus becomes "-", bidi marks are dropped.
 // - Numbers are rounded half away from zero on the decimal the caller sent (1.005 with 2 decimals ->
 //   1.01), not on its binary approximation. Without a format, all the caller's digits are kept.
-// - AFNumber negStyle 1 ("red") and 3 ("red parens"): colour is not rendered, so style 1 keeps the
-//   minus sign (else a negative would read as positive) and style 3 keeps the parentheses.
+// - AFNumber negStyle 1 ("red") and 3 ("red parens") colour the value as Acrobat does: red for a
+//   negative number, black for any other (whatever the field's /DA colour). Style 1 still keeps the
+//   minus sign, which Acrobat drops: /V holds the formatted text, and a copy, a text extraction or a
+//   grey print would read the number as positive. A negative that rounds to zero is zero: black.
 
-import type { FieldFormat } from '../../pdf/types.js';
+import type { FieldFormat, TextColor } from '../../pdf/types.js';
 import {
   memo,
   civilToEpoch,
@@ -25,7 +27,7 @@ import {
   type CivilDateTime,
 } from './date-parse.js';
 
-export type FormatResult = { ok: true; text: string } | { ok: false; reason: string };
+export type FormatResult = { ok: true; text: string; color?: TextColor } | { ok: false; reason: string };
 
 export interface FormatContext {
   /** BCP 47 tag, validated by the caller (isSupportedLocale) */
@@ -211,12 +213,15 @@ function groupDigits(fixed: string, sepStyle: number): string {
 }
 
 /** AFNumber_Format(nDec, sepStyle, negStyle, currStyle, strCurrency, bCurrencyPrepend). */
-function formatAfNumber(value: number, f: Extract<FieldFormat, { kind: 'number' }>): string {
+function formatAfNumber(value: number, f: Extract<FieldFormat, { kind: 'number' }>): FormatResult {
   const body = groupDigits(fixedDigits(value, clampInt(f.decimals, 0, 20)), f.sepStyle);
   const money = f.currencyPrepend ? `${f.currency}${body}` : `${body}${f.currency}`;
   // a negative that rounds to zero prints unsigned, as "0.00"
-  if (!(value < 0) || !/[1-9]/.test(body)) return money;
-  return f.negStyle === 2 || f.negStyle === 3 ? `(${money})` : `-${money}`;
+  const negative = value < 0 && /[1-9]/.test(body);
+  const colored = f.negStyle === 1 || f.negStyle === 3;
+  const color: TextColor | undefined = colored ? (negative ? 'red' : 'black') : undefined;
+  const text = !negative ? money : f.negStyle === 2 || f.negStyle === 3 ? `(${money})` : `-${money}`;
+  return color ? { ok: true, text, color } : ok(text);
 }
 
 /** AFPercent_Format(nDec, sepStyle): value × 100, then "%". */
@@ -225,12 +230,55 @@ function formatAfPercent(value: number, decimals: number, sepStyle: number): str
   return `${value < 0 && /[1-9]/.test(body) ? '-' : ''}${body}%`;
 }
 
+/** Code points of the text `digits` integer digits take in an AFNumber / AFPercent format, sign aside. */
+function shownLength(digits: number, decimals: number, sepStyle: number, affix: number): number {
+  const groups = SEP_STYLES[clampInt(sepStyle, 0, 4)][0] ? Math.floor((digits - 1) / 3) : 0;
+  return digits + groups + (decimals > 0 ? decimals + 1 : 0) + affix;
+}
+
+/** The most integer digits that fit `maxLength` (0: none, not even "0"). */
+function digitsThatFit(maxLength: number, decimals: number, sepStyle: number, affix: number): number {
+  let digits = 0;
+  while (digits < 400 && shownLength(digits + 1, decimals, sepStyle, affix) <= maxLength) digits++;
+  return digits;
+}
+
+/** 10^digits - 0.5 * 10^-decimals (what rounds up to digits + 1 integer digits), times 10^shift, exactly. */
+function roundingEdge(digits: number, decimals: number, shift: number): number {
+  const edge = digits > 0 ? `${'9'.repeat(digits)}.${'9'.repeat(decimals)}5` : `0.${'0'.repeat(decimals)}5`;
+  return Number(`${edge}e${shift}`);
+}
+
+export type FittingRange = { exclusiveMinimum: number; exclusiveMaximum: number } | 'nothing';
+
+/**
+ * The numbers a number field with this AFNumber / AFPercent format shows within `maxLength` code
+ * points: an open interval (rounding included: with 2 decimals 99.995 prints "100.00", so a 6-place
+ * field takes less than 99.995), or 'nothing' when not even 0 fits. Exactly the numbers whose text
+ * formatNumberValue keeps within the limit. Undefined for other formats.
+ */
+export function fittingRange(format: FieldFormat | undefined, maxLength: number): FittingRange | undefined {
+  if (format?.kind !== 'number' && format?.kind !== 'percent') return undefined;
+  const decimals = clampInt(format.decimals, 0, 20);
+  const affix = format.kind === 'percent' ? 1 : Array.from(format.currency).length;
+  const sign = format.kind === 'number' && (format.negStyle === 2 || format.negStyle === 3) ? 2 : 1;
+  const shift = format.kind === 'percent' ? -2 : 0;
+  const positive = digitsThatFit(maxLength, decimals, format.sepStyle, affix);
+  if (positive === 0) return 'nothing';
+  const negative = digitsThatFit(maxLength - sign, decimals, format.sepStyle, affix);
+  return {
+    // a negative that rounds to zero prints unsigned: those always fit once 0 does
+    exclusiveMinimum: -roundingEdge(negative, decimals, shift),
+    exclusiveMaximum: roundingEdge(positive, decimals, shift),
+  };
+}
+
 const localeNumberCache = memo<Intl.NumberFormat>();
 
 /** A number field's value: the field's AFNumber/AFPercent format, else the locale's grouping and point. */
 export function formatNumberValue(value: number, format: FieldFormat | undefined, locale: string): FormatResult {
   if (typeof value !== 'number' || !Number.isFinite(value)) return { ok: false, reason: 'not a finite number' };
-  if (format?.kind === 'number') return ok(formatAfNumber(value, format));
+  if (format?.kind === 'number') return formatAfNumber(value, format);
   if (format?.kind === 'percent') return ok(formatAfPercent(value, format.decimals, format.sepStyle));
   const f = localeNumberCache.remember(locale, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 20 }));
   return ok(pdfSafe(f.format(String(value === 0 ? 0 : value) as `${number}`)));

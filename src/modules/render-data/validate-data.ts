@@ -7,7 +7,8 @@
 // - A value for a read-only field is ignored with a warning; in strict mode it is a VALIDATION_ERROR
 //   (strict promises that everything sent is used).
 // - `null` leaves a field empty; for a required field it counts as missing.
-// - maxLength is counted in Unicode code points on the value as sent, before any display format.
+// - maxLength is counted in Unicode code points on the value as sent, before any display format; for a
+//   number field, on the formatted text (what /V holds and the page shows: "1,234.50" is 8).
 // - No single text value may exceed MAX_TEXT_CODE_POINTS, in either mode; signature images are capped
 //   at MAX_IMAGE_BYTES decoded. Warnings are capped at MAX_WARNINGS, then summarised.
 // - Multi-select list boxes take an array of option values (or one string); duplicates are dropped.
@@ -183,6 +184,20 @@ function textValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
   return { kind: 'text', text };
 }
 
+/**
+ * A number field's /MaxLen bounds the text it shows (the formatted value, which /V holds): over it,
+ * strict mode refuses the number; non-strict cuts the text as for a text field, with a warning.
+ */
+function fitNumber(key: string, field: AnalysedField, text: string, ctx: Ctx): string {
+  const max = field.maxLength;
+  if (typeof max !== 'number' || max <= 0 || text.length <= max) return text;
+  const length = codePoints(text);
+  if (length <= max) return text;
+  if (ctx.strict) fail(key, `number shown in at most ${max} characters`, `${quote(text)} (${length} characters)`);
+  ctx.warn(`Field "${key}" was cut to its maximum length of ${max} characters (received ${length}: ${quote(text)})`);
+  return cutCodePoints(text, max);
+}
+
 function choiceValue(key: string, field: AnalysedField, value: unknown): FillValue {
   const options = field.options ?? [];
   const multi = field.type === 'dropdown' && field.detail.multiSelect === true;
@@ -243,7 +258,8 @@ function fillValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
       if (typeof value !== 'number') fail(key, 'number', jsonType(value));
       const formatted = formatNumberValue(value, field.detail.format, ctx.locale);
       if (!formatted.ok) fail(key, 'number', String(value)); // NaN, Infinity: not JSON, but data is unknown
-      return { kind: 'text', text: formatted.text };
+      const text = fitNumber(key, field, formatted.text, ctx);
+      return formatted.color ? { kind: 'text', text, color: formatted.color } : { kind: 'text', text };
     }
     case 'signature':
       return signatureValue(key, value);

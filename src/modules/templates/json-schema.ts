@@ -2,8 +2,9 @@
 //
 // It mirrors the service's validation in strict mode (render-data/validate-data.ts): data the schema accepts
 // renders with `strict: true`, and each kind of data strict mode refuses (wrong type, unknown key,
-// missing required field, text over maxLength, a value not among the options, an impossible date) the
-// schema refuses too. Where the service accepts more, the schema describes the portable subset:
+// missing required field, text over maxLength, a number whose formatted text is over maxLength, a
+// value not among the options, an impossible date) the schema refuses too. Where the service accepts
+// more, the schema describes the portable subset:
 // - keys are the schema `name`s only (the service also takes `pdfMeta.originalName` as an alias);
 // - dates are ISO 8601 (the service also reads the render locale's short date, which depends on the
 //   request's `locale` option, not on the template);
@@ -11,6 +12,7 @@
 // Read-only fields are left out: strict mode refuses a value for them. What no JSON Schema can check
 // is left to the service: the bytes inside an image, and a date-time whose offset moves it out of
 // years 1-9999 in the render's time zone.
+import { fittingRange } from '../render-data/format-value.js';
 import { MAX_TEXT_CODE_POINTS } from '../render-data/validate-data.js';
 import type { AnalysedField, FieldFormat, TemplateAnalysis } from '../../pdf/types.js';
 
@@ -43,6 +45,23 @@ function formatHint(format: FieldFormat | undefined): string | undefined {
   return undefined;
 }
 
+/**
+ * A number field: a JSON number, and with a /MaxLen, the open interval of numbers whose formatted text
+ * fits it (strict mode refuses the others; a bound is what a validator can enforce of "at most N
+ * characters as shown").
+ */
+function numberSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
+  const note = 'A JSON number (not a numeric string).';
+  const range = f.maxLength ? fittingRange(f.detail.format, f.maxLength) : undefined;
+  if (range === undefined) return { schema: { type: 'number' }, note };
+  const limit = `shown in at most ${f.maxLength} characters`;
+  if (range === 'nothing') return { schema: false, note: `${note} No number can be ${limit}.` };
+  return {
+    schema: { type: 'number', ...range },
+    note: `${note} ${limit[0].toUpperCase()}${limit.slice(1)}: above ${range.exclusiveMinimum} and below ${range.exclusiveMaximum}.`,
+  };
+}
+
 /** The schema of one field's value, without null (added by the caller for optional fields). */
 function valueSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
   const options = [...new Set(f.options ?? [])];
@@ -52,7 +71,7 @@ function valueSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
       return { schema: text(max), note: f.maxLength ? `Text, at most ${f.maxLength} characters.` : 'Text.' };
     }
     case 'number':
-      return { schema: { type: 'number' }, note: 'A JSON number (not a numeric string).' };
+      return numberSchema(f);
     case 'date':
       return {
         schema: { type: 'string', pattern: ISO_DATE_PATTERN },

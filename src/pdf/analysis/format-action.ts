@@ -27,6 +27,53 @@ const AF_TIME_FORMATS = ['HH:MM', 'h:MM tt', 'HH:MM:ss', 'h:MM:ss tt'] as const;
 
 const CALL = /\bAF(Date|Time|Number|Percent|Special)_(FormatEx|Format|KeystrokeEx)\s*\(/;
 
+const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v' };
+
+/**
+ * Reads a JavaScript string literal whose quote is at `src[start]`: the escapes \uXXXX, \u{X...},
+ * \xXX, legacy octal (\0 to \377), \n \t \r \b \f \v, a line continuation, and any other escaped
+ * character as itself (\\ \" \'). Returns the string and the index after the closing quote.
+ */
+function readStringLiteral(src: string, start: number): { value: string; end: number } | undefined {
+  const quote = src[start];
+  let out = '';
+  let i = start + 1;
+  while (i < src.length && src[i] !== quote) {
+    if (src[i] !== '\\') {
+      if (src[i] === '\n' || src[i] === '\r') return undefined; // unterminated
+      out += src[i++];
+      continue;
+    }
+    const e = src[i + 1];
+    if (e === undefined) return undefined;
+    i += 2;
+    if (e === 'u' && src[i] === '{') {
+      const m = /^\{([0-9a-fA-F]{1,6})\}/.exec(src.slice(i, i + 9));
+      const cp = m ? Number.parseInt(m[1], 16) : -1;
+      if (!m || cp > 0x10ffff) return undefined;
+      out += String.fromCodePoint(cp);
+      i += m[0].length;
+    } else if (e === 'u' || e === 'x') {
+      const digits = src.slice(i, i + (e === 'u' ? 4 : 2));
+      // a malformed escape is a syntax error in JavaScript: the script does not run
+      if (!/^[0-9a-fA-F]+$/.test(digits) || digits.length !== (e === 'u' ? 4 : 2)) return undefined;
+      out += String.fromCharCode(Number.parseInt(digits, 16));
+      i += digits.length;
+    } else if (e >= '0' && e <= '7') {
+      // legacy octal: up to three digits, at most \377
+      let digits = e;
+      while (digits.length < 3 && /[0-7]/.test(src[i] ?? '') && Number.parseInt(digits + src[i], 8) <= 0o377)
+        digits += src[i++];
+      out += String.fromCharCode(Number.parseInt(digits, 8));
+    } else if (e === '\r') {
+      if (src[i] === '\n') i++; // a line continuation adds nothing
+    } else if (e !== '\n' && e !== '\u2028' && e !== '\u2029') {
+      out += SIMPLE_ESCAPES[e] ?? e;
+    }
+  }
+  return i < src.length ? { value: out, end: i + 1 } : undefined;
+}
+
 /** Parses the literal argument list starting just after "(", up to the matching ")". */
 function parseArgs(src: string, start: number): Arg[] | undefined {
   const args: Arg[] = [];
@@ -39,16 +86,10 @@ function parseArgs(src: string, start: number): Arg[] | undefined {
     if (src[i] === ')' && args.length === 0) return args;
     const ch = src[i];
     if (ch === '"' || ch === "'") {
-      let out = '';
-      for (i++; i < src.length && src[i] !== ch; i++) {
-        if (src[i] === '\\' && i + 1 < src.length) {
-          const e = src[++i];
-          out += e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e;
-        } else out += src[i];
-      }
-      if (i >= src.length) return undefined;
-      i++;
-      args.push(out);
+      const literal = readStringLiteral(src, i);
+      if (!literal) return undefined;
+      args.push(literal.value);
+      i = literal.end;
     } else {
       const m = /^(true|false|[+-]?(?:\d+\.?\d*|\.\d+))/.exec(src.slice(i, i + 40));
       if (!m) return undefined;

@@ -15,18 +15,29 @@ import {
 } from './fill-context.js';
 import { N, inheritedNumber } from '../pdf-objects.js';
 import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.js';
+import type { TextColor } from '../types.js';
+
+/** Fill colour operators of the colours a display format may ask for (Acrobat's color.red, color.black). */
+const COLOR_OPS: Record<TextColor, string> = { red: '1 0 0 rg', black: '0 g' };
+
+export interface TextDrawOptions extends TextLayoutOptions {
+  /** drawn in this colour instead of the /DA colour */
+  color?: TextColor;
+}
 
 /**
  * Draws `display` into every widget of the field with the field's own /DA, /Q and flags. Numbers
  * and dates are shrunk rather than cut (text-fit.ts); a cut or a shrink is reported once per field.
  */
-export function drawTextWidgets(fc: FillContext, field: RawField, display: string, opts: TextLayoutOptions): void {
-  const layout = { ...opts, whole: opts.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
+export function drawTextWidgets(fc: FillContext, field: RawField, display: string, opts: TextDrawOptions): void {
+  const { color, ...rest } = opts;
+  const layout = { ...rest, whole: rest.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
   const fits: TextFit[] = [];
   for (const widget of field.widgets) {
     const box = widgetBox(widget);
     if (!box) continue;
-    const style = textStyle(widget, fc.acroForm, fc.fonts);
+    const daStyle = textStyle(widget, fc.acroForm, fc.fonts);
+    const style = color ? { ...daStyle, color: COLOR_OPS[color] } : daStyle;
     const laid = layoutText(display, box, style, fc.fonts, layout);
     fits.push(laid.fit);
     showAppearance(fc, widget, { box, content: laid.content, fonts: laid.fonts });
@@ -35,8 +46,8 @@ export function drawTextWidgets(fc: FillContext, field: RawField, display: strin
   if (warning) fc.warnings.push(warning);
 }
 
-/** Sets (or, with null, clears) a text field's value and redraws it. */
-export function fillText(fc: FillContext, field: RawField, text: string | null): void {
+/** Sets (or, with null, clears) a text field's value and redraws it, in `color` when the format gives one. */
+export function fillText(fc: FillContext, field: RawField, text: string | null, color?: TextColor): void {
   const flags = fieldFlags(field);
   const dict = field.dict;
   if (!fc.drawn) {
@@ -53,5 +64,6 @@ export function fillText(fc: FillContext, field: RawField, text: string | null):
     multiline: !!(flags & FF.multiline),
     comb,
     whole: flags & FF.password ? false : undefined,
+    color,
   });
 }

@@ -7,7 +7,8 @@ import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, type FillContext } from './fill-context.js';
-import { N, getDict, inherited, textOf } from '../pdf-objects.js';
+import { N, getDict, getNumbers, inherited, textOf } from '../pdf-objects.js';
+import { shownArea } from '../page-geometry.js';
 import { flatten, type PlacementCache } from './flatten.js';
 import { PageWriter, type BalanceCache } from '../writer/page-content.js';
 import type { PageNode } from '../pages.js';
@@ -45,7 +46,8 @@ function fillField(
     );
   switch (ft) {
     case 'Tx':
-      if (clear || value.kind === 'text') return void fillText(fc, field, clear ? null : value.text);
+      if (clear) return void fillText(fc, field, null);
+      if (value.kind === 'text') return void fillText(fc, field, value.text, value.color);
       if (value.kind === 'choice') return void fillText(fc, field, value.value);
       return void mismatch();
     case 'Ch':
@@ -127,6 +129,19 @@ function choiceValues(v: unknown): string[] {
   return out;
 }
 
+/** Every widget of the field is off its page's shown area (or on no page): no viewer can show the value. */
+function outsidePages(field: RawField, pages: PageNode[]): boolean {
+  return field.widgets.every((w, i) => {
+    const page = pages[field.widgetPages[i]];
+    const rect = getNumbers(w, 'Rect');
+    if (!page || rect?.length !== 4) return true;
+    const [x0, y0, x1, y1] = shownArea(page.dict);
+    const [rx0, rx1] = [Math.min(rect[0], rect[2]), Math.max(rect[0], rect[2])];
+    const [ry0, ry1] = [Math.min(rect[1], rect[3]), Math.max(rect[1], rect[3])];
+    return rx1 <= x0 || rx0 >= x1 || ry1 <= y0 || ry0 >= y1;
+  });
+}
+
 /** What a render needs to find fields: resolved once per template. */
 export interface FieldIndex {
   catalog: PDFDict;
@@ -174,6 +189,10 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
     const label = info?.name ?? name;
     if (field.widgets.every((w) => !isVisible(w))) {
       fc.warnings.push(`field "${label}" is hidden in the template; its value is stored but not shown`);
+    } else if (value.kind !== 'clear' && outsidePages(field, index.pages)) {
+      fc.warnings.push(
+        `field "${label}" lies outside its page's visible area (MediaBox/CropBox); its value is stored but never shown`,
+      );
     } else if (request.flatten && value.kind !== 'clear' && field.widgets.every((w) => !isPrinted(w))) {
       fc.warnings.push(
         `field "${label}" is not printed (the template marks it screen-only); flattened, its value is not shown`,

@@ -2,13 +2,15 @@
 // template's appearances as Form XObjects, the values this render drew as operators inline), then all
 // widgets leave /Annots and the catalog loses /AcroForm, so no interactive field remains while every
 // printed value stays visible. Widgets without the Print flag, or Hidden or NoView (a "Print / Save /
-// Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3).
+// Reset" button bar), vanish as they do on paper (PDF 32000-1, 12.5.3). A NoRotate widget on a rotated
+// page is drawn upright as viewers show it: turned against /Rotate about its upper-left corner.
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { arraysFor, matrixFor } from '../appearance/appearance-stream.js';
 import { num } from '../content-ops.js';
 import { N, getDict, getNumbers } from '../pdf-objects.js';
 import type { DrawnAppearance, FillContext } from './fill-context.js';
-import { isPrinted } from './widget-flags.js';
+import { isNoRotate, isPrinted } from './widget-flags.js';
+import { pageRotation } from '../page-geometry.js';
 import type { PageNode } from '../pages.js';
 import type { PageWriter } from '../writer/page-content.js';
 
@@ -81,7 +83,14 @@ function placementOf(
 }
 
 /** A template's appearance: its Form XObject drawn with Do. */
-function drawStream(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict, cache: PlacementCache): void {
+function drawStream(
+  fc: FillContext,
+  writer: PageWriter,
+  page: PDFDict,
+  widget: PDFDict,
+  cache: PlacementCache,
+  turn: string,
+): void {
   const ap = appearanceOf(widget);
   if (!ap) return;
   const { stream } = ap;
@@ -99,7 +108,7 @@ function drawStream(fc: FillContext, writer: PageWriter, page: PDFDict, widget: 
   if (stream.dict.get(N('Subtype')) !== N('Form')) stream.dict.set(N('Subtype'), N('Form'));
   const ref = ap.ref ?? fc.ctx.register(stream);
   const name = writer.addResource(page, 'XObject', ref);
-  writer.append(page, `q ${cm} cm /${name} Do Q`);
+  writer.append(page, `q ${turn}${cm} cm /${name} Do Q`);
 }
 
 /** Font operands of our own appearance content ("/F0 12 Tf"): the only names it uses. */
@@ -117,6 +126,7 @@ function drawInline(
   widget: PDFDict,
   drawn: DrawnAppearance,
   cache: PlacementCache,
+  turn: string,
 ): void {
   const { box } = drawn;
   const arrays = arraysFor(fc.ctx, box);
@@ -135,15 +145,37 @@ function drawInline(
   });
   writer.append(
     page,
-    `q ${cm} cm ${matrixFor(box).map(num).join(' ')} cm 0 0 ${num(box.width)} ${num(box.height)} re W n\n${content}\nQ`,
+    `q ${turn}${cm} cm ${matrixFor(box).map(num).join(' ')} cm 0 0 ${num(box.width)} ${num(box.height)} re W n\n${content}\nQ`,
   );
 }
 
-function drawWidget(fc: FillContext, writer: PageWriter, page: PDFDict, widget: PDFDict, cache: PlacementCache): void {
+/**
+ * The cm (with a trailing space) that keeps a NoRotate widget upright on a page turned `rotation`
+ * degrees clockwise: a counter-clockwise turn of as much in page space about the upper-left corner of
+ * its /Rect (PDF 32000-1, 12.5.3), as poppler and MuPDF draw it. Empty for any other widget.
+ */
+function uprightTurn(widget: PDFDict, rotation: number): string {
+  if (rotation === 0 || !isNoRotate(widget)) return '';
+  const rect = getNumbers(widget, 'Rect');
+  if (rect?.length !== 4) return '';
+  const [px, py] = [Math.min(rect[0], rect[2]), Math.max(rect[1], rect[3])];
+  const [c, s] = [[1, 0, -1, 0][rotation / 90], [0, 1, 0, -1][rotation / 90]];
+  return `${[c, s, -s, c, px - c * px + s * py, py - s * px - c * py].map(num).join(' ')} cm `;
+}
+
+function drawWidget(
+  fc: FillContext,
+  writer: PageWriter,
+  page: PDFDict,
+  widget: PDFDict,
+  cache: PlacementCache,
+  rotation: number,
+): void {
   if (!isPrinted(widget)) return;
+  const turn = uprightTurn(widget, rotation);
   const drawn = fc.drawn?.get(widget);
-  if (drawn) drawInline(fc, writer, page, widget, drawn, cache);
-  else drawStream(fc, writer, page, widget, cache);
+  if (drawn) drawInline(fc, writer, page, widget, drawn, cache, turn);
+  else drawStream(fc, writer, page, widget, cache, turn);
 }
 
 export function flatten(
@@ -157,6 +189,7 @@ export function flatten(
     const annots = page.lookup(N('Annots'));
     if (!(annots instanceof PDFArray)) continue;
     const kept: (PDFRef | PDFDict)[] = [];
+    const rotation = pageRotation(page);
     for (let i = 0; i < annots.size(); i++) {
       const raw = annots.get(i);
       const annot = annots.lookup(i);
@@ -164,7 +197,7 @@ export function flatten(
       const subtype = annot.lookup(N('Subtype'));
       const isWidget =
         subtype instanceof PDFName ? subtype === N('Widget') : annot.has(N('FT')) || annot.has(N('Parent'));
-      if (isWidget) drawWidget(fc, writer, page, annot, cache);
+      if (isWidget) drawWidget(fc, writer, page, annot, cache, rotation);
       else if (raw instanceof PDFRef || raw instanceof PDFDict) kept.push(raw);
     }
     if (kept.length) page.set(N('Annots'), fc.ctx.obj(kept));

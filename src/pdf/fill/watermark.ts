@@ -1,9 +1,9 @@
 // A diagonal, semi-transparent text across every page (plans with a watermark). Drawn in the
 // page's visible orientation: the text runs corner to corner as the reader sees the page.
-import { PDFArray, PDFNumber, StandardFonts, type PDFDict } from '@cantoo/pdf-lib';
+import { StandardFonts } from '@cantoo/pdf-lib';
 import { num } from '../content-ops.js';
 import type { FillContext } from './fill-context.js';
-import { getNumbers, inherited } from '../pdf-objects.js';
+import { pageRotation, visibleBox } from '../page-geometry.js';
 import type { PageNode } from '../pages.js';
 import type { PageWriter } from '../writer/page-content.js';
 import { showUnits, unitsWidth } from '../fonts/text-shaping.js';
@@ -12,21 +12,6 @@ const OPACITY = 0.25;
 /** Share of the page diagonal the text spans. */
 const SPAN = 0.7;
 const MAX_SIZE = 96;
-
-/** The visible box: /CropBox else /MediaBox (both inheritable), as [x0 y0 x1 y1]. */
-function visibleBox(page: PDFDict): number[] {
-  for (const key of ['CropBox', 'MediaBox']) {
-    const v = inherited(page, key);
-    if (v instanceof PDFArray && v.size() === 4) {
-      const n = [0, 1, 2, 3].map((i) => v.lookup(i));
-      if (n.every((x) => x instanceof PDFNumber)) {
-        const [a, b, c, d] = n.map((x) => (x as PDFNumber).asNumber());
-        return [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
-      }
-    }
-  }
-  return getNumbers(page, 'MediaBox') ?? [0, 0, 612, 792];
-}
 
 export function watermark(fc: FillContext, pages: PageNode[], writer: PageWriter, text: string): void {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -37,8 +22,7 @@ export function watermark(fc: FillContext, pages: PageNode[], writer: PageWriter
   const gs = fc.ctx.register(fc.ctx.obj({ Type: 'ExtGState', ca: OPACITY, CA: OPACITY }));
   for (const { dict: page } of pages) {
     const [x0, y0, x1, y1] = visibleBox(page);
-    const r = inherited(page, 'Rotate');
-    const rotate = (((r instanceof PDFNumber ? Math.round(r.asNumber() / 90) * 90 : 0) % 360) + 360) % 360;
+    const rotate = pageRotation(page);
     const [w, h] = [x1 - x0, y1 - y0];
     const [vw, vh] = rotate % 180 ? [h, w] : [w, h];
     const size = Math.min(MAX_SIZE, (SPAN * Math.hypot(vw, vh)) / width1);
