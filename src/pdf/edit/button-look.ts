@@ -1,15 +1,18 @@
-// Appearances of the check boxes and radio buttons the editor creates: an Off look (the square or
-// circle border of /MK) and an on look (the same with a ZapfDingbats check, or a dot), as Acrobat
-// draws its own "check" and "circle" styles. Existing buttons keep the appearances they came with.
-import { PDFName, StandardFonts, type PDFDict, type PDFFont } from '@cantoo/pdf-lib';
-import { formXObject, frameOps, num, widgetBox, type WidgetBox } from '../appearance/appearance-stream.js';
-import type { FontSet } from '../appearance/fonts.js';
+// Appearances of the check boxes and radio buttons the editor creates. A check box gets the engine's
+// own bare-widget look (appearance-button.ts: the /MK border, and a ZapfDingbats check when on); a radio
+// button is round, as Acrobat draws its "circle" style: the /MK border as a circle, and a dot when on.
+// Existing buttons keep the appearances they came with.
+import { PDFName, type PDFDict } from '@cantoo/pdf-lib';
+import { OFF, ensureOnAppearance } from '../appearance/appearance-button.js';
+import { formXObject, widgetBox, type WidgetBox } from '../appearance/appearance-stream.js';
+import { num } from '../content-ops.js';
+import type { FontSet } from '../fonts/fonts.js';
 import { N } from '../pdf-objects.js';
 
-/** The mark fills this share of the smaller side, as in markStream (appearance-button.ts). */
-const MARK_SHARE = 0.8;
 /** Bezier handle length for a quarter circle. */
 const KAPPA = 0.5523;
+/** The dot of a chosen radio button, as a share of the circle's radius. */
+const DOT = 0.5;
 
 function circle(cx: number, cy: number, r: number): string {
   const k = r * KAPPA;
@@ -23,7 +26,7 @@ function circle(cx: number, cy: number, r: number): string {
   ].join(' ');
 }
 
-/** A radio button's round border (and background) inside its box. */
+/** A radio button's round background and border inside its box. */
 function roundFrame(box: WidgetBox): string {
   const r = Math.min(box.width, box.height) / 2;
   const [cx, cy] = [box.width / 2, box.height / 2];
@@ -34,38 +37,24 @@ function roundFrame(box: WidgetBox): string {
   return ops.join('\n');
 }
 
-function checkMark(box: WidgetBox, font: PDFFont): string {
-  const check = '\u2714'; // ZapfDingbats code 0x34 ("4"), the /MK /CA of a check box
-  const size = Math.min(box.width, box.height) * MARK_SHARE;
-  const x = (box.width - font.widthOfTextAtSize(check, size)) / 2;
-  const y = (box.height - size * 0.7) / 2;
-  const hex = font.encodeText(check).toString();
-  return `q BT 0 g /ZaDb ${num(size)} Tf ${num(x)} ${num(y)} Td ${hex} Tj ET Q`;
-}
-
-/**
- * Gives a check box or radio widget an /AP /N with `onState` and Off (and a matching /D), and sets /AS
- * to `selected` or Off. The box comes from the widget's /Rect and /MK, so call it after they are set.
- */
-export function drawButton(widget: PDFDict, fonts: FontSet, radio: boolean, onState: string, selected = false): void {
+function drawRadio(widget: PDFDict, onState: string): void {
   const box = widgetBox(widget);
   if (!box) return;
   const ctx = widget.context;
-  const off = radio ? roundFrame(box) : frameOps(box);
-  let on: string;
-  let resources: PDFDict | undefined;
-  if (radio) {
-    const r = (Math.min(box.width, box.height) / 2) * 0.5;
-    on = `${off}\n0 g ${circle(box.width / 2, box.height / 2, r)} f`;
-  } else {
-    const font = fonts.standardFont(StandardFonts.ZapfDingbats);
-    on = `${off}\n${checkMark(box, font)}`;
-    resources = ctx.obj({ Font: { ZaDb: font.ref } });
-  }
-  const state = PDFName.of(onState);
+  const off = roundFrame(box);
+  const r = (Math.min(box.width, box.height) / 2) * DOT;
   const normal = ctx.obj({});
-  normal.set(state, formXObject(widget, box, on, resources));
-  normal.set(N('Off'), formXObject(widget, box, off));
+  normal.set(PDFName.of(onState), formXObject(widget, box, `${off}\n0 g ${circle(box.width / 2, box.height / 2, r)} f`));
+  normal.set(OFF, formXObject(widget, box, off));
   widget.set(N('AP'), ctx.obj({ N: normal }));
-  widget.set(N('AS'), selected ? state : N('Off'));
+}
+
+/**
+ * Gives a new check box or radio widget its /AP /N (`onState` and Off) and /AS Off. The box comes from
+ * the widget's /Rect and /MK, so this runs after every edit has set them.
+ */
+export function drawNewButton(widget: PDFDict, fonts: FontSet, radio: boolean, onState: string): void {
+  if (radio) drawRadio(widget, onState);
+  else ensureOnAppearance(widget.context, fonts, widget, onState, false);
+  widget.set(N('AS'), OFF);
 }

@@ -10,7 +10,7 @@ import {
   type PDFContext,
   type PDFDocument,
 } from '@cantoo/pdf-lib';
-import type { FontSet } from '../appearance/fonts.js';
+import type { FontSet } from '../fonts/fonts.js';
 import type { RawField } from '../field-tree.js';
 import type { PageNode } from '../pages.js';
 import { N, getArray, getDict, inherited, resolve } from '../pdf-objects.js';

@@ -4,9 +4,9 @@
 // appearances they call for are drawn, and the result is written as an incremental update of the
 // original file (every byte of it kept), or, for an encrypted or damaged original, as one decrypted
 // revision. Other failures are PdfEngineErrors.
-import { FontSet } from '../appearance/fonts.js';
-import { FontLibrary } from '../appearance/font-library.js';
-import { FontSubsets } from '../appearance/unicode-font.js';
+import { FontSet } from '../fonts/fonts.js';
+import { FontLibrary } from '../fonts/font-library.js';
+import { FontSubsets } from '../fonts/unicode-font.js';
 import { collectFields } from '../field-tree.js';
 import { resolveEditLimits, type EditLimits } from '../limits.js';
 import { loadPdf } from '../load.js';

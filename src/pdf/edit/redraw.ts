@@ -6,7 +6,7 @@ import type { FillContext } from '../fill/fill-context.js';
 import { fillText } from '../fill/field-text.js';
 import { fillSignatureText } from '../fill/signature-image.js';
 import { N, getDict, textOf } from '../pdf-objects.js';
-import { drawButton } from './button-look.js';
+import { drawNewButton } from './button-look.js';
 import { acroFormOf, type EditContext } from './edit-context.js';
 import { choiceValues, kindOf } from './form-outline.js';
 
@@ -22,7 +22,7 @@ export function drawQueued(ec: EditContext): void {
     else if (kind === 'checkbox' || kind === 'radio') {
       // Only new buttons are queued; each widget of a new radio group is on-state "0", "1", ... (/Opt order).
       field.widgets.forEach((w, i) => {
-        if (!getDict(w, 'AP')) drawButton(w, ec.fonts, kind === 'radio', kind === 'radio' ? String(i) : 'Yes');
+        if (!getDict(w, 'AP')) drawNewButton(w, ec.fonts, kind === 'radio', kind === 'radio' ? String(i) : 'Yes');
       });
     }
   }
