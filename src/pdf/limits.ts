@@ -44,7 +44,7 @@ export interface EditLimits extends AnalyseLimits {
   maxOptions: number;
 }
 
-export const DEFAULT_EDIT_LIMITS: Readonly<EditLimits> = Object.freeze({
+const DEFAULT_EDIT_LIMITS: Readonly<EditLimits> = Object.freeze({
   ...DEFAULT_LIMITS,
   maxEdits: 1000,
   maxOptions: 1000,

@@ -44,7 +44,10 @@ function drawRadio(widget: PDFDict, onState: string): void {
   const off = roundFrame(box);
   const r = (Math.min(box.width, box.height) / 2) * DOT;
   const normal = ctx.obj({});
-  normal.set(PDFName.of(onState), formXObject(widget, box, `${off}\n0 g ${circle(box.width / 2, box.height / 2, r)} f`));
+  normal.set(
+    PDFName.of(onState),
+    formXObject(widget, box, `${off}\n0 g ${circle(box.width / 2, box.height / 2, r)} f`),
+  );
   normal.set(OFF, formXObject(widget, box, off));
   widget.set(N('AP'), ctx.obj({ N: normal }));
 }

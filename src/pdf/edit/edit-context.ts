@@ -28,7 +28,7 @@ export interface EditContext {
 }
 
 /** The resource name of Helvetica in /AcroForm /DR, the font of every /DA the editor writes. */
-export const HELV = 'Helv';
+const HELV = 'Helv';
 const ZADB = 'ZaDb';
 
 /** The document's /AcroForm, created (with /Fields, /DA and /DR) when the file has none. */

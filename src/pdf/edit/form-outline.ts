@@ -45,7 +45,7 @@ const normalise = (n: number[]): Rect => [
 ];
 
 /** The part of the page a viewer shows: the CropBox (default: MediaBox) clipped to the MediaBox. */
-export function visibleBox(ctx: PDFContext, page: PDFDict): Rect {
+function visibleBox(ctx: PDFContext, page: PDFDict): Rect {
   const media = boxOf(ctx, page, 'MediaBox') ?? LETTER;
   const crop = boxOf(ctx, page, 'CropBox') ?? media;
   const out: Rect = [

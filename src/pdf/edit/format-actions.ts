@@ -4,8 +4,8 @@
 import { PDFHexString, type PDFContext, type PDFDict } from '@cantoo/pdf-lib';
 import type { NewField } from '../types.js';
 
-export const DEFAULT_DATE_FORMAT = 'mm/dd/yyyy';
-export const DEFAULT_DECIMALS = 2;
+const DEFAULT_DATE_FORMAT = 'mm/dd/yyyy';
+const DEFAULT_DECIMALS = 2;
 
 function javaScript(ctx: PDFContext, code: string): PDFDict {
   return ctx.obj({ S: 'JavaScript', JS: PDFHexString.fromText(code) });
