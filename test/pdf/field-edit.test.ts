@@ -454,6 +454,12 @@ describe('editFields refuses edits it cannot apply', () => {
     });
   }
 
+  it('refuses edits that would give the form more fields than the analyser accepts', async () => {
+    await expect(
+      editFields(flat, [add({ name: 'one' }), add({ name: 'two', rect: [40, 340, 200, 360] })], { maxFields: 3 }),
+    ).rejects.toMatchObject({ problems: [{ field: '', message: 'the form would have 4 fields; at most 3' }] });
+  });
+
   it('lists every problem of a request at once and applies none of the valid edits', async () => {
     const edits = [
       add({ name: 'fine' }),

@@ -83,9 +83,11 @@ export async function editFields(
       catalog,
       pages,
       fonts: new FontSet(doc, new FontLibrary(), new FontSubsets()),
-      fields: new Map(fields.filter((f) => f.fullName !== '').map((f) => [f.fullName, f])),
+      fields: new Map(),
       redraw: new Set(),
     };
+    // The first field of a name is the one the analysis describes (and the outline checked).
+    for (const f of fields) if (f.fullName !== '' && !ec.fields.has(f.fullName)) ec.fields.set(f.fullName, f);
     for (const edit of edits) apply(ec, edit);
     drawQueued(ec);
     // An XFA viewer (Acrobat) would show the old XFA form instead of the edited fields, and usage

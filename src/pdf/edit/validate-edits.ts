@@ -274,5 +274,9 @@ export function validateEdits(
       report(`unknown operation "${String(e.op)}" (add, update or delete)`);
     }
   }
+  // The analyser refuses forms with more fields than this: an edit must not make the template unusable.
+  if (fields.size > limits.maxFields && fields.size > outline.fields.size) {
+    problems.push({ field: '', message: `the form would have ${fields.size} fields; at most ${limits.maxFields}` });
+  }
   return problems;
 }
