@@ -35,3 +35,27 @@ export function resolveLimits(partial?: Partial<AnalyseLimits>): AnalyseLimits {
   }
   return out;
 }
+
+/** Ceilings of one field-editing request (edit/): the dashboard saves a session's edits in one go. */
+export interface EditLimits extends AnalyseLimits {
+  /** Edits in one request: a person drawing a form adds a few dozen fields per session, not thousands. */
+  maxEdits: number;
+  /** Options of one dropdown or radio group (the largest corpus list, countries, has about 250). */
+  maxOptions: number;
+}
+
+const DEFAULT_EDIT_LIMITS: Readonly<EditLimits> = Object.freeze({
+  ...DEFAULT_LIMITS,
+  maxEdits: 1000,
+  maxOptions: 1000,
+});
+
+/** resolveLimits for edits: defaults filled in, nonsense values replaced by safe ones. */
+export function resolveEditLimits(partial?: Partial<EditLimits>): EditLimits {
+  const out: EditLimits = { ...DEFAULT_EDIT_LIMITS, ...resolveLimits(partial) };
+  for (const key of ['maxEdits', 'maxOptions'] as const) {
+    const value = partial?.[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) out[key] = Math.floor(value);
+  }
+  return out;
+}

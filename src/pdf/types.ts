@@ -170,3 +170,94 @@ export class PdfEngineError extends Error {
     this.name = 'PdfEngineError';
   }
 }
+
+// ---- the field editor (edit/): edits to a template's AcroForm, applied in order by editFields() ----
+
+/** What a new field is; `multiline`, `number`, `date` and `comb` are text fields with a flag or a format. */
+export type NewFieldType =
+  | 'text'
+  | 'multiline'
+  | 'number'
+  | 'date'
+  | 'checkbox'
+  | 'radio'
+  | 'dropdown'
+  | 'signature'
+  | 'comb';
+
+export type FieldAlignment = 'left' | 'center' | 'right';
+
+/** A field to add. Rects are PDF user space of their page, as `pdfMeta.rect` in the analysis. */
+export interface NewField {
+  /** The PDF partial name (/T): the field becomes a top-level field of that fully qualified name. No '.'. */
+  name: string;
+  type: NewFieldType;
+  /** 1-based page of the widget; every type but radio */
+  page?: number;
+  /** [x1, y1, x2, y2] with x1 < x2, y1 < y2, inside the page's visible box; every type but radio */
+  rect?: Rect;
+  /** radio only: one widget per option, in option order (the page of each may differ) */
+  widgets?: WidgetPlacement[];
+  /** text-like fields and dropdowns: 0 (the default) sizes the text to fit */
+  fontSize?: number;
+  /** text-like fields and dropdowns (default left) */
+  alignment?: FieldAlignment;
+  /** text, multiline, number, date: /MaxLen */
+  maxLength?: number;
+  /** comb: the number of character cells (/MaxLen) */
+  cells?: number;
+  /** dropdown and radio: the export values, in order; radio: as many as `widgets` */
+  options?: string[];
+  required?: boolean;
+  readOnly?: boolean;
+  /** date: the display pattern, e.g. "dd/mm/yyyy" (an AFDate_FormatEx action); default "mm/dd/yyyy" */
+  dateFormat?: string;
+  /** number: decimals shown (an AFNumber_Format action); default 2 */
+  decimals?: number;
+}
+
+/**
+ * Changes to an existing field. Only what is given changes. `page`/`rect` move a field with one widget;
+ * `widgets` gives every widget's place, in the order of `pdfMeta.widgets`.
+ */
+export interface FieldChanges {
+  page?: number;
+  rect?: Rect;
+  widgets?: WidgetPlacement[];
+  fontSize?: number;
+  alignment?: FieldAlignment;
+  maxLength?: number;
+  /** makes a text field a comb of this many cells */
+  cells?: number;
+  /** dropdown: the new option list; radio: new export values, one per existing widget */
+  options?: string[];
+  required?: boolean;
+}
+
+/** `name` is the field's fully qualified PDF name (`pdfMeta.originalName` in the analysis). */
+export type FieldEdit =
+  | { op: 'add'; field: NewField }
+  | { op: 'update'; name: string; changes: FieldChanges }
+  | { op: 'delete'; name: string };
+
+/** One reason the edits were refused, naming the field it is about. */
+export interface FieldEditProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * Thrown by editFields() when any edit cannot be applied: every problem of the request at once, each
+ * naming its field; nothing was changed. The HTTP layer maps it to VALIDATION_ERROR.
+ */
+export class FieldEditError extends Error {
+  constructor(readonly problems: FieldEditProblem[]) {
+    super(
+      `the field edits were refused: ${problems
+        .slice(0, 3)
+        .map((p) => `${p.field}: ${p.message}`)
+        .join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`,
+    );
+    this.name = 'FieldEditError';
+  }
+}

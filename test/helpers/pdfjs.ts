@@ -47,6 +47,16 @@ export interface PdfjsWidget {
   fieldName: string;
   /** the widget's own /TU, "" when it has none (pdf.js does not look at the parent field) */
   alternativeText: string;
+  /** how pdf.js understands the field: /FT and the kind of button or choice */
+  fieldType?: string;
+  checkBox?: boolean;
+  radioButton?: boolean;
+  combo?: boolean;
+  multiLine?: boolean;
+  comb?: boolean;
+  maxLen?: number;
+  /** a choice field's options (export values) */
+  options?: string[];
 }
 
 /** Opens `bytes` with pdf.js and reads its fields and, when asked, the text of every page. */
@@ -74,6 +84,14 @@ export async function readWithPdfjs(bytes: Uint8Array, opts: { text?: boolean } 
         annotationFlags?: number;
         fieldName?: string;
         alternativeText?: string;
+        fieldType?: string;
+        checkBox?: boolean;
+        radioButton?: boolean;
+        combo?: boolean;
+        multiLine?: boolean;
+        comb?: boolean;
+        maxLen?: number;
+        options?: { exportValue: string }[];
       }[]) {
         if (a.subtype === 'Widget' && a.rect)
           widgets.push({
@@ -82,6 +100,14 @@ export async function readWithPdfjs(bytes: Uint8Array, opts: { text?: boolean } 
             flags: a.annotationFlags ?? 0,
             fieldName: a.fieldName ?? '',
             alternativeText: a.alternativeText ?? '',
+            fieldType: a.fieldType,
+            checkBox: a.checkBox,
+            radioButton: a.radioButton,
+            combo: a.combo,
+            multiLine: a.multiLine,
+            comb: a.comb,
+            maxLen: a.maxLen,
+            options: a.options?.map((o) => o.exportValue),
           });
       }
       if (opts.text) {

@@ -16,10 +16,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
+import { editFields } from '../../src/pdf/edit/edit-fields.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { TemplateCache } from '../../src/pdf/fill/template-cache.js';
 import type { AnalysedField, FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
 import { corpusDir, loadManifest, type ManifestFile } from '../helpers/corpus.js';
+import { sampleEdits } from '../helpers/field-edits.js';
 import {
   changeIn,
   darkPixels,
@@ -56,7 +58,41 @@ import { validateData } from '../../src/modules/render-data/validate-data.js';
 
 const run = promisify(execFile);
 const dir = corpusDir();
-const forms = dir ? loadManifest().files.filter((f) => f.validAcroForm) : [];
+/**
+ * Corpus files that also run through the matrix as the field editor leaves them (pdf/edit/, the session
+ * of helpers/field-edits.ts: a field of every type added, one moved, one deleted): the edited template
+ * must work in every reader like a form made elsewhere. Of several makes: xref and object streams,
+ * NeedAppearances, XFA, AES, and a PDF without a form.
+ */
+const EDITED = [
+  'pdflib-sample-form.pdf',
+  'libreoffice-form.pdf',
+  'irs-fw9-2018.pdf',
+  'vitality-rebate-aes-encrypted.pdf',
+  'negative-no-acroform-cerfa-12101-03.pdf',
+];
+
+interface MatrixForm {
+  /** the test's name: the file name, "edited-" before it for an edited template */
+  name: string;
+  entry: ManifestFile;
+  edited: boolean;
+}
+
+/** READER_MATRIX_ONLY=text runs only the forms whose name contains it (e.g. "edited-"). */
+const only = process.env.READER_MATRIX_ONLY;
+const forms: MatrixForm[] = (
+  dir
+    ? [
+        ...loadManifest()
+          .files.filter((f) => f.validAcroForm)
+          .map((entry) => ({ name: path.basename(entry.file), entry, edited: false })),
+        ...loadManifest()
+          .files.filter((f) => EDITED.includes(path.basename(f.file)))
+          .map((entry) => ({ name: `edited-${path.basename(entry.file)}`, entry, edited: true })),
+      ]
+    : []
+).filter((f) => !only || f.name.includes(only));
 const has = {
   qpdf: hasTool('qpdf'),
   pdftk: hasTool('pdftk'),
@@ -279,9 +315,20 @@ async function pdftotextPages(file: string): Promise<string[]> {
   return stdout.split('\f');
 }
 
-async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
-  const name = path.basename(entry.file);
-  const templatePath = path.join(dir!, entry.file);
+/** The template of a matrix form: the corpus file, or the field editor's output written beside the outputs. */
+async function templateOf(form: MatrixForm, tmp: string): Promise<string> {
+  const file = path.join(dir!, form.entry.file);
+  if (!form.edited) return file;
+  const source = new Uint8Array(fs.readFileSync(file));
+  const before = await analyse(source).catch(() => undefined); // a PDF without a form has nothing to analyse
+  const edited = path.join(tmp, `${form.name.replace(/\.pdf$/i, '')}-template.pdf`);
+  fs.writeFileSync(edited, await editFields(source, sampleEdits(before).edits));
+  return edited;
+}
+
+async function runForm(form: MatrixForm, tmp: string): Promise<FormRun> {
+  const { name, entry } = form;
+  const templatePath = await templateOf(form, tmp);
   const bytes = new Uint8Array(fs.readFileSync(templatePath));
   const analysis = await analyse(bytes);
   const values = sampleValues(analysis);
@@ -508,18 +555,16 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
   beforeAll(() => {
     let next = 0;
     const start = () => {
-      const entry = forms[next++];
-      if (!entry) return;
-      const name = path.basename(entry.file);
-      const p = runForm(entry, tmp);
-      runs.set(name, p);
+      const form = forms[next++];
+      if (!form) return;
+      const p = runForm(form, tmp);
+      runs.set(form.name, p);
       void p.catch(() => {}).finally(start);
     };
     for (let i = 0; i < FORM_CONCURRENCY; i++) start();
   });
 
-  for (const entry of forms) {
-    const name = path.basename(entry.file);
+  for (const { name } of forms) {
     describe(name, () => {
       let r: FormRun;
       beforeAll(async () => {

@@ -11,16 +11,7 @@
 // update (incremental-writer.ts), and restores the document for the next render. No parse, no full
 // save. Renders of one prepared template run one at a time (a promise chain), since they mutate it.
 import { createHash } from 'node:crypto';
-import {
-  PDFDict,
-  PDFInvalidObject,
-  PDFStream,
-  StandardFonts,
-  type PDFContext,
-  type PDFDocument,
-  type PDFFont,
-  type PDFRef,
-} from '@cantoo/pdf-lib';
+import { PDFDict, StandardFonts, type PDFContext, type PDFDocument, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
 import { ChangeTracker } from '../writer/change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
@@ -44,6 +35,7 @@ import {
 } from '../types.js';
 import { dropUsageRights } from '../sanitize/output-removals.js';
 import { stripActiveContent } from '../sanitize/active-content.js';
+import { dropEncryptionAndXrefStreams } from '../writer/plain-objects.js';
 import { dropUnreachable } from '../writer/unreachable.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
 
@@ -81,13 +73,6 @@ interface PreparedState {
 /** Heap + buffers of a prepared template per byte of its base (measured 7-14x on the corpus). */
 const MEMORY_FACTOR = 12;
 
-function isXrefStream(obj: PDFInvalidObject): boolean {
-  const data = (obj as unknown as { data: Uint8Array }).data;
-  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.length, 2048)).toString('latin1');
-  const end = head.indexOf('stream');
-  return /\/Type\s*\/XRef\b/.test(end > 0 ? head.slice(0, end) : head);
-}
-
 /** Loads the template and normalizes it in memory; returns its base file bytes and the fonts embedded. */
 async function normalize(
   bytes: Uint8Array,
@@ -114,18 +99,9 @@ async function normalize(
   for (const f of fields) if (writable.has(f.fullName)) for (const w of f.widgets) textStyle(w, acroForm, fonts);
   fonts.standardFont(StandardFonts.ZapfDingbats);
   fonts.standardFont(StandardFonts.HelveticaBold);
-  // The objects are decrypted in memory: the base is written unencrypted (as every output is).
-  ctx.trailerInfo.Encrypt = undefined;
-  (ctx as unknown as { security?: unknown }).security = undefined;
-  // Cross-reference and object streams of the template's revisions describe the old file, not the
-  // base (pdf-lib keeps all but the last XRef stream); an old one with /Encrypt would make the base
-  // look encrypted when it is parsed again.
-  // (An encrypted file's XRef streams, which are never encrypted, fail decryption and stay unparsed.)
-  for (const [ref, obj] of ctx.enumerateIndirectObjects()) {
-    const type = obj instanceof PDFStream ? obj.dict.get(N('Type')) : undefined;
-    if (type === N('XRef') || type === N('ObjStm') || (obj instanceof PDFInvalidObject && isXrefStream(obj)))
-      ctx.delete(ref);
-  }
+  // The objects are decrypted in memory: the base is written unencrypted (as every output is), as one
+  // revision without the cross-reference and object streams of the template's.
+  dropEncryptionAndXrefStreams(ctx);
   // What preparation cut loose (stripped scripts and files, replaced appearances) must not ride along
   // in the bytes of every output. The fonts embedded above for renders are kept.
   dropUnreachable(
