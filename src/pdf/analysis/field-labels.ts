@@ -1,0 +1,34 @@
+// A field's label by the rule of docs/decisions.md: its tooltip (/TU) when the author wrote one,
+// else the caption printed beside it on the page, else none; and the key and option labels made from them.
+import type { FoundLabel } from './find-labels.js';
+import { suggestName, uniqueNames } from './suggested-name.js';
+import type { AnalysedField, LabelSource } from '../types.js';
+
+/** The field needs its page caption: it has no tooltip, or buttons whose own words name its options. */
+export function wantsPageText(field: Omit<AnalysedField, 'name'>): boolean {
+  return !field.label || field.type === 'radio' || (field.detail.onStates?.length ?? 0) > 1;
+}
+
+function optionLabels(field: AnalysedField, found: FoundLabel): string[] | undefined {
+  if (field.type === 'dropdown') return field.detail.optionLabels ?? field.options;
+  const values = field.type === 'radio' ? field.options : field.detail.onStates;
+  if (!found.optionLabels || !values) return undefined;
+  return values.map((v, i) => found.optionLabels?.[i] ?? v);
+}
+
+/** `fields` with label, labelSource, suggestedName and optionLabels set (found is parallel to fields). */
+export function withLabels(fields: AnalysedField[], found: FoundLabel[]): AnalysedField[] {
+  const labelled = fields.map((f, i): AnalysedField => {
+    const caption = found[i]?.caption ?? null;
+    const source: LabelSource = f.label ? 'tooltip' : caption ? 'page' : 'none';
+    const labels = optionLabels(f, found[i] ?? { caption: null });
+    return {
+      ...f,
+      label: f.label || caption,
+      labelSource: source,
+      ...(labels ? { optionLabels: labels } : {}),
+    };
+  });
+  const keys = uniqueNames(labelled.map((f) => suggestName(f.label ?? null, f.name)));
+  return labelled.map((f, i) => ({ ...f, suggestedName: keys[i] }));
+}
