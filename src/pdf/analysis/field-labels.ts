@@ -4,9 +4,12 @@ import type { FoundLabel } from './find-labels.js';
 import { suggestName, uniqueNames } from './suggested-name.js';
 import type { AnalysedField, LabelSource } from '../types.js';
 
+/** A tooltip with no letter in it ("[1]", "2.") numbers the field; it does not name it. */
+const isWords = (label: string | null | undefined): label is string => !!label && /\p{L}/u.test(label);
+
 /** The field needs its page caption: it has no tooltip, or buttons whose own words name its options. */
 export function wantsPageText(field: Omit<AnalysedField, 'name'>): boolean {
-  return !field.label || field.type === 'radio' || (field.detail.onStates?.length ?? 0) > 1;
+  return !isWords(field.label) || field.type === 'radio' || (field.detail.onStates?.length ?? 0) > 1;
 }
 
 function optionLabels(field: AnalysedField, found: FoundLabel): string[] | undefined {
@@ -20,11 +23,12 @@ function optionLabels(field: AnalysedField, found: FoundLabel): string[] | undef
 export function withLabels(fields: AnalysedField[], found: FoundLabel[]): AnalysedField[] {
   const labelled = fields.map((f, i): AnalysedField => {
     const caption = found[i]?.caption ?? null;
-    const source: LabelSource = f.label ? 'tooltip' : caption ? 'page' : 'none';
+    const tooltip = isWords(f.label) ? f.label : null;
+    const source: LabelSource = tooltip ? 'tooltip' : caption ? 'page' : 'none';
     const labels = optionLabels(f, found[i] ?? { caption: null });
     return {
       ...f,
-      label: f.label || caption,
+      label: tooltip ?? caption,
       labelSource: source,
       ...(labels ? { optionLabels: labels } : {}),
     };

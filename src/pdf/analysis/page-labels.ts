@@ -3,7 +3,7 @@
 // button). Text that another widget stands between belongs to that widget, except across a row of
 // cells (comb digits, one field per cell) or down a table column, where the row's or column's caption
 // is everybody's.
-import { toFrame, type PageText } from './page-text.js';
+import { fromFrame, toFrame, type PageText } from './page-text.js';
 import { toPhrases, type Phrase } from './text-phrases.js';
 import type { Rect } from '../types.js';
 
@@ -195,7 +195,8 @@ function leftOf(page: LabelPage, owner: number, r: Rect): Phrase[] | undefined {
   for (const p of cands.slice(1)) {
     const head = out[0];
     if (!isWeak(head.text) && !(out.length === 1 && /^[.\s·…_]+$/.test(head.text))) break;
-    if (head.x0 - p.x1 > Math.max(4 * p.size, 40) || blockedAcross(page, owner, r, p.x1 - 1, head.x0)) break;
+    // leaders are left out of the text, so the words may be far from the number: only a widget stops the reach
+    if (blockedAcross(page, owner, r, p.x1 - 1, head.x0)) break;
     out.unshift(p);
   }
   return withWrapped(page, owner, out);
@@ -254,7 +255,23 @@ export function textCaption(page: LabelPage, owner: number, rect: Rect): string 
   // a long line beside a box is a paragraph of instructions, not its caption, when the box has one on top
   const top = () => join(above(page, owner, start)) || join(above(page, owner, columnStart(page, r)));
   if (near && leftGap <= Math.max(4 * size, 40) && near.length <= LONG_LEFT_CHARS) return near;
-  return top() || near;
+  const found = top() || near;
+  if (found) return found;
+  // the second line of a box (an address on two lines) shares the first line's caption
+  const head = columnStart(page, r);
+  if (head !== r) return textCaption(page, owner, fromFrame(head, page.rotation));
+  return join(below(page, owner, r));
+}
+
+/** The line right under `r` (a signature or date line captioned beneath), when nothing else is near. */
+function below(page: LabelPage, owner: number, r: Rect): Phrase[] | undefined {
+  const p = page.phrases
+    .filter(
+      (q) =>
+        q.top <= r[1] + 0.3 * q.size && r[1] - q.top < 1.2 * q.size && q.x0 >= r[0] - q.size && q.x1 <= r[2] + q.size,
+    )
+    .sort((a, b) => b.top - a.top)[0];
+  return p && !ownedElsewhere(page, owner, p) ? [p] : undefined;
 }
 
 /**
@@ -272,9 +289,11 @@ export function buttonCaption(page: LabelPage, owner: number, rect: Rect): strin
 
 function ownWords(page: LabelPage, owner: number, r: Rect): string {
   const right = rightOf(page, owner, r);
-  if (right && !isWeak(right.text)) return cleanCaption(right.text);
   const left = leftOf(page, owner, r);
-  const near = left && r[0] - left[left.length - 1].x1 <= Math.max(3 * left[0].size, 24) ? join(left) : '';
+  const leftGap = left ? r[0] - left[left.length - 1].x1 : Number.POSITIVE_INFINITY;
+  const near = left && leftGap <= Math.max(3 * left[0].size, 24) ? join(left) : '';
+  // words nearer on the left ("LiMA [ ]  OPAS 7 [ ]") are the box's; otherwise the right is read first
+  if (right && !isWeak(right.text) && !(near && 1.5 * leftGap < right.x0 - r[2])) return cleanCaption(right.text);
   return near || join(above(page, owner, r)) || (right ? cleanCaption(right.text) : '');
 }
 

@@ -49,6 +49,11 @@ export function toFrame(rect: Rect, rotation: number): Rect {
   return [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
 }
 
+/** A rectangle of a page's reading frame back in user space (the inverse of toFrame). */
+export function fromFrame(rect: Rect, rotation: number): Rect {
+  return toFrame(rect, (360 - rotation) % 360);
+}
+
 interface RawItem {
   str: string;
   transform: number[];
@@ -78,14 +83,40 @@ function pageRuns(items: RawItem[]): PageText {
   const runs: TextRun[] = [];
   for (const it of items) {
     const text = it.str.replace(/\s+/g, ' ');
-    if (!text.trim() || itemRotation(it.transform) !== rotation) continue;
+    // blanks to write on ("______") and leader dots are not words; the field sits on them
+    if (!text.trim() || LEADERS.test(text) || itemRotation(it.transform) !== rotation) continue;
     const [a, b, c, d, e, f] = it.transform;
     const size = Math.hypot(c, d) || Math.hypot(a, b);
     if (!(size > 0) || !Number.isFinite(e + f + it.width)) continue;
     const [x, y] = turn(e, f, rotation);
-    runs.push({ text, x0: x, x1: x + Math.abs(it.width), y, size });
+    runs.push(...withoutBoxes({ text, x0: x, x1: x + Math.abs(it.width), y, size }));
   }
   return { rotation, runs };
+}
+
+/** A run of only underscores, dots or dashes: a line to write on, or a leader. */
+const LEADERS = /^[\s_.…·-]{3,}$/u;
+
+/** Box characters some producers print under check boxes ("☐ oui ☐ non"): not words, and a widget's place. */
+const BOX = /[\u2610-\u2612\u25a0-\u25a1\u25a2\u25fb-\u25fe\u274f-\u2752]/u;
+
+/** The run cut at box characters, each piece placed by its share of the characters (widths are per run). */
+function withoutBoxes(run: TextRun): TextRun[] {
+  if (!BOX.test(run.text)) return [run];
+  const chars = Array.from(run.text);
+  const step = (run.x1 - run.x0) / chars.length;
+  const out: TextRun[] = [];
+  let start = 0;
+  for (let i = 0; i <= chars.length; i++) {
+    if (i < chars.length && !BOX.test(chars[i])) continue;
+    const piece = chars.slice(start, i).join('');
+    const lead = piece.length - piece.trimStart().length;
+    const text = piece.trim();
+    if (text)
+      out.push({ ...run, text, x0: run.x0 + (start + lead) * step, x1: run.x0 + (start + lead + text.length) * step });
+    start = i + 1;
+  }
+  return out;
 }
 
 type PdfjsDocument = Awaited<ReturnType<typeof import('pdfjs-dist/legacy/build/pdf.mjs').getDocument>['promise']>;

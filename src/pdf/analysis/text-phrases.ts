@@ -60,16 +60,25 @@ function splitLine(line: TextRun[]): Phrase[] {
 }
 
 /**
- * Superscripts ("1ère", "2ème") sit above their line in a smaller size: a line of small runs just
- * above a line of larger ones joins it.
+ * Superscripts ("1ère", "2ème") and subscripts ("O2") sit off their line in a smaller size: a line of
+ * small runs just above or below a line of larger ones joins it.
  */
 function withSuperscripts(lines: TextRun[][]): TextRun[][] {
   const sizeOf = (l: TextRun[]) => Math.max(...l.map((r) => r.size));
   const out: TextRun[][] = [];
   for (const line of lines) {
     const size = sizeOf(line);
+    const short = line.reduce((n, r) => n + r.text.trim().length, 0) <= 4;
+    // right beside a run of the larger line, as "ère" is beside the "1" of "1ère"
+    const beside = (m: TextRun[]) =>
+      m.some((b) => line.some((r) => r.x0 - b.x1 < 0.5 * b.size && b.x0 - r.x1 < 0.5 * b.size));
     const base = lines.find(
-      (m) => m !== line && sizeOf(m) > 1.15 * size && line[0].y - m[0].y > 0 && line[0].y - m[0].y < 0.6 * sizeOf(m),
+      (m) =>
+        short &&
+        m !== line &&
+        sizeOf(m) > 1.15 * size &&
+        Math.abs(line[0].y - m[0].y) < 0.6 * sizeOf(m) &&
+        beside(m),
     );
     if (base) base.push(...line);
     else out.push(line);
