@@ -4,8 +4,12 @@ import type { FoundLabel } from './find-labels.js';
 import { suggestName, uniqueNames } from './suggested-name.js';
 import type { AnalysedField, LabelSource } from '../types.js';
 
-/** A tooltip with no letter in it ("[1]", "2.") numbers the field; it does not name it. */
-const isWords = (label: string | null | undefined): label is string => !!label && /\p{L}/u.test(label);
+/**
+ * A tooltip with no letter in it ("[1]", "2.") numbers the field and does not name it; "undefined"
+ * and "null" are a producer's bug (the DS-11 has thirty of them).
+ */
+const isWords = (label: string | null | undefined): label is string =>
+  !!label && /\p{L}/u.test(label) && !/^(?:undefined|null)$/i.test(label);
 
 /** The field needs its page caption: it has no tooltip, or buttons whose own words name its options. */
 export function wantsPageText(field: Omit<AnalysedField, 'name'>): boolean {

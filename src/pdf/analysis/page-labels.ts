@@ -37,6 +37,7 @@ const MAX_CAPTION_CHARS = 300;
 /** Leaders (". . . .", "____"), and the colon, asterisk or bullet a caption ends or starts with. */
 export function cleanCaption(text: string): string {
   const out = text
+    .replace(/[\p{Co}\p{Cc}\uFFFD]/gu, ' ') // symbol-font glyphs with no Unicode meaning (check marks, bullets)
     .replace(/(?:\s?[.·…_]){3,}/g, ' ')
     .replace(/\s+/g, ' ')
     .replace(/^[\s•▶►■□❑☐*:–-]+/u, '')
@@ -69,6 +70,14 @@ function blockedAcross(page: LabelPage, owner: number, r: Rect, x0: number, x1: 
 }
 
 const isButtonSized = (r: Rect) => r[2] - r[0] < 2 * (r[3] - r[1]) && r[2] - r[0] < 30;
+
+/** A button-sized widget sits just left of the phrase on its line: the phrase is its caption. */
+function afterButton(page: LabelPage, p: Phrase): boolean {
+  return page.widgets.some(
+    (w) =>
+      isButtonSized(w.rect) && onLine(p, w.rect) && w.rect[2] <= p.x0 + 0.5 * p.size && p.x0 - w.rect[2] <= 3 * p.size,
+  );
+}
 
 /** The phrase is another field's own caption: a widget of another field sits beside it on its line. */
 function ownedElsewhere(page: LabelPage, owner: number, p: Phrase): boolean {
@@ -216,7 +225,8 @@ function rightOf(page: LabelPage, owner: number, r: Rect): Phrase | undefined {
       Math.abs(q.x0 - p.x0) < p.size &&
       q.top < p.bottom + 0.6 * p.size &&
       p.bottom - q.top < 1.0 * p.size &&
-      !ownedElsewhere(page, owner, q),
+      !ownedElsewhere(page, owner, q) &&
+      !afterButton(page, q),
   );
   return next ? { ...p, text: `${p.text} ${next.text}` } : p;
 }
@@ -283,7 +293,9 @@ export function buttonCaption(page: LabelPage, owner: number, rect: Rect): strin
   const words = ownWords(page, owner, r);
   if (!words || !isOptionWord(words)) return words;
   const start = buttonRowStart(page, r);
-  const question = join(leftOf(page, owner, start)) || join(above(page, owner, start));
+  // words with a box just before them are that box's answer ("[ ] Java [ ] C#"), not a question
+  const asks = (ps: Phrase[] | undefined) => ps?.filter((p) => !afterButton(page, p));
+  const question = join(asks(leftOf(page, owner, start))) || join(asks(above(page, owner, start)));
   return question && question !== words ? `${question}: ${words}` : words;
 }
 

@@ -74,11 +74,7 @@ function withSuperscripts(lines: TextRun[][]): TextRun[][] {
       m.some((b) => line.some((r) => r.x0 - b.x1 < 0.5 * b.size && b.x0 - r.x1 < 0.5 * b.size));
     const base = lines.find(
       (m) =>
-        short &&
-        m !== line &&
-        sizeOf(m) > 1.15 * size &&
-        Math.abs(line[0].y - m[0].y) < 0.6 * sizeOf(m) &&
-        beside(m),
+        short && m !== line && sizeOf(m) > 1.15 * size && Math.abs(line[0].y - m[0].y) < 0.6 * sizeOf(m) && beside(m),
     );
     if (base) base.push(...line);
     else out.push(line);
