@@ -5,7 +5,7 @@ import type { PDFContext } from '@cantoo/pdf-lib';
 import type { RawField } from '../field-tree.js';
 import { widgetOnStates } from './field-info.js';
 import { readPageText, type PageTextBudget } from './page-text.js';
-import { buttonCaption, groupCaption, labelPage, textCaption, type LabelPage } from './page-labels.js';
+import { buttonCaption, buttonWords, groupCaption, labelPage, textCaption, type LabelPage } from './page-labels.js';
 import { widgetRect } from './placement.js';
 import type { AnalysedField, Rect } from '../types.js';
 
@@ -58,7 +58,7 @@ function findOne(pages: Map<number, LabelPage>, owner: number, input: LabelInput
   if (input.options && input.optionStates) {
     const optionLabels = input.optionStates.map((state) => {
       const w = placed.find((x) => x.state === state);
-      return w ? orNull(buttonCaption(pages.get(w.page) as LabelPage, owner, w.rect)) : null;
+      return w ? orNull(buttonWords(pages.get(w.page) as LabelPage, owner, w.rect)) : null;
     });
     const first = placed[0];
     const caption = first

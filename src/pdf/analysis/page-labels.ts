@@ -299,6 +299,11 @@ export function buttonCaption(page: LabelPage, owner: number, rect: Rect): strin
   return question && question !== words ? `${question}: ${words}` : words;
 }
 
+/** A button's own words alone (a radio option's label: the group's question is the field's label). */
+export function buttonWords(page: LabelPage, owner: number, rect: Rect): string {
+  return ownWords(page, owner, toFrame(rect, page.rotation));
+}
+
 function ownWords(page: LabelPage, owner: number, r: Rect): string {
   const right = rightOf(page, owner, r);
   const left = leftOf(page, owner, r);

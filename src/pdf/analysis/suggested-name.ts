@@ -7,7 +7,8 @@ export const MAX_SUGGESTED_CHARS = 40;
 
 /**
  * Japanese mixes kana with kanji, which a transliterator reads as Mandarin (生年月日 -> sheng nian
- * yue ri): no reader would recognise that, so such labels give no key and the PDF name is used.
+ * yue ri): no reader would recognise that, so labels with kana give no key and the PDF name is used.
+ * A label of kanji alone cannot be told from Chinese and is transliterated as Chinese.
  */
 const JAPANESE = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** Chinese is written without spaces: one word per character keeps syllables apart. */
@@ -15,7 +16,12 @@ const HAN = /(\p{Script=Han})/gu;
 
 /** `text` as lower snake_case ASCII, cut at a word boundary near MAX_SUGGESTED_CHARS; '' when nothing is left. */
 export function toSnakeCase(text: string): string {
-  const ascii = anyAscii(text.normalize('NFC').replace(HAN, ' $1 '));
+  // "N°" is the abbreviation of numéro/number, not "N degrees"
+  const plain = text
+    .normalize('NFC')
+    .replace(/\b([Nn])\s?[°º]/g, '$1o ')
+    .replace(HAN, ' $1 ');
+  const ascii = anyAscii(plain);
   const words = ascii
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2') // camelCase and "ZhongGuo" part into words
     .toLowerCase()
