@@ -14,7 +14,7 @@ export interface AnalyseLimits {
   maxDepth: number;
   /** Wall-clock budget for parsing the file (real forms parse in well under a second). */
   maxParseMs: number;
-  /** Wall-clock budget for reading page text for captions; past it, fields get no page caption. */
+  /** Wall-clock budget for reading page text for captions (a cold worker loads pdf.js first); past it, no page captions. */
   maxLabelMs: number;
   /** Text items read for captions, all pages together (a page of text is a few hundred to a few thousand). */
   maxTextItems: number;
@@ -27,7 +27,7 @@ export const DEFAULT_LIMITS: Readonly<AnalyseLimits> = Object.freeze({
   maxNodes: 50_000,
   maxDepth: 64,
   maxParseMs: 10_000,
-  maxLabelMs: 3_000,
+  maxLabelMs: 10_000,
   maxTextItems: 200_000,
 });
 

@@ -127,24 +127,13 @@ async function readPages(doc: PdfjsDocument, pages: number[], budget: PageTextBu
   for (const n of pages) {
     if (n < 1 || n > doc.numPages || performance.now() > budget.deadline) break;
     const page = await doc.getPage(n);
-    const items: RawItem[] = [];
-    const reader = page.streamTextContent().getReader();
-    let complete = true;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      for (const it of (value as { items: unknown[] }).items) if (isItem(it)) items.push(it);
-      read += (value as { items: unknown[] }).items.length;
-      if (read > budget.maxItems || performance.now() > budget.deadline) {
-        complete = false;
-        await reader.cancel();
-        break;
-      }
-    }
+    // whole pages only: cancelling pdf.js's text stream midway makes it throw outside any promise
+    const { items } = await page.getTextContent();
     page.cleanup();
-    // a page cut short would give captions from half its text: leave it (and the rest) out
-    if (!complete) break;
-    out.set(n, pageRuns(items));
+    read += items.length;
+    // past the item budget, this page and the rest are left out rather than read in part
+    if (read > budget.maxItems) break;
+    out.set(n, pageRuns((items as unknown[]).filter(isItem)));
   }
   return out;
 }
