@@ -14,6 +14,10 @@ export interface AnalyseLimits {
   maxDepth: number;
   /** Wall-clock budget for parsing the file (real forms parse in well under a second). */
   maxParseMs: number;
+  /** Wall-clock budget for reading page text for captions (a cold worker loads pdf.js first); past it, no page captions. */
+  maxLabelMs: number;
+  /** Text items read for captions, all pages together (a page of text is a few hundred to a few thousand). */
+  maxTextItems: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<AnalyseLimits> = Object.freeze({
@@ -23,6 +27,8 @@ export const DEFAULT_LIMITS: Readonly<AnalyseLimits> = Object.freeze({
   maxNodes: 50_000,
   maxDepth: 64,
   maxParseMs: 10_000,
+  maxLabelMs: 10_000,
+  maxTextItems: 200_000,
 });
 
 /** Fills in defaults and drops nonsense values (non-positive or non-integer) for safe ones. */

@@ -24,6 +24,8 @@ export type FieldFormat =
   | { kind: 'special'; psf: number } // AFSpecial_Format(0..3): zip, zip+4, phone, SSN
   | { kind: 'specialEx'; mask: string }; // AFSpecial_KeystrokeEx / FormatEx mask
 
+export type LabelSource = 'tooltip' | 'page' | 'none';
+
 /** [x1, y1, x2, y2] in PDF user space (points, origin at the page's bottom left), x1 <= x2, y1 <= y2. */
 export type Rect = [number, number, number, number];
 
@@ -52,6 +54,19 @@ export interface AnalysedField {
    * stored before it existed (the template view backfills them: docs/decisions.md).
    */
   label?: string | null;
+  /**
+   * Where `label` came from: the tooltip, the caption printed beside the widget, or nowhere.
+   * Set by analyse(); absent in analyses stored before it (completed on read like `label`).
+   */
+  labelSource?: LabelSource;
+  /** A readable key made from `label` (else the PDF name): lower snake_case ASCII, unique in the template. */
+  suggestedName?: string;
+  /**
+   * What a person reads for each option, parallel to `options` (for a multi-state check box, to its
+   * states): the display text of dropdown /Opt pairs, the words beside each radio button; the option
+   * itself when there is nothing else.
+   */
+  optionLabels?: string[];
   pdfMeta: {
     /** Fully qualified PDF name (partial names joined by "."). Render `data` accepts it as a key too. */
     originalName: string;

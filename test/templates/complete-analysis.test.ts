@@ -67,4 +67,28 @@ describe('withPlacement (completing analyses stored before labels and rectangles
     expect(done.fields[2]).toMatchObject({ label: null, pdfMeta: { rect: [0, 0, 0, 0] } });
     expect(done.pageCount).toBe(2);
   });
+
+  it('takes label source, suggested key and option labels, matching option labels by value', () => {
+    const stored = analysis([
+      field('colour', 'form.colour', { type: 'radio', options: ['r', 'b'] }),
+      field('gone', 'form.gone'),
+      field('city', 'form.city'),
+    ]);
+    const fresh = analysis([
+      field('colour', 'form.colour', {
+        type: 'radio',
+        options: ['b', 'r', 'g'],
+        optionLabels: ['Blue', 'Red', 'Green'],
+        label: 'Colour',
+        labelSource: 'page',
+        suggestedName: 'gone',
+      }),
+      field('city', 'form.city', { label: null, labelSource: 'none', suggestedName: 'city' }),
+    ]);
+    const done = withPlacement(stored, fresh);
+    expect(done.fields[0]).toMatchObject({ label: 'Colour', labelSource: 'page', optionLabels: ['Red', 'Blue'] });
+    // the field the new analysis lost falls back to its own key, kept unique
+    expect(done.fields.map((f) => f.suggestedName)).toEqual(['gone', 'gone_2', 'city']);
+    expect(done.fields[1]).toMatchObject({ label: null, labelSource: 'none' });
+  });
 });

@@ -1,16 +1,19 @@
-// Analyses stored before fields carried their label and placement (label, pdfMeta.rect / widgets /
-// editable) are completed on first read: the file is analysed again, only those keys are taken from
+// Analyses stored before fields carried their label and placement (label, labelSource, suggestedName,
+// optionLabels, pdfMeta.rect / widgets / editable) are completed on first read: the file is analysed again, only those keys are taken from
 // the new analysis (matched by originalName), and the stored analysis is updated. Names, types and
 // options stay exactly as stored, so a template's render contract never changes behind its version.
 import type { Deps } from '../../deps.js';
+import { uniqueNames } from '../../pdf/analysis/suggested-name.js';
 import type { AnalysedField, TemplateAnalysis } from '../../pdf/types.js';
 import { loadTemplateBytes } from './template-files.js';
 import { parseAnalysis, rememberAnalysis } from './template-view.js';
 import { saveTemplateAnalysis, type TemplateRow } from './template-records.js';
 
-/** True when every field has the placement keys analyse() now always sets. */
+/** True when every field has the placement and label keys analyse() now always sets. */
 function hasPlacement(analysis: TemplateAnalysis): boolean {
-  return analysis.fields.every((f) => f.label !== undefined && f.pdfMeta.rect !== undefined);
+  return analysis.fields.every(
+    (f) => f.label !== undefined && f.labelSource !== undefined && f.pdfMeta.rect !== undefined,
+  );
 }
 
 /** The stored analysis with label and placement keys copied from a fresh analysis of the same file. */
@@ -23,7 +26,7 @@ export function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis)
     const editable = now?.pdfMeta.editable;
     return {
       ...f,
-      label: now?.label ?? null,
+      ...labelKeys(f, now),
       pdfMeta: {
         ...f.pdfMeta,
         // a field the new analysis no longer finds keeps an empty rectangle rather than a guessed one
@@ -33,7 +36,22 @@ export function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis)
       },
     };
   });
-  return { ...stored, fields };
+  // suggested keys stay unique when a field the new analysis no longer finds falls back to its own name
+  const keys = uniqueNames(fields.map((f) => f.suggestedName ?? f.name));
+  return { ...stored, fields: fields.map((f, i) => ({ ...f, suggestedName: keys[i] })) };
+}
+
+/** Label, its source, suggested key and option labels of the new analysis, option labels matched by value. */
+function labelKeys(stored: AnalysedField, now: AnalysedField | undefined): Partial<AnalysedField> {
+  const values = stored.options ?? (stored.type === 'checkbox' ? stored.detail.onStates : undefined);
+  const nowValues = now?.options ?? (now?.type === 'checkbox' ? now.detail.onStates : undefined);
+  const byValue = new Map(nowValues?.map((v, i) => [v, now?.optionLabels?.[i] ?? v]));
+  return {
+    label: now?.label ?? null,
+    labelSource: now?.labelSource ?? 'none',
+    suggestedName: now?.suggestedName ?? stored.name,
+    ...(values && now?.optionLabels ? { optionLabels: values.map((v) => byValue.get(v) ?? v) } : {}),
+  };
 }
 
 /**

@@ -67,8 +67,21 @@ const SchemaField = named(
       required: Type.Boolean(),
       maxLength: Type.Optional(Type.Integer()),
       options: Type.Optional(Type.Array(Type.String())),
+      optionLabels: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            'what a person reads for each option, parallel to options: the display text of a dropdown option, the words beside a radio button or check box state (the option itself when there is none)',
+        }),
+      ),
       label: Type.Union([Type.String(), Type.Null()], {
-        description: "the field's tooltip (/TU), null when it has none",
+        description: "the field's tooltip (/TU), else the caption printed beside it on the page, null when neither",
+      }),
+      labelSource: Type.Union([Type.Literal('tooltip'), Type.Literal('page'), Type.Literal('none')], {
+        description: 'where label came from',
+      }),
+      suggestedName: Type.String({
+        description:
+          'a readable key made from the label (else the PDF name): lower snake_case ASCII, at most 40 characters, unique in the template',
       }),
       pdfMeta: Type.Object({
         originalName: Type.String(),

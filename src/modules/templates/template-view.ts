@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { findRenderTemplate, findTemplate, type RenderTemplate, type TemplateRow } from './template-records.js';
-import type { AnalysedField, Rect, TemplateAnalysis, WidgetPlacement } from '../../pdf/types.js';
+import type { AnalysedField, LabelSource, Rect, TemplateAnalysis, WidgetPlacement } from '../../pdf/types.js';
 
 export interface TemplateView {
   id: string;
@@ -91,8 +91,13 @@ export interface PublicField {
   required: boolean;
   maxLength?: number;
   options?: string[];
-  /** the field's tooltip (/TU), null when it has none */
+  /** what a person reads for each option, parallel to options */
+  optionLabels?: string[];
+  /** the field's tooltip (/TU), else its caption on the page, null when neither */
   label: string | null;
+  labelSource: LabelSource;
+  /** a readable key made from the label: lower snake_case ASCII, unique in the template */
+  suggestedName: string;
   pdfMeta: {
     originalName: string;
     page: number;
@@ -113,6 +118,8 @@ export function publicField(f: AnalysedField): PublicField {
     type: f.type,
     required: f.required,
     label: f.label ?? null,
+    labelSource: f.labelSource ?? (f.label ? 'tooltip' : 'none'),
+    suggestedName: f.suggestedName ?? f.name,
     pdfMeta: {
       originalName: f.pdfMeta.originalName,
       page: f.pdfMeta.page,
@@ -126,5 +133,6 @@ export function publicField(f: AnalysedField): PublicField {
   if (f.options !== undefined) out.options = f.options;
   // checkboxes with several on-states accept one of them as a string (see docs/decisions.md)
   else if (f.type === 'checkbox' && (f.detail.onStates?.length ?? 0) > 1) out.options = f.detail.onStates;
+  if (out.options && f.optionLabels?.length === out.options.length) out.optionLabels = f.optionLabels;
   return out;
 }

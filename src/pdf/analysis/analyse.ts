@@ -2,6 +2,8 @@
 // PdfEngineError (INVALID_PDF for unusable input, PDF_LIMIT when a safety limit is exceeded).
 import { PDFName } from '@cantoo/pdf-lib';
 import { describeField } from './field-info.js';
+import { wantsPageText, withLabels } from './field-labels.js';
+import { findLabels, labelInput } from './find-labels.js';
 import { collectFields, formDicts } from '../field-tree.js';
 import { resolveLimits, type AnalyseLimits } from '../limits.js';
 import { loadPdf } from '../load.js';
@@ -28,12 +30,14 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
     const described: Omit<AnalysedField, 'name'>[] = [];
     const partialNames: string[][] = [];
     const rawFields = collectFields(ctx, acroForm, pages, lim);
+    const raws: typeof rawFields = [];
     for (const raw of rawFields) {
       if (raw.fullName === '') continue; // an unnamed field cannot be addressed by callers
       const field = describeField(ctx, raw, lim.maxDepth);
       if (!field) continue;
       described.push(field);
       partialNames.push(raw.partialNames);
+      raws.push(raw);
       if (described.length > lim.maxFields) {
         throw new PdfEngineError('PDF_LIMIT', `the form has more than ${lim.maxFields} fields`);
       }
@@ -45,8 +49,17 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
     const names = assignNames(
       described.map((f, i) => ({ fullName: f.pdfMeta.originalName, partialNames: partialNames[i] })),
     );
+    const found = await findLabels(
+      bytes,
+      raws.map((raw, i) => labelInput(ctx, raw, described[i])),
+      { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems },
+      (i) => wantsPageText(described[i]),
+    );
     return {
-      fields: described.map((f, i) => ({ name: names[i], ...f })),
+      fields: withLabels(
+        described.map((f, i) => ({ name: names[i], ...f })),
+        found,
+      ),
       pageCount: pages.length,
       encrypted,
       hasXfa: acroForm.has(PDFName.of('XFA')),

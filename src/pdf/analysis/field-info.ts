@@ -52,7 +52,7 @@ function formatScript(ctx: PDFContext, raw: RawField, maxDepth: number): string 
  * On-state names of one widget: the keys of /AP /N except Off. When /N lacks Off but /D has it,
  * /N keys missing from /D are stray states (W-9 2018 draws an empty "/N" state), so drop them.
  */
-function widgetOnStates(widget: PDFDict): string[] {
+export function widgetOnStates(widget: PDFDict): string[] {
   const ap = getDict(widget, 'AP');
   const normal = ap && getDict(ap, 'N');
   if (!normal) return [];

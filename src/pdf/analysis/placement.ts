@@ -25,7 +25,7 @@ export function fieldLabel(raw: RawField): string | null {
 const round = (n: number) => Math.round(n * 1000) / 1000 || 0;
 
 /** A widget's /Rect normalised to x1 <= x2, y1 <= y2; [0, 0, 0, 0] when it has no usable one. */
-function widgetRect(ctx: PDFContext, widget: RawField['widgets'][number]): Rect {
+export function widgetRect(ctx: PDFContext, widget: RawField['widgets'][number]): Rect {
   const arr = resolve(widget, 'Rect');
   if (!(arr instanceof PDFArray) || arr.size() < 4) return [0, 0, 0, 0];
   const n: number[] = [];
