@@ -52,6 +52,11 @@ export interface AnalysedField {
    * stored before it existed (the template view backfills them: docs/decisions.md).
    */
   label?: string | null;
+  /**
+   * A unique lower snake_case key made from the field's caption on the page, when one was found
+   * (PATCH /templates/:id/fields `useSuggestedNames` adopts it as the render key).
+   */
+  suggestedName?: string;
   pdfMeta: {
     /** Fully qualified PDF name (partial names joined by "."). Render `data` accepts it as a key too. */
     originalName: string;

@@ -8,10 +8,13 @@ import { renderDataJsonSchema } from './json-schema.js';
 import { loadTemplate, publicField, toTemplateView, type TemplateRow, type TemplateView } from './template-view.js';
 import type { TemplateAnalysis } from '../../pdf/types.js';
 import { publishEvent } from '../events/publish-event.js';
+import { effectiveFields, parseFieldSettings } from './field-settings.js';
+import type { TemplateField } from '../render-data/template-field.js';
+import { deleteTemplateVersions } from './template-version-records.js';
 import type { Db } from '../../adapters/db/database.js';
 
 /** template.updated with the template as it now is, in the transaction of the change. */
-async function publishUpdated(trx: Db, accountId: string, id: string, at: Date): Promise<TemplateView> {
+export async function publishUpdated(trx: Db, accountId: string, id: string, at: Date): Promise<TemplateView> {
   const view = toTemplateView(await loadTemplate({ db: trx }, accountId, id));
   await publishEvent(trx, { accountId, type: 'template.updated', data: view }, at);
   return view;
@@ -95,17 +98,23 @@ async function describeTemplate<T>(
   deps: SchemaDeps,
   accountId: string,
   id: string,
-  schemaOf: (row: TemplateRow, analysis: TemplateAnalysis) => T,
+  schemaOf: (row: TemplateRow, analysis: TemplateAnalysis, fields: TemplateField[]) => T,
 ) {
   const row = await loadTemplate(deps, accountId, id);
   const analysis = await loadCompleteAnalysis(deps, row);
-  return { templateId: row.id, templateName: row.name, version: row.version, schema: schemaOf(row, analysis) };
+  const fields = effectiveFields(analysis.fields, parseFieldSettings(row.field_settings));
+  return {
+    templateId: row.id,
+    templateName: row.name,
+    version: row.version,
+    schema: schemaOf(row, analysis, fields),
+  };
 }
 
 /** GET /templates/:id/schema: the fields to send in render data. */
 export function getTemplateSchema(deps: SchemaDeps, accountId: string, id: string) {
-  return describeTemplate(deps, accountId, id, (_, analysis) => ({
-    fields: analysis.fields.map(publicField),
+  return describeTemplate(deps, accountId, id, (_, analysis, fields) => ({
+    fields: fields.map(publicField),
     pageCount: analysis.pageCount,
     removedFromOutput: analysis.removedFromOutput ?? [],
   }));
@@ -113,8 +122,8 @@ export function getTemplateSchema(deps: SchemaDeps, accountId: string, id: strin
 
 /** GET /templates/:id/json-schema: the render data of the current version as a JSON Schema. */
 export function getTemplateJsonSchema(deps: SchemaDeps, accountId: string, id: string) {
-  return describeTemplate(deps, accountId, id, (row, analysis) =>
-    renderDataJsonSchema({ id: row.id, name: row.name, version: row.version }, analysis),
+  return describeTemplate(deps, accountId, id, (row, _, fields) =>
+    renderDataJsonSchema({ id: row.id, name: row.name, version: row.version }, { fields }),
   );
 }
 
@@ -219,6 +228,7 @@ export async function deleteTemplate(
       .where('is_frozen', '=', 0)
       .executeTakeFirst();
     if (Number(res.numDeletedRows) === 0 || !last) return false;
+    await deleteTemplateVersions(trx, accountId, id);
     const at = deps.clock.now();
     await publishEvent(trx, { accountId, type: 'template.deleted', data: toTemplateView(last) }, at);
     return true;
@@ -236,6 +246,6 @@ export async function deleteTemplate(
   await deps.blobs.delete(row.blob_key).catch(() => undefined);
 }
 
-function frozen(id: string) {
+export function frozen(id: string) {
   return new AppError('TEMPLATE_FROZEN', `Template "${id}" is frozen; PATCH {"isFrozen": false} first`);
 }

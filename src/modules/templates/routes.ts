@@ -63,7 +63,19 @@ const SchemaField = named(
       type: Type.Union(
         ['text', 'checkbox', 'radio', 'dropdown', 'date', 'number', 'signature'].map((t) => Type.Literal(t)),
       ),
-      required: Type.Boolean(),
+      required: Type.Boolean({ description: "the PDF's Required flag, or the team's rule when set" }),
+      description: Type.Optional(Type.String({ description: "the team's description of the field" })),
+      default: Type.Optional(
+        Type.Unknown({ description: 'drawn when render data omits the key (formatted like data): the team sets it' }),
+      ),
+      constant: Type.Optional(
+        Type.Unknown({ description: 'always drawn; render data may not carry the field: the team sets it' }),
+      ),
+      hidden: Type.Optional(
+        Type.Literal(true, {
+          description: 'never drawn; data for it is ignored with a warning (refused in strict mode)',
+        }),
+      ),
       maxLength: Type.Optional(Type.Integer()),
       options: Type.Optional(Type.Array(Type.String())),
       label: Type.Union([Type.String(), Type.Null()], {
@@ -171,7 +183,7 @@ const PreviewRequest = named(
 );
 const TemplateResponse = dataResponse(Template);
 const TemplateList = pageResponse(Template);
-const TemplateSchemaResponse = dataResponse(TemplateSchema);
+export const TemplateSchemaResponse = dataResponse(TemplateSchema);
 
 /** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
 export const templateComponents: Named[] = [
