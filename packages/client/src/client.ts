@@ -14,6 +14,7 @@ import type {
   Template,
   TemplatePatch,
   TemplateFieldsPatch,
+  TemplateReplaced,
   TemplateSchema,
   Usage,
 } from './types.js';
@@ -143,8 +144,15 @@ export function createClient(options: ClientOptions) {
      */
     updateFields: (id: string, body: TemplateFieldsPatch): Promise<TemplateSchema> =>
       unwrap(raw.PATCH('/v1/templates/{id}/fields', { params: { path: { id } }, body })).then((r) => r.data),
-    /** Replace the PDF: the schema is extracted again and the version goes up by one. */
-    replaceFile: (id: string, file: PdfInput, opts: Omit<UploadOptions, 'idempotencyKey'> = {}): Promise<Template> =>
+    /**
+     * Replace the PDF: the schema is extracted again and the version goes up by one; the fields that map to
+     * the old ones keep their keys, defaults and rules (`fieldMapping` says which).
+     */
+    replaceFile: (
+      id: string,
+      file: PdfInput,
+      opts: Omit<UploadOptions, 'idempotencyKey'> = {},
+    ): Promise<TemplateReplaced> =>
       unwrap(
         raw.PUT('/v1/templates/{id}/file', {
           params: { path: { id } },

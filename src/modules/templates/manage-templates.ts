@@ -10,7 +10,9 @@ import type { TemplateAnalysis } from '../../pdf/types.js';
 import { publishEvent } from '../events/publish-event.js';
 import { effectiveFields, parseFieldSettings } from './field-settings.js';
 import type { TemplateField } from '../render-data/template-field.js';
-import { deleteTemplateVersions } from './template-version-records.js';
+import { deleteTemplateVersions, lastFileMapping } from './template-version-records.js';
+import { carrySettings, type FieldMappingReport } from './carry-settings.js';
+import { recordFileVersion } from './template-history.js';
 import type { Db } from '../../adapters/db/database.js';
 
 /** template.updated with the template as it now is, in the transaction of the change. */
@@ -98,7 +100,7 @@ async function describeTemplate<T>(
   deps: SchemaDeps,
   accountId: string,
   id: string,
-  schemaOf: (row: TemplateRow, analysis: TemplateAnalysis, fields: TemplateField[]) => T,
+  schemaOf: (row: TemplateRow, analysis: TemplateAnalysis, fields: TemplateField[]) => T | Promise<T>,
 ) {
   const row = await loadTemplate(deps, accountId, id);
   const analysis = await loadCompleteAnalysis(deps, row);
@@ -107,16 +109,18 @@ async function describeTemplate<T>(
     templateId: row.id,
     templateName: row.name,
     version: row.version,
-    schema: schemaOf(row, analysis, fields),
+    schema: await schemaOf(row, analysis, fields),
   };
 }
 
 /** GET /templates/:id/schema: the fields to send in render data. */
 export function getTemplateSchema(deps: SchemaDeps, accountId: string, id: string) {
-  return describeTemplate(deps, accountId, id, (_, analysis, fields) => ({
+  return describeTemplate(deps, accountId, id, async (_, analysis, fields) => ({
     fields: fields.map(publicField),
     pageCount: analysis.pageCount,
     removedFromOutput: analysis.removedFromOutput ?? [],
+    // how the current version's fields map to the previous file's, when a file replacement made it
+    fieldMapping: (await lastFileMapping(deps.db, accountId, id)) as FieldMappingReport | null,
   }));
 }
 
@@ -166,16 +170,23 @@ export async function updateTemplate(
   throw frozen(id);
 }
 
-/** PUT /templates/:id/file: new PDF, schema re-extracted, version + 1. */
+/**
+ * PUT /templates/:id/file: new PDF, schema re-extracted, version + 1. The fields of the new file that are
+ * the old ones (carry-settings.ts) keep their keys, defaults and rules; the answer reports the mapping,
+ * and the history keeps both versions' keys.
+ */
 export async function replaceTemplateFile(
   deps: Deps,
   account: { id: string; plan: PlanName },
   id: string,
   input: { bytes: Uint8Array; fileName: string },
-): Promise<TemplateView> {
+): Promise<TemplateView & { fieldMapping: FieldMappingReport }> {
   const current = await loadTemplate(deps, account.id, id);
   if (current.is_frozen) throw frozen(id);
   const analysis = await deps.engine.analyse(input.bytes);
+  const before = await loadCompleteAnalysis(deps, current);
+  const oldSettings = parseFieldSettings(current.field_settings);
+  const carried = carrySettings(before.fields, oldSettings, analysis.fields);
   const blobKey = templateBlobKey(account.id, id);
   await deps.blobs.put(blobKey, input.bytes);
   const at = deps.clock.now();
@@ -188,6 +199,7 @@ export async function replaceTemplateFile(
         field_count: analysis.fields.length,
         page_count: analysis.pageCount,
         analysis: JSON.stringify(analysis),
+        field_settings: JSON.stringify(carried.settings),
         blob_key: blobKey,
         version: eb('version', '+', 1),
         updated_at: at.toISOString(),
@@ -196,8 +208,15 @@ export async function replaceTemplateFile(
       .where('account_id', '=', account.id)
       .where('is_frozen', '=', 0)
       .where('blob_key', '=', current.blob_key) // a concurrent replace wins once; the loser retries cleanly
+      .where('version', '=', current.version) // the settings carried are those of this version
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) return undefined;
+    await recordFileVersion(trx, current, {
+      before: effectiveFields(before.fields, oldSettings),
+      after: effectiveFields(analysis.fields, carried.settings),
+      report: carried.report,
+      at,
+    });
     return publishUpdated(trx, account.id, id, at); // the new version is in the event's data
   });
   if (!view) {
@@ -207,7 +226,7 @@ export async function replaceTemplateFile(
     throw new AppError('CONFLICT', `Template "${id}" was changed by another request at the same time; retry`);
   }
   // The old file is left to the orphan sweeper: a render that read the old row may still be loading it.
-  return view;
+  return { ...view, fieldMapping: carried.report };
 }
 
 /** DELETE: record first, then the file. Renders already made keep their own files until they expire. */

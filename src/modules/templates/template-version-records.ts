@@ -84,6 +84,20 @@ export async function formerKeyVersions(
   return out;
 }
 
+/** The mapping report of the template's latest file replacement, null when its file was never replaced. */
+export async function lastFileMapping(db: Db, accountId: string, templateId: string): Promise<unknown> {
+  const row = await db
+    .selectFrom('template_versions')
+    .select('report')
+    .where('template_id', '=', templateId)
+    .where('account_id', '=', accountId)
+    .where('change', '=', 'file')
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.report ? (JSON.parse(row.report) as unknown) : null;
+}
+
 /** A template's versions, oldest first (the dashboard's history; tests). */
 export async function listTemplateVersions(db: Db, accountId: string, templateId: string): Promise<TemplateVersion[]> {
   const rows = await db

@@ -1,38 +1,12 @@
 import type { Deps } from '../../deps.js';
-import type { Db } from '../../adapters/db/database.js';
 import { AppError } from '../../errors.js';
-import type { TemplateField } from '../render-data/template-field.js';
 import { loadCompleteAnalysis } from './complete-analysis.js';
 import { effectiveFields, parseFieldSettings, type FieldSettings } from './field-settings.js';
 import { saveFieldSettings } from './field-settings-records.js';
 import { applyFieldsPatch, type FieldsPatch } from './fields-patch.js';
 import { frozen, getTemplateSchema, publishUpdated } from './manage-templates.js';
-import { recordTemplateVersion, type VersionField } from './template-version-records.js';
-import { loadTemplate, type TemplateRow } from './template-view.js';
-
-/** The keys of a version, as its history keeps them. */
-function versionFields(fields: TemplateField[]): VersionField[] {
-  return fields.map((f) => ({ name: f.name, originalName: f.pdfMeta.originalName }));
-}
-
-/**
- * The version a template is at, recorded if its history does not hold it yet (a template's history
- * starts at its first recorded change), in the caller's transaction.
- */
-async function recordCurrentVersion(
-  trx: Db,
-  row: Pick<TemplateRow, 'id' | 'account_id' | 'version' | 'updated_at'>,
-  fields: TemplateField[],
-): Promise<void> {
-  await recordTemplateVersion(trx, {
-    accountId: row.account_id,
-    templateId: row.id,
-    version: row.version,
-    change: 'earlier',
-    fields: versionFields(fields),
-    at: new Date(row.updated_at),
-  });
-}
+import { recordFieldsVersion } from './template-history.js';
+import { loadTemplate } from './template-view.js';
 
 /**
  * PATCH /templates/:id/fields: the team's keys, descriptions, defaults, constants and rules. The whole
@@ -69,17 +43,13 @@ export async function updateTemplateFields(
   // 4. save as a new version, with its history and event
   const at = deps.clock.now();
   const saved = await deps.db.transaction().execute(async (trx) => {
-    await recordCurrentVersion(trx, row, effectiveFields(analysis.fields, current));
     const settings: FieldSettings = outcome.settings;
     const ok = await saveFieldSettings(trx, { accountId, id, fromVersion: row.version, settings, at });
     if (!ok) return false;
-    await recordTemplateVersion(trx, {
-      accountId,
-      templateId: id,
-      version: row.version + 1,
-      change: 'fields',
-      fields: versionFields(effectiveFields(analysis.fields, settings)),
-      report: { changed: outcome.changed },
+    await recordFieldsVersion(trx, row, {
+      before: effectiveFields(analysis.fields, current),
+      after: effectiveFields(analysis.fields, settings),
+      changed: outcome.changed,
       at,
     });
     await publishUpdated(trx, accountId, id, at);
