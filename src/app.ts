@@ -16,6 +16,7 @@ import { ping } from './adapters/db/database.js';
 import { AppError } from './errors.js';
 import { accountComponents, accountRoutes } from './modules/accounts/routes.js';
 import { templateComponents, templateRoutes } from './modules/templates/routes.js';
+import { fieldComponents, fieldRoutes } from './modules/templates/field-routes.js';
 import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
 import { dashboard } from './http/dashboard.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...commonComponents,
     ...accountComponents,
     ...templateComponents,
+    ...fieldComponents,
     ...renderComponents,
     ...batchComponents,
     ...webhookComponents,
@@ -117,6 +119,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         api.addHook('onRequest', rateLimit(deps));
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));
+        await api.register(fieldRoutes(deps));
         await api.register(renderRoutes(deps));
         await api.register(batchRoutes(deps));
         await api.register(webhookRoutes(deps));

@@ -80,6 +80,8 @@ export interface Limits {
   redisTimeoutMs: number;
   /** Items a POST /renders/batch may hold. */
   maxBatchItems: number;
+  /** Fields one PATCH /templates/:id/fields may change. */
+  maxFieldChanges: number;
   /** Async renders and batch items one instance runs at once (background priority in the pool). */
   renderJobConcurrency: number;
   /** How often an instance looks for due jobs it was not told about (other instances', retries), ms. */
@@ -183,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Slow-but-alive Redis must keep limiting (a loaded machine answers late, not never).
     redisTimeoutMs: int('REDIS_TIMEOUT_MS', 2_000, 100, 60_000),
     maxBatchItems: int('MAX_BATCH_ITEMS', 1000, 1, 100_000),
+    maxFieldChanges: int('MAX_FIELD_CHANGES', 1000, 1, 100_000),
     // Two per worker: one rendering, one doing its I/O (template, storage, records) meanwhile. Background
     // jobs queue behind interactive ones in the pool, so a request waits at most for the jobs running.
     renderJobConcurrency: int('RENDER_JOB_CONCURRENCY', 0, 0, 1024),

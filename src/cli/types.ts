@@ -83,7 +83,13 @@ async function generate(source: Source, name: string, command: string): Promise<
   delete schema.description;
   // Labels become the first line of each property's doc comment (json-schema-to-typescript would
   // otherwise turn every title into a named type alias).
-  for (const prop of Object.values((schema.properties ?? {}) as Record<string, JsonSchemaObject>)) {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchemaObject>;
+  for (const [key, prop] of Object.entries(properties)) {
+    // a constant of the template is documented in the JSON Schema but may not be sent: no property here
+    if (prop.readOnly === true) {
+      delete properties[key];
+      continue;
+    }
     if (typeof prop.title === 'string') {
       prop.description = `${prop.title}\n\n${prop.description ?? ''}`.trim();
       delete prop.title;

@@ -59,7 +59,10 @@ export interface AnalysedField {
    * Set by analyse(); absent in analyses stored before it (completed on read like `label`).
    */
   labelSource?: LabelSource;
-  /** A readable key made from `label` (else the PDF name): lower snake_case ASCII, unique in the template. */
+  /**
+   * A readable key made from `label` (else the PDF name): lower snake_case ASCII, unique in the template.
+   * PATCH /templates/:id/fields `useSuggestedNames` adopts it as the render key.
+   */
   suggestedName?: string;
   /**
    * What a person reads for each option, parallel to `options` (for a multi-state check box, to its

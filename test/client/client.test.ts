@@ -53,6 +53,22 @@ for (const db of DATABASES)
         expect(await client.templates.get(templateId)).toEqual(template);
       });
 
+      it("sets the fields' own keys and defaults with templates.updateFields, typed", async () => {
+        const template = await client.templates.upload(pdf('pdfjs-required-fields.pdf'));
+        const schema = await client.templates.updateFields(template.id, {
+          fields: { Text1: { name: 'first_line', description: 'The first line' }, Text2: { default: 'n/a' } },
+        });
+        expect(schema.version).toBe(2);
+        const byPdf = Object.fromEntries(schema.schema.fields.map((f) => [f.pdfMeta.originalName, f]));
+        expect(byPdf.Text1).toMatchObject({ name: 'first_line', description: 'The first line' });
+        expect(byPdf.Text2.default).toBe('n/a');
+        const bad = await client.templates
+          .updateFields(template.id, { fields: { nope: { hidden: true } } })
+          .catch((e) => e);
+        expect(bad).toBeInstanceOf(FormcastError);
+        expect(bad.details.errors).toEqual([expect.objectContaining({ field: 'fields.nope' })]);
+      });
+
       it('takes a Blob (or File) as well as bytes, named after the File', async () => {
         const file = new File([pdf('pdfjs-required-fields.pdf')], 'as-a-file.pdf', { type: 'application/pdf' });
         const template = await client.templates.upload(file);

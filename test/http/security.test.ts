@@ -21,6 +21,7 @@ const ROUTES: [string, string, unknown?][] = [
   ['GET', '/v1/templates/tpl_x/file'],
   ['POST', '/v1/templates/tpl_x/preview', { data: {} }],
   ['PATCH', '/v1/templates/tpl_x', { name: 'x' }],
+  ['PATCH', '/v1/templates/tpl_x/fields', { useSuggestedNames: true }],
   ['PUT', '/v1/templates/tpl_x/file', {}],
   ['DELETE', '/v1/templates/tpl_x'],
   ['GET', '/v1/api-keys'],

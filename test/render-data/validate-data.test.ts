@@ -121,7 +121,7 @@ describe('validateData: data and options', () => {
     });
   });
   it('accepts an empty data object', () => {
-    expect(validateData(FIELDS, {}, LAX)).toEqual({ values: {}, warnings: [] });
+    expect(validateData(FIELDS, {}, LAX)).toEqual({ values: {}, warnings: [], unknownKeys: [] });
   });
   it('rejects an unknown locale with field options.locale', () => {
     expect(rejection(() => validateData(FIELDS, {}, { ...LAX, locale: 'xx-XX' })).details.field).toBe('options.locale');

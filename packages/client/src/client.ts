@@ -13,6 +13,8 @@ import type {
   RenderRequest,
   Template,
   TemplatePatch,
+  TemplateFieldsPatch,
+  TemplateReplaced,
   TemplateSchema,
   Usage,
 } from './types.js';
@@ -135,8 +137,22 @@ export function createClient(options: ClientOptions) {
       unwrap(raw.GET('/v1/templates/{id}/schema', { params: { path: { id } } })).then((r) => r.data),
     update: (id: string, patch: TemplatePatch): Promise<Template> =>
       unwrap(raw.PATCH('/v1/templates/{id}', { params: { path: { id } }, body: patch })).then((r) => r.data),
-    /** Replace the PDF: the schema is extracted again and the version goes up by one. */
-    replaceFile: (id: string, file: PdfInput, opts: Omit<UploadOptions, 'idempotencyKey'> = {}): Promise<Template> =>
+    /**
+     * The fields' own keys, descriptions, defaults, constants and rules (by current key or PDF name), or
+     * `useSuggestedNames: true`. A change raises the version; every problem comes back at once in a
+     * VALIDATION_ERROR's `details.errors`. Answers the updated schema.
+     */
+    updateFields: (id: string, body: TemplateFieldsPatch): Promise<TemplateSchema> =>
+      unwrap(raw.PATCH('/v1/templates/{id}/fields', { params: { path: { id } }, body })).then((r) => r.data),
+    /**
+     * Replace the PDF: the schema is extracted again and the version goes up by one; the fields that map to
+     * the old ones keep their keys, defaults and rules (`fieldMapping` says which).
+     */
+    replaceFile: (
+      id: string,
+      file: PdfInput,
+      opts: Omit<UploadOptions, 'idempotencyKey'> = {},
+    ): Promise<TemplateReplaced> =>
       unwrap(
         raw.PUT('/v1/templates/{id}/file', {
           params: { path: { id } },

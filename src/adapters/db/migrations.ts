@@ -365,6 +365,29 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  // A team's own keys, defaults and rules per field, kept with the template, and the versions a
+  // template went through (PATCH /templates/:id/fields, file replacements). Existing templates get no
+  // settings ('{}': every key stays the analyser's) and no history until their next change.
+  '0007_field_settings': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema
+        .alterTable('templates')
+        .addColumn('field_settings', 'text', (c) => c.notNull().defaultTo('{}'))
+        .execute();
+      await db.schema
+        .createTable('template_versions')
+        .addColumn('template_id', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('change', 'text', (c) => c.notNull())
+        .addColumn('fields', 'text', (c) => c.notNull())
+        .addColumn('report', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('template_versions_pk', ['template_id', 'version'])
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

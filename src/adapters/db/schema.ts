@@ -37,8 +37,27 @@ export interface TemplatesTable {
   blob_key: string;
   /** TemplateAnalysis as JSON */
   analysis: string;
+  /** the team's FieldSettings (keys, defaults, rules) by PDF field name, as JSON; '{}' when none */
+  field_settings: string;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * One version of a template, from its first change on (a template never changed has no rows): what
+ * changed, the render keys it had, and for a file replacement how the new fields map to the old.
+ */
+export interface TemplateVersionsTable {
+  template_id: string;
+  account_id: string;
+  version: number;
+  /** earlier (the version a template had at its first recorded change) | fields | file */
+  change: string;
+  /** the version's fields as JSON: [{ name, originalName }] */
+  fields: string;
+  /** JSON: the fields a PATCH changed, or a file replacement's mapping report; NULL for `earlier` */
+  report: string | null;
+  created_at: string;
 }
 
 export interface RendersTable {
@@ -222,6 +241,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   templates: TemplatesTable;
+  template_versions: TemplateVersionsTable;
   renders: RendersTable;
   leases: LeasesTable;
   idempotency_keys: IdempotencyTable;

@@ -17,8 +17,13 @@
 //   PNG or JPEG bytes, otherwise it is text.
 // - A text field whose value does not fit its AFSpecial / mask / AFTime format is written as sent,
 //   with a warning.
+// - The team's field settings (TemplateField): a constant is refused in data (both modes) and always
+//   drawn; a hidden field is treated like a read-only one; a default fills a key the data omits (null
+//   stays an explicit "empty"), formatted like data; constants and defaults count as given for
+//   `required`.
 
 import type { AnalysedField, FillValue } from '../../pdf/types.js';
+import type { TemplateField } from './template-field.js';
 import { isSupportedLocale, isValidTimeZone, localeDateShape } from './date-parse.js';
 import { formatDateValue, formatNumberValue, formatTextValue, type FormatContext } from './format-value.js';
 import { DataValidationError } from '../../errors.js';
@@ -27,12 +32,16 @@ export interface ValidateOptions {
   strict: boolean;
   locale: string;
   timezone: string;
+  /** keys of earlier versions of the template, with the last version each belonged to (for messages) */
+  formerKeys?: ReadonlyMap<string, number>;
 }
 
 export interface ValidatedData {
   /** Keyed by pdfMeta.originalName; a null-prototype object (any key is safe, "__proto__" included). */
   values: Record<string, FillValue>;
   warnings: string[];
+  /** keys that are no field's (ignored, each with a warning) */
+  unknownKeys: string[];
 }
 
 /** Longest text value accepted for any field, whatever its maxLength: far above any real form value. */
@@ -268,6 +277,21 @@ function fillValue(key: string, field: AnalysedField, value: unknown, ctx: Ctx):
   }
 }
 
+/**
+ * Why `value` cannot be sent for `field` in strict mode (type, options, maxLength), or undefined when it
+ * can: how a template's own defaults and constants are checked before they are saved.
+ */
+export function valueProblem(field: AnalysedField, value: unknown, locale = 'en-US'): DataValidationError | undefined {
+  const ctx: Ctx = { strict: true, locale, timezone: 'UTC', warn: () => undefined };
+  try {
+    fillValue(field.name, field, value, ctx);
+    return undefined;
+  } catch (err) {
+    if (err instanceof DataValidationError) return err;
+    throw err;
+  }
+}
+
 // ---- the whole request ---------------------------------------------------------------------------
 
 function checkOptions(options: ValidateOptions): void {
@@ -293,7 +317,7 @@ function checkOptions(options: ValidateOptions): void {
  * Checks render `data` against the template's fields and turns it into engine values.
  * Throws DataValidationError (422 VALIDATION_ERROR); returns warnings for what non-strict mode forgave.
  */
-export function validateData(fields: AnalysedField[], data: unknown, options: ValidateOptions): ValidatedData {
+export function validateData(fields: TemplateField[], data: unknown, options: ValidateOptions): ValidatedData {
   checkOptions(options);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     fail('data', 'object', jsonType(data), `"data" must be a JSON object of field values, received ${jsonType(data)}`);
@@ -304,22 +328,26 @@ export function validateData(fields: AnalysedField[], data: unknown, options: Va
   const warn = (message: string) => (warnings.length < MAX_WARNINGS ? warnings.push(message) : dropped++);
   const ctx: Ctx = { strict: options.strict, locale: options.locale, timezone: options.timezone, warn };
 
-  const byName = new Map<string, AnalysedField>();
-  const byOriginal = new Map<string, AnalysedField>();
+  const byName = new Map<string, TemplateField>();
+  const byOriginal = new Map<string, TemplateField>();
   for (const f of fields) {
     byName.set(f.name, f);
     byOriginal.set(f.pdfMeta.originalName, f);
   }
 
   const values: Record<string, FillValue> = Object.create(null);
-  const keyOf = new Map<AnalysedField, string>();
+  const unknownKeys: string[] = [];
+  const keyOf = new Map<TemplateField, string>();
   const record = data as Record<string, unknown>;
   for (const rawKey of Object.keys(record)) {
     const key = clip(rawKey, 100);
     const field = byName.get(rawKey) ?? byOriginal.get(rawKey);
     if (!field) {
-      if (ctx.strict) fail(key, 'a field of the template', 'unknown field', `Unknown field "${key}"`);
-      warn(`Unknown field "${key}" ignored`);
+      const former = options.formerKeys?.get(rawKey);
+      const was = former === undefined ? '' : `: it was a key of version ${former} of this template`;
+      if (ctx.strict) fail(key, 'a field of the template', 'unknown field', `Unknown field "${key}"${was}`);
+      warn(`Unknown field "${key}" ignored${was}`);
+      unknownKeys.push(rawKey);
       continue;
     }
     const earlier = keyOf.get(field);
@@ -333,6 +361,20 @@ export function validateData(fields: AnalysedField[], data: unknown, options: Va
     }
     keyOf.set(field, key);
     const value = record[rawKey];
+    if (field.constant !== undefined) {
+      fail(
+        key,
+        'no value (the field is a constant of the template)',
+        jsonType(value),
+        `Field "${key}" is a constant of the template and cannot be sent in data`,
+      );
+    }
+    if (field.hidden) {
+      if (ctx.strict)
+        fail(key, 'no value (the field is hidden)', jsonType(value), `Field "${key}" is hidden and cannot be filled`);
+      warn(`Field "${key}" is hidden; its value was ignored`);
+      continue;
+    }
     if (field.pdfMeta.readOnly) {
       if (ctx.strict)
         fail(
@@ -347,8 +389,15 @@ export function validateData(fields: AnalysedField[], data: unknown, options: Va
     values[field.pdfMeta.originalName] = fillValue(key, field, value, ctx);
   }
 
+  // the template's own values: constants always, defaults where the data omitted the key
   for (const f of fields) {
-    if (!f.required || f.pdfMeta.readOnly) continue;
+    if (f.hidden || f.pdfMeta.readOnly) continue;
+    const own = f.constant !== undefined ? f.constant : keyOf.has(f) ? undefined : f.default;
+    if (own !== undefined) values[f.pdfMeta.originalName] = fillValue(f.name, f, own, { ...ctx, strict: true });
+  }
+
+  for (const f of fields) {
+    if (!f.required || f.hidden || f.pdfMeta.readOnly) continue;
     const given = values[f.pdfMeta.originalName];
     if (given !== undefined && given.kind !== 'clear') continue;
     const received = given === undefined ? 'nothing' : 'null';
@@ -357,5 +406,5 @@ export function validateData(fields: AnalysedField[], data: unknown, options: Va
   }
 
   if (dropped > 0) warnings.push(`${dropped} more warnings not listed`);
-  return { values, warnings };
+  return { values, warnings, unknownKeys };
 }

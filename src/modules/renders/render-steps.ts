@@ -4,10 +4,10 @@ import { PdfEngineError } from '../../pdf/types.js';
 import type { FillValue, TemplateAnalysis } from '../../pdf/types.js';
 import type { PlanName } from '../../plans.js';
 import { publishEvent } from '../events/publish-event.js';
-import { loadTemplateForRender } from '../templates/template-view.js';
+import { loadTemplateForRender, type LoadedTemplate } from '../templates/template-view.js';
 import type { RenderTemplate } from '../templates/template-records.js';
+import { validateForTemplate } from '../templates/validate-for-template.js';
 import { loadTemplateBytes } from '../templates/template-files.js';
-import { validateData } from '../render-data/validate-data.js';
 import { resolveWatermark } from './watermark-rule.js';
 import { completePendingRender, failPendingRender, type RenderRow } from './render-records.js';
 import { renderEventData } from './render-view.js';
@@ -43,7 +43,7 @@ export interface PreparedRender {
 const DAY_MS = 86_400_000;
 
 /** Templates already loaded and parsed, by id (a batch names the same few templates many times). */
-export type TemplateMemo = Map<string, { template: RenderTemplate; analysis: TemplateAnalysis }>;
+export type TemplateMemo = Map<string, LoadedTemplate>;
 
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
@@ -66,12 +66,18 @@ export async function prepareRender(
     loaded = await loadTemplateForRender(deps, account.id, input.templateId);
     memo?.set(input.templateId, loaded);
   }
-  const { template, analysis } = loaded;
-  const { values, warnings } = validateData(analysis.fields, input.data, {
-    strict: options.strict,
-    locale: options.locale,
-    timezone: options.timezone,
-  });
+  const { template, analysis, fields } = loaded;
+  const { values, warnings } = await validateForTemplate(
+    deps.db,
+    { accountId: account.id, templateId: template.id },
+    fields,
+    input.data,
+    {
+      strict: options.strict,
+      locale: options.locale,
+      timezone: options.timezone,
+    },
+  );
   const watermark = resolveWatermark(plan, options.watermark);
   if (watermark.warning) warnings.push(watermark.warning);
   return { template, analysis, values, warnings, flatten: options.flatten, watermarkText: watermark.text };

@@ -66,6 +66,7 @@ export async function createTemplate(
     version: 1,
     blob_key: blobKey,
     analysis: JSON.stringify(analysis),
+    field_settings: '{}',
     created_at: now,
     updated_at: now,
   };

@@ -9,12 +9,15 @@
 // - dates are ISO 8601 (the service also reads the render locale's short date, which depends on the
 //   request's `locale` option, not on the template);
 // - signature images are data URLs (the service also sniffs bare base64).
-// Read-only fields are left out: strict mode refuses a value for them. What no JSON Schema can check
+// Read-only and hidden fields are left out: strict mode refuses a value for them. A constant of the
+// template is listed with `const`, `readOnly: true` and `not: {}` (documented, never accepted: data may
+// not carry it); a field with a default has `default` and is never required. What no JSON Schema can check
 // is left to the service: the bytes inside an image, and a date-time whose offset moves it out of
 // years 1-9999 in the render's time zone.
 import { fittingRange } from '../render-data/format-value.js';
 import { MAX_TEXT_CODE_POINTS } from '../render-data/validate-data.js';
-import type { AnalysedField, FieldFormat, TemplateAnalysis } from '../../pdf/types.js';
+import type { AnalysedField, FieldFormat } from '../../pdf/types.js';
+import type { TemplateField } from '../render-data/template-field.js';
 
 export type JsonSchemaObject = { [keyword: string]: unknown };
 type JsonSchema = boolean | JsonSchemaObject;
@@ -120,16 +123,26 @@ function valueSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
   }
 }
 
+/** Whether data must carry the field: required, and without a default of the template's. */
+const mustSend = (f: TemplateField) => f.required && f.default === undefined && f.constant === undefined;
+
 /** The field's schema: the value's, null allowed unless the field is required, title from its label. */
-function fieldSchema(f: AnalysedField): JsonSchema {
+function fieldSchema(f: TemplateField): JsonSchema {
   const { schema, note } = valueSchema(f);
   const hint = formatHint(f.detail.format);
   const where = `PDF field "${f.pdfMeta.originalName}", page ${f.pdfMeta.page}.`;
-  const description = [note, hint ? `Shown as ${hint}.` : '', where].filter(Boolean).join(' ');
+  const own = f.description ? `${f.description.trim()}\n\n` : '';
+  const title = f.label ? { title: f.label } : {};
+  if (f.constant !== undefined) {
+    const description = `${own}A constant of the template, always drawn as ${JSON.stringify(f.constant)}: data may not carry it. ${where}`;
+    return { ...title, description, const: f.constant, readOnly: true, not: {} };
+  }
+  const description = own + [note, hint ? `Shown as ${hint}.` : '', where].filter(Boolean).join(' ');
   const value = f.required ? schema : orNull(schema);
   return {
-    ...(f.label ? { title: f.label } : {}),
+    ...title,
     description,
+    ...(f.default !== undefined ? { default: f.default } : {}),
     ...(typeof value === 'boolean' ? { allOf: [value] } : value),
   };
 }
@@ -151,14 +164,17 @@ interface JsonSchemaTemplate {
 }
 
 /** The JSON Schema of render `data` for one template version (strict mode; see the top of this file). */
-export function renderDataJsonSchema(template: JsonSchemaTemplate, analysis: TemplateAnalysis): JsonSchemaObject {
+export function renderDataJsonSchema(
+  template: JsonSchemaTemplate,
+  analysis: { fields: TemplateField[] },
+): JsonSchemaObject {
   // null prototype: a field named "__proto__" is an ordinary key here
   const properties: Record<string, JsonSchema> = Object.create(null);
   const required: string[] = [];
   for (const f of analysis.fields) {
-    if (f.pdfMeta.readOnly) continue;
+    if (f.pdfMeta.readOnly || f.hidden) continue;
     properties[f.name] = fieldSchema(f);
-    if (f.required) required.push(f.name);
+    if (mustSend(f)) required.push(f.name);
   }
   return {
     $schema: JSON_SCHEMA_DIALECT,

@@ -18,10 +18,15 @@ import {
 import type { PageCursor } from '../../adapters/db/paged-list.js';
 import type { TemplateAnalysis } from '../../pdf/types.js';
 import { publishEvent } from '../events/publish-event.js';
+import { effectiveFields, parseFieldSettings } from './field-settings.js';
+import type { TemplateField } from '../render-data/template-field.js';
+import { deleteTemplateVersions, lastFileMapping } from './template-version-records.js';
+import { carrySettings, type FieldMappingReport } from './carry-settings.js';
+import { recordFileVersion } from './template-history.js';
 import type { Db } from '../../adapters/db/database.js';
 
 /** template.updated with the template as it now is, in the transaction of the change. */
-async function publishUpdated(trx: Db, accountId: string, id: string, at: Date): Promise<TemplateView> {
+export async function publishUpdated(trx: Db, accountId: string, id: string, at: Date): Promise<TemplateView> {
   const view = toTemplateView(await loadTemplate({ db: trx }, accountId, id));
   await publishEvent(trx, { accountId, type: 'template.updated', data: view }, at);
   return view;
@@ -65,26 +70,34 @@ async function describeTemplate<T>(
   deps: SchemaDeps,
   accountId: string,
   id: string,
-  schemaOf: (row: TemplateRow, analysis: TemplateAnalysis) => T,
+  schemaOf: (row: TemplateRow, analysis: TemplateAnalysis, fields: TemplateField[]) => T | Promise<T>,
 ) {
   const row = await loadTemplate(deps, accountId, id);
   const analysis = await loadCompleteAnalysis(deps, row);
-  return { templateId: row.id, templateName: row.name, version: row.version, schema: schemaOf(row, analysis) };
+  const fields = effectiveFields(analysis.fields, parseFieldSettings(row.field_settings));
+  return {
+    templateId: row.id,
+    templateName: row.name,
+    version: row.version,
+    schema: await schemaOf(row, analysis, fields),
+  };
 }
 
 /** GET /templates/:id/schema: the fields to send in render data. */
 export function getTemplateSchema(deps: SchemaDeps, accountId: string, id: string) {
-  return describeTemplate(deps, accountId, id, (_, analysis) => ({
-    fields: analysis.fields.map(publicField),
+  return describeTemplate(deps, accountId, id, async (_, analysis, fields) => ({
+    fields: fields.map(publicField),
     pageCount: analysis.pageCount,
     removedFromOutput: analysis.removedFromOutput ?? [],
+    // how the current version's fields map to the previous file's, when a file replacement made it
+    fieldMapping: (await lastFileMapping(deps.db, accountId, id)) as FieldMappingReport | null,
   }));
 }
 
 /** GET /templates/:id/json-schema: the render data of the current version as a JSON Schema. */
 export function getTemplateJsonSchema(deps: SchemaDeps, accountId: string, id: string) {
-  return describeTemplate(deps, accountId, id, (row, analysis) =>
-    renderDataJsonSchema({ id: row.id, name: row.name, version: row.version }, analysis),
+  return describeTemplate(deps, accountId, id, (row, _, fields) =>
+    renderDataJsonSchema({ id: row.id, name: row.name, version: row.version }, { fields }),
   );
 }
 
@@ -124,16 +137,23 @@ export async function updateTemplate(
   throw frozen(id);
 }
 
-/** PUT /templates/:id/file: new PDF, schema re-extracted, version + 1. */
+/**
+ * PUT /templates/:id/file: new PDF, schema re-extracted, version + 1. The fields of the new file that are
+ * the old ones (carry-settings.ts) keep their keys, defaults and rules; the answer reports the mapping,
+ * and the history keeps both versions' keys.
+ */
 export async function replaceTemplateFile(
   deps: Deps,
   account: { id: string; plan: PlanName },
   id: string,
   input: { bytes: Uint8Array; fileName: string },
-): Promise<TemplateView> {
+): Promise<TemplateView & { fieldMapping: FieldMappingReport }> {
   const current = await loadTemplate(deps, account.id, id);
   if (current.is_frozen) throw frozen(id);
   const analysis = await deps.engine.analyse(input.bytes);
+  const before = await loadCompleteAnalysis(deps, current);
+  const oldSettings = parseFieldSettings(current.field_settings);
+  const carried = carrySettings(before.fields, oldSettings, analysis.fields);
   const blobKey = templateBlobKey(account.id, id);
   await deps.blobs.put(blobKey, input.bytes);
   const at = deps.clock.now();
@@ -144,11 +164,18 @@ export async function replaceTemplateFile(
       field_count: analysis.fields.length,
       page_count: analysis.pageCount,
       analysis: JSON.stringify(analysis),
+      field_settings: JSON.stringify(carried.settings),
       blob_key: blobKey,
       updated_at: at.toISOString(),
     };
-    // a concurrent replace wins once; the loser retries cleanly
-    if (!(await replaceTemplateFileRow(trx, account.id, id, file, current.blob_key))) return undefined;
+    // a concurrent replace (or settings change) wins once; the loser retries cleanly
+    if (!(await replaceTemplateFileRow(trx, account.id, id, file, current))) return undefined;
+    await recordFileVersion(trx, current, {
+      before: effectiveFields(before.fields, oldSettings),
+      after: effectiveFields(analysis.fields, carried.settings),
+      report: carried.report,
+      at,
+    });
     return publishUpdated(trx, account.id, id, at); // the new version is in the event's data
   });
   if (!view) {
@@ -158,7 +185,7 @@ export async function replaceTemplateFile(
     throw new AppError('CONFLICT', `Template "${id}" was changed by another request at the same time; retry`);
   }
   // The old file is left to the orphan sweeper: a render that read the old row may still be loading it.
-  return view;
+  return { ...view, fieldMapping: carried.report };
 }
 
 /** DELETE: record first, then the file. Renders already made keep their own files until they expire. */
@@ -173,6 +200,7 @@ export async function deleteTemplate(
     // the template as it was when deleted: read in the transaction, then removed only if still unfrozen
     const last = await loadTemplate({ db: trx }, accountId, id).catch(() => undefined);
     if (!(await deleteUnfrozenTemplate(trx, accountId, id)) || !last) return false;
+    await deleteTemplateVersions(trx, accountId, id);
     const at = deps.clock.now();
     await publishEvent(trx, { accountId, type: 'template.deleted', data: toTemplateView(last) }, at);
     return true;
@@ -184,6 +212,6 @@ export async function deleteTemplate(
   await deps.blobs.delete(row.blob_key).catch(() => undefined);
 }
 
-function frozen(id: string) {
+export function frozen(id: string) {
   return new AppError('TEMPLATE_FROZEN', `Template "${id}" is frozen; PATCH {"isFrozen": false} first`);
 }

@@ -1,7 +1,8 @@
 import type { Deps } from '../../deps.js';
-import { validateData } from '../render-data/validate-data.js';
 import type { RenderOptions } from '../renders/create-render.js';
 import { loadTemplate, parseAnalysis } from './template-view.js';
+import { effectiveFields, parseFieldSettings } from './field-settings.js';
+import { validateForTemplate } from './validate-for-template.js';
 import { loadTemplateBytes } from './template-files.js';
 
 /** Drawn across every page of a preview, whatever the plan or `options.watermark` say. */
@@ -22,7 +23,8 @@ export async function previewTemplate(
   deps.engine.admit?.(); // under overload, shed before any work, as a render does
   const template = await loadTemplate(deps, accountId, templateId);
   const analysis = parseAnalysis(deps, template);
-  const { values, warnings } = validateData(analysis.fields, input.data, {
+  const fields = effectiveFields(analysis.fields, parseFieldSettings(template.field_settings));
+  const { values, warnings } = await validateForTemplate(deps.db, { accountId, templateId }, fields, input.data, {
     strict: options.strict,
     locale: options.locale,
     timezone: options.timezone,

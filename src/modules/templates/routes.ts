@@ -64,7 +64,19 @@ const SchemaField = named(
       type: Type.Union(
         ['text', 'checkbox', 'radio', 'dropdown', 'date', 'number', 'signature'].map((t) => Type.Literal(t)),
       ),
-      required: Type.Boolean(),
+      required: Type.Boolean({ description: "the PDF's Required flag, or the team's rule when set" }),
+      description: Type.Optional(Type.String({ description: "the team's description of the field" })),
+      default: Type.Optional(
+        Type.Unknown({ description: 'drawn when render data omits the key (formatted like data): the team sets it' }),
+      ),
+      constant: Type.Optional(
+        Type.Unknown({ description: 'always drawn; render data may not carry the field: the team sets it' }),
+      ),
+      hidden: Type.Optional(
+        Type.Literal(true, {
+          description: 'never drawn; data for it is ignored with a warning (refused in strict mode)',
+        }),
+      ),
       maxLength: Type.Optional(Type.Integer()),
       options: Type.Optional(Type.Array(Type.String())),
       optionLabels: Type.Optional(
@@ -113,6 +125,39 @@ const Removal = named(
     { description: 'a feature of the template that rendered PDFs leave out, and why' },
   ),
 );
+const MappedField = Type.Object({
+  key: Type.String({ description: 'the render key in the new version (for removed fields: the key it had)' }),
+  originalName: Type.String(),
+});
+const FieldMapping = named(
+  'FieldMapping',
+  Type.Object(
+    {
+      kept: Type.Array(MappedField, { description: 'same PDF name' }),
+      renamedInPdf: Type.Array(
+        Type.Object({
+          key: Type.String(),
+          originalName: Type.String(),
+          from: Type.String({ description: 'the PDF name in the previous file' }),
+          by: Type.String({
+            description:
+              'label (same label and type), name-part (same last name part, nearby) or place (overlapping box)',
+          }),
+        }),
+      ),
+      added: Type.Array(MappedField, { description: 'fields new in this file' }),
+      removed: Type.Array(MappedField, { description: 'fields of the previous file with no counterpart' }),
+      dropped: Type.Array(
+        Type.Object({ key: Type.String(), originalName: Type.String(), setting: Type.String(), reason: Type.String() }),
+        { description: 'settings of kept fields that the new field could not take' },
+      ),
+    },
+    {
+      description:
+        "How a new file's fields map to the previous file's: mapped fields keep their key, default and rules",
+    },
+  ),
+);
 const TemplateSchema = named(
   'TemplateSchema',
   Type.Object(
@@ -124,6 +169,10 @@ const TemplateSchema = named(
         fields: Type.Array(ref(SchemaField)),
         pageCount: Type.Integer(),
         removedFromOutput: Type.Array(ref(Removal)),
+        fieldMapping: Type.Union([ref(FieldMapping), Type.Null()], {
+          description:
+            "the latest file replacement's mapping to the previous file; null when the file was never replaced",
+        }),
       }),
     },
     { description: 'The fields of a template, to build render data from' },
@@ -184,18 +233,41 @@ const PreviewRequest = named(
   ),
 );
 const TemplateResponse = dataResponse(Template);
+const TemplateReplaced = named(
+  'TemplateReplaced',
+  Type.Object(
+    {
+      id: Type.String(),
+      name: Type.String(),
+      description: Type.Optional(Type.String()),
+      fileName: Type.String(),
+      fileSize: Type.Integer(),
+      fieldCount: Type.Integer(),
+      isFrozen: Type.Boolean(),
+      version: Type.Integer(),
+      createdAt: Type.String({ format: 'date-time' }),
+      updatedAt: Type.String({ format: 'date-time' }),
+      fieldMapping: ref(FieldMapping),
+    },
+    { description: 'The template after a file replacement, with how the new fields map to the old' },
+  ),
+);
+const TemplateReplacedResponse = dataResponse(TemplateReplaced);
 const TemplateList = pageResponse(Template);
-const TemplateSchemaResponse = dataResponse(TemplateSchema);
+export const TemplateSchemaResponse = dataResponse(TemplateSchema);
 
 /** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
 export const templateComponents: Named[] = [
   Template,
   SchemaField,
   Removal,
+  FieldMapping,
   TemplateSchema,
   TemplatePatch,
   TemplateUpload,
   TemplateResponse,
+  TemplateReplaced,
+  TemplateReplacedResponse,
   TemplateList,
   TemplateSchemaResponse,
   RenderDataJsonSchema,
@@ -411,10 +483,10 @@ export const templateRoutes =
           tags: ['templates'],
           operationId: 'replaceTemplateFile',
           ...multipartBody(TemplateUpload),
-          summary: 'Replace the PDF: schema re-extracted, version + 1',
+          summary: 'Replace the PDF: schema re-extracted, version + 1; the fields it maps keep their keys and rules',
           params: IdParams,
           response: {
-            200: ref(TemplateResponse, 'The template, version + 1'),
+            200: ref(TemplateReplacedResponse, 'The template, version + 1, with the field mapping'),
             404: errorResponse('TEMPLATE_NOT_FOUND'),
             409: errorResponse('TEMPLATE_FROZEN'),
             413: errorResponse('FILE_TOO_LARGE: the file exceeds the plan limit'),

@@ -2,6 +2,7 @@ import type { Db } from '../../adapters/db/database.js';
 import { listPage, type PageCursor, type PageRequest } from '../../adapters/db/paged-list.js';
 import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import type { TemplatesTable } from '../../adapters/db/schema.js';
+import type { FieldSettings } from './field-settings.js';
 
 // The one owner of the `templates` table: every statement on it lives here, scoped by account (another
 // tenant's id finds nothing). The only statement across accounts is the orphan sweep's, which says so.
@@ -15,7 +16,7 @@ export type RenderTemplate = Pick<TemplateRow, 'id' | 'name' | 'version' | 'blob
 /** A template's file as PUT /templates/:id/file replaces it. */
 export type TemplateFileColumns = Pick<
   TemplateRow,
-  'file_name' | 'file_size' | 'field_count' | 'page_count' | 'analysis' | 'blob_key' | 'updated_at'
+  'file_name' | 'file_size' | 'field_count' | 'page_count' | 'analysis' | 'field_settings' | 'blob_key' | 'updated_at'
 >;
 
 export async function insertTemplate(db: Db, row: TemplateRow): Promise<void> {
@@ -35,13 +36,17 @@ export async function findTemplate(db: Db, accountId: string, id: string): Promi
 const renderTemplateRow = preparedQuery((db, v: { id: string; accountId: string }) =>
   db
     .selectFrom('templates')
-    .select(['id', 'name', 'version', 'blob_key'])
+    .select(['id', 'name', 'version', 'blob_key', 'field_settings'])
     .where('id', '=', v.id)
     .where('account_id', '=', v.accountId),
 );
 
 /** The columns of a template a render needs, without its (large) stored analysis. */
-export async function findRenderTemplate(db: Db, accountId: string, id: string): Promise<RenderTemplate | undefined> {
+export async function findRenderTemplate(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<(RenderTemplate & Pick<TemplateRow, 'field_settings'>) | undefined> {
   return (await renderTemplateRow(db, { id, accountId })).rows[0];
 }
 
@@ -121,7 +126,7 @@ export async function replaceTemplateFileRow(
   accountId: string,
   id: string,
   file: TemplateFileColumns,
-  currentBlobKey: string,
+  current: Pick<TemplateRow, 'blob_key' | 'version'>,
 ): Promise<boolean> {
   const res = await db
     .updateTable('templates')
@@ -131,6 +136,7 @@ export async function replaceTemplateFileRow(
       field_count: file.field_count,
       page_count: file.page_count,
       analysis: file.analysis,
+      field_settings: file.field_settings,
       blob_key: file.blob_key,
       version: eb('version', '+', 1),
       updated_at: file.updated_at,
@@ -138,7 +144,8 @@ export async function replaceTemplateFileRow(
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('is_frozen', '=', 0)
-    .where('blob_key', '=', currentBlobKey)
+    .where('blob_key', '=', current.blob_key) // a concurrent replace wins once; the loser retries cleanly
+    .where('version', '=', current.version) // the settings carried are those of this version
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
@@ -173,4 +180,27 @@ export async function deleteUnfrozenTemplate(db: Db, accountId: string, id: stri
 export async function referencedTemplateBlobs(db: Db, keys: string[]): Promise<Set<string>> {
   const live = await db.selectFrom('templates').select('blob_key').where('blob_key', 'in', keys).execute();
   return new Set(live.map((r) => r.blob_key));
+}
+
+/**
+ * Saves a template's field settings as a new version: only while the template is unfrozen and still at
+ * `fromVersion` (the version the settings were computed from). False when either no longer holds.
+ */
+export async function saveFieldSettings(
+  db: Db,
+  t: { accountId: string; id: string; fromVersion: number; settings: FieldSettings; at: Date },
+): Promise<boolean> {
+  const res = await db
+    .updateTable('templates')
+    .set({
+      field_settings: JSON.stringify(t.settings),
+      version: t.fromVersion + 1,
+      updated_at: t.at.toISOString(),
+    })
+    .where('id', '=', t.id)
+    .where('account_id', '=', t.accountId)
+    .where('is_frozen', '=', 0)
+    .where('version', '=', t.fromVersion)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }

@@ -2,6 +2,8 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { findRenderTemplate, findTemplate, type RenderTemplate, type TemplateRow } from './template-records.js';
 import type { AnalysedField, LabelSource, Rect, TemplateAnalysis, WidgetPlacement } from '../../pdf/types.js';
+import type { TemplateField } from '../render-data/template-field.js';
+import { effectiveFields, parseFieldSettings } from './field-settings.js';
 
 export interface TemplateView {
   id: string;
@@ -17,7 +19,7 @@ export interface TemplateView {
 }
 
 export function toTemplateView(
-  row: Omit<TemplateRow, 'analysis' | 'blob_key' | 'account_id'>,
+  row: Omit<TemplateRow, 'analysis' | 'blob_key' | 'account_id' | 'field_settings'>,
   withDescription = true,
 ): TemplateView {
   const view: TemplateView = {
@@ -47,22 +49,31 @@ export async function loadTemplate(
   return row;
 }
 
+/** A template as a render uses it: the row, the engine's analysis, and the fields with their settings. */
+export interface LoadedTemplate {
+  template: RenderTemplate;
+  analysis: TemplateAnalysis;
+  fields: TemplateField[];
+}
+
 /**
  * A template of this account and its parsed analysis, for a render. The stored analysis (JSON: 2 KB for
  * a small form, 20 KB for Luxembourg's, 68 KB for the 1040) is read only when the cache of parsed
  * analyses lacks this file version; then the whole row is read in one statement, so the analysis is
- * always the one of the file version returned.
+ * always the one of the file version returned. The field settings are read with the row every time
+ * (never cached: a PATCH on any instance is seen by the next render everywhere).
  */
 export async function loadTemplateForRender(
   deps: Pick<Deps, 'db' | 'caches'>,
   accountId: string,
   templateId: string,
-): Promise<{ template: RenderTemplate; analysis: TemplateAnalysis }> {
+): Promise<LoadedTemplate> {
   const head = await findRenderTemplate(deps.db, accountId, templateId);
   const cached = head && deps.caches.analyses.get(head.blob_key);
-  if (cached) return { template: head, analysis: cached };
-  const row = await loadTemplate(deps, accountId, templateId);
-  return { template: row, analysis: parseAnalysis(deps, row) };
+  const row = cached ? head : await loadTemplate(deps, accountId, templateId);
+  const analysis = cached ?? parseAnalysis(deps, row as TemplateRow);
+  const template: RenderTemplate = { id: row.id, name: row.name, version: row.version, blob_key: row.blob_key };
+  return { template, analysis, fields: effectiveFields(analysis.fields, parseFieldSettings(row.field_settings)) };
 }
 
 /** A template's stored analysis, parsed once per file version (see Caches in deps.ts). */
@@ -89,6 +100,11 @@ export interface PublicField {
   name: string;
   type: AnalysedField['type'];
   required: boolean;
+  /** the team's settings (PATCH /templates/:id/fields), each only when set */
+  description?: string;
+  default?: unknown;
+  constant?: unknown;
+  hidden?: true;
   maxLength?: number;
   options?: string[];
   /** what a person reads for each option, parallel to options */
@@ -112,7 +128,7 @@ export interface PublicField {
  * The public schema field: the analysis without engine-internal detail. The analysis must carry the
  * placement keys (label, rect): load it with loadCompleteAnalysis, which completes old stored ones.
  */
-export function publicField(f: AnalysedField): PublicField {
+export function publicField(f: TemplateField): PublicField {
   const out: PublicField = {
     name: f.name,
     type: f.type,
@@ -129,6 +145,10 @@ export function publicField(f: AnalysedField): PublicField {
       ...(f.pdfMeta.editable ? { editable: true as const } : {}),
     },
   };
+  if (f.description !== undefined) out.description = f.description;
+  if (f.default !== undefined) out.default = f.default;
+  if (f.constant !== undefined) out.constant = f.constant;
+  if (f.hidden) out.hidden = true;
   if (f.maxLength !== undefined) out.maxLength = f.maxLength;
   if (f.options !== undefined) out.options = f.options;
   // checkboxes with several on-states accept one of them as a string (see docs/decisions.md)

@@ -1,0 +1,126 @@
+import type { Db } from '../../adapters/db/database.js';
+import type { TemplateVersionsTable } from '../../adapters/db/schema.js';
+
+// The one owner of the `template_versions` table: every statement on it lives here, account-scoped.
+// `db` may be a transaction wherever a caller needs the statement inside one.
+
+/** A field of a version as the history keeps it: its render key and its PDF name. */
+export interface VersionField {
+  name: string;
+  originalName: string;
+}
+
+/** earlier: the version a template had at its first recorded change (its history starts there) */
+export type VersionChange = 'earlier' | 'fields' | 'file';
+
+export interface TemplateVersion {
+  version: number;
+  change: VersionChange;
+  fields: VersionField[];
+  report: unknown;
+  createdAt: string;
+}
+
+/**
+ * Records one version; a version already recorded is left as it is (the version before a template's
+ * first recorded change is written lazily, and two writers may both try).
+ */
+export async function recordTemplateVersion(
+  db: Db,
+  v: {
+    accountId: string;
+    templateId: string;
+    version: number;
+    change: VersionChange;
+    fields: VersionField[];
+    report?: unknown;
+    at: Date;
+  },
+): Promise<void> {
+  const row: TemplateVersionsTable = {
+    template_id: v.templateId,
+    account_id: v.accountId,
+    version: v.version,
+    change: v.change,
+    fields: JSON.stringify(v.fields),
+    report: v.report === undefined ? null : JSON.stringify(v.report),
+    created_at: v.at.toISOString(),
+  };
+  await db
+    .insertInto('template_versions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['template_id', 'version']).doNothing())
+    .execute();
+}
+
+/**
+ * For each of `keys` that was a render key or PDF name of a recorded version, the latest such version.
+ * Read only when render data holds keys the current version lacks.
+ */
+export async function formerKeyVersions(
+  db: Db,
+  accountId: string,
+  templateId: string,
+  keys: readonly string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (keys.length === 0) return out;
+  const rows = await db
+    .selectFrom('template_versions')
+    .select(['version', 'fields'])
+    .where('template_id', '=', templateId)
+    .where('account_id', '=', accountId)
+    .orderBy('version', 'desc')
+    .execute();
+  const wanted = new Set(keys);
+  for (const row of rows) {
+    for (const f of JSON.parse(row.fields) as VersionField[]) {
+      for (const k of [f.name, f.originalName]) {
+        if (wanted.has(k) && !out.has(k)) out.set(k, row.version);
+      }
+    }
+    if (out.size === wanted.size) break;
+  }
+  return out;
+}
+
+/** The mapping report of the template's latest file replacement, null when its file was never replaced. */
+export async function lastFileMapping(db: Db, accountId: string, templateId: string): Promise<unknown> {
+  const row = await db
+    .selectFrom('template_versions')
+    .select('report')
+    .where('template_id', '=', templateId)
+    .where('account_id', '=', accountId)
+    .where('change', '=', 'file')
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.report ? (JSON.parse(row.report) as unknown) : null;
+}
+
+/** A template's versions, oldest first (the dashboard's history; tests). */
+export async function listTemplateVersions(db: Db, accountId: string, templateId: string): Promise<TemplateVersion[]> {
+  const rows = await db
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('template_id', '=', templateId)
+    .where('account_id', '=', accountId)
+    .orderBy('version', 'asc')
+    .execute();
+  return rows.map((r) => ({
+    version: r.version,
+    change: r.change as VersionChange,
+    fields: JSON.parse(r.fields) as VersionField[],
+    report: r.report === null ? null : (JSON.parse(r.report) as unknown),
+    createdAt: r.created_at,
+  }));
+}
+
+/** With the template (in its deleting transaction). */
+export async function deleteTemplateVersions(db: Db, accountId: string, templateId: string): Promise<void> {
+  await db
+    .deleteFrom('template_versions')
+    .where('template_id', '=', templateId)
+    .where('account_id', '=', accountId)
+    .execute();
+}
