@@ -120,12 +120,15 @@ describe.skipIf(!corpus)('mapping the fields of a new edition (corpus)', () => {
       'irs-f1040-2024.pdf',
       F1040_SAME,
     );
-    // Known limit (docs/decisions.md): without captions on the page, the redesigned form's names and
-    // places give no safe sign, so none of the 32 listed fields is mapped (share 0). The one pair made is
-    // c1_11 -> c1_11 by the contract's same-PDF-name rule (a different box; the PDF name is a key anyway).
+    // A redesign: new names, new places, no tooltips. What pairs is what the page captions name alike
+    // and alone (the tax-year line, ...); the rest is left for the team to name again. Precision first:
+    // no field is ever paired with a different one (c1_11 -> c1_11 is the contract's same-PDF-name rule,
+    // and the PDF name is a key anyway).
     expect(wrong).toEqual([]);
-    expect({ right, share }).toEqual({ right: 0, share: 0 });
-    expect(pairs.map((p) => [p.old.pdfMeta.originalName, p.by])).toEqual([[`${P1}.c1_11[0]`, 'pdf-name']]);
+    console.log(`1040 2010 -> 2024: ${right} of ${F1040_SAME.length} fields a person sees as the same mapped`);
+    expect(right).toBeGreaterThanOrEqual(6);
+    expect(share).toBeGreaterThan(0);
+    expect(pairs.filter((p) => p.by === 'pdf-name').map((p) => p.old.pdfMeta.originalName)).toEqual([`${P1}.c1_11[0]`]);
   });
 });
 

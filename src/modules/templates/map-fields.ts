@@ -3,7 +3,7 @@
 //
 // Tiers, each only among fields no earlier tier paired, each one-to-one:
 // 1. the same PDF name;
-// 2. the same label (tooltip, else the caption's suggested name) and type, unique on both sides;
+// 2. the same label (tooltip, else the caption on the page) and type, unique on both sides;
 // 3. the same last part of the PDF name (digits read as numbers: f1_1 = f1_01) and type, on the same page,
 //    moved at most a third of an inch across and an inch down or up: a form regenerated under renamed
 //    parents with lines added above (the IRS W-9 2018 -> 2024: "Address" -> "Address_ReadOrder");
@@ -38,8 +38,9 @@ const SAME_PLACE = 0.7;
 
 const kind = (f: AnalysedField) => (f.type === 'date' || f.type === 'number' ? 'text' : f.type);
 
+// the label a person reads (tooltip, else caption); not suggestedName, which falls back to the PDF name
 const labelOf = (f: AnalysedField) => {
-  const text = f.label ?? f.suggestedName;
+  const text = f.label;
   return text ? text.toLowerCase().replace(/\s+/g, ' ').trim() : undefined;
 };
 

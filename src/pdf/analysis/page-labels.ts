@@ -106,6 +106,24 @@ function wrappedFrom(page: LabelPage, owner: number, p: Phrase): Phrase | undefi
   );
 }
 
+/**
+ * The phrase is one line of a paragraph whose next (or previous) line sits beside another field: a note
+ * running down the rows of a table ("If more than four / dependents, see / instructions"), which is no
+ * single row's caption.
+ */
+function spansRows(page: LabelPage, owner: number, p: Phrase): boolean {
+  const lower = (t: string) => /^\p{Ll}/u.test(t);
+  return page.phrases.some(
+    (q) =>
+      q !== p &&
+      q.text !== p.text && // the same words on every row are the rows' captions ("du ... au ...")
+      Math.abs(q.x0 - p.x0) < 1.5 * p.size &&
+      ((lower(q.text) && q.top <= p.bottom + 0.6 * p.size && p.bottom - q.top < 1.0 * p.size) ||
+        (lower(p.text) && q.bottom >= p.top - 0.6 * p.size && q.bottom - p.top < 1.0 * p.size)) &&
+      ownedElsewhere(page, owner, q),
+  );
+}
+
 /** Another field's widget lies between the heights y0 and y1, across [x0, x1]. */
 function blockedUp(page: LabelPage, owner: number, x0: number, x1: number, y0: number, y1: number): boolean {
   return page.widgets.some(
@@ -264,8 +282,9 @@ export function textCaption(page: LabelPage, owner: number, rect: Rect): string 
   const near = join(left);
   // a long line beside a box is a paragraph of instructions, not its caption, when the box has one on top
   const top = () => join(above(page, owner, start)) || join(above(page, owner, columnStart(page, r)));
-  if (near && leftGap <= Math.max(4 * size, 40) && near.length <= LONG_LEFT_CHARS) return near;
-  const found = top() || near;
+  const rowNote = left !== undefined && spansRows(page, owner, left[left.length - 1]);
+  if (near && !rowNote && leftGap <= Math.max(4 * size, 40) && near.length <= LONG_LEFT_CHARS) return near;
+  const found = top() || (rowNote ? '' : near);
   if (found) return found;
   // the second line of a box (an address on two lines) shares the first line's caption
   const head = columnStart(page, r);
