@@ -227,6 +227,29 @@ for (const db of DATABASES) {
         expect((await patch(s.b, id, { fields: {}, colour: 'red' })).status).toBe(422);
       });
 
+      it('adopts every suggested name read from the page (the French Cerfa) in one call, and renders with them', async () => {
+        const CERFA = 'france-cerfa-10103-14-contrat-apprentissage.pdf';
+        const id = await upload(s.b, CERFA);
+        const before = (await schemaOf(s.b, id)).schema.fields as Field[];
+        const res = await patch(s.b, id, { useSuggestedNames: true });
+        expect(res.status).toBe(200);
+        const after = res.json.data.schema.fields as Field[];
+        // every key is the suggestion made from its caption: ASCII snake_case, unique, short
+        for (const f of after) expect(f.name).toBe(byPdfName(before, f.pdfMeta.originalName).suggestedName);
+        const names = after.map((f) => f.name);
+        expect(new Set(names).size).toBe(names.length);
+        for (const n of names) expect(n).toMatch(/^[a-z0-9_]{1,40}$/);
+        expect(names).toContain('nom_et_prenom_ou_denomination');
+        const field = after.find((f) => f.name === 'nom_et_prenom_ou_denomination')!;
+        const out = await render(s.b, id, { nom_et_prenom_ou_denomination: 'Dupont Boulangerie' });
+        expect(out.status).toBe(201);
+        expect(out.json.data.warnings).toEqual([]);
+        expect(await downloaded(out.json.data.downloadUrl)).toContain('Dupont Boulangerie');
+        // the PDF name still works
+        const byPdf = await render(s.b, id, { [field.pdfMeta.originalName]: 'Martin SARL' });
+        expect(await downloaded(byPdf.json.data.downloadUrl)).toContain('Martin SARL');
+      });
+
       it('answers TEMPLATE_FROZEN for a frozen template and changes nothing', async () => {
         const id = await upload(s.b);
         await api(s, s.b).patch(`/v1/templates/${id}`, { isFrozen: true });
