@@ -235,22 +235,17 @@ export interface NewField {
 }
 
 /**
- * Changes to an existing field. Only what is given changes. `page`/`rect` move a field with one widget;
- * `widgets` gives every widget's place, in the order of `pdfMeta.widgets`.
+ * Changes to an existing field, with NewField's meaning; only what is given changes. `page`/`rect` move a
+ * field with one widget; `widgets` gives every widget's place, in the order of `pdfMeta.widgets`; `options`
+ * for a radio group renames its export values, one per existing widget.
  */
-export interface FieldChanges {
-  page?: number;
-  rect?: Rect;
-  widgets?: WidgetPlacement[];
-  fontSize?: number;
-  alignment?: FieldAlignment;
-  maxLength?: number;
+export type FieldChanges = Pick<
+  NewField,
+  'page' | 'rect' | 'widgets' | 'fontSize' | 'alignment' | 'maxLength' | 'options' | 'required'
+> & {
   /** makes a text field a comb of this many cells */
   cells?: number;
-  /** dropdown: the new option list; radio: new export values, one per existing widget */
-  options?: string[];
-  required?: boolean;
-}
+};
 
 /** `name` is the field's fully qualified PDF name (`pdfMeta.originalName` in the analysis). */
 export type FieldEdit =

@@ -235,22 +235,9 @@ const PreviewRequest = named(
 const TemplateResponse = dataResponse(Template);
 const TemplateReplaced = named(
   'TemplateReplaced',
-  Type.Object(
-    {
-      id: Type.String(),
-      name: Type.String(),
-      description: Type.Optional(Type.String()),
-      fileName: Type.String(),
-      fileSize: Type.Integer(),
-      fieldCount: Type.Integer(),
-      isFrozen: Type.Boolean(),
-      version: Type.Integer(),
-      createdAt: Type.String({ format: 'date-time' }),
-      updatedAt: Type.String({ format: 'date-time' }),
-      fieldMapping: ref(FieldMapping),
-    },
-    { description: 'The template after a file replacement, with how the new fields map to the old' },
-  ),
+  Type.Intersect([ref(Template), Type.Object({ fieldMapping: ref(FieldMapping) })], {
+    description: 'The template after a file replacement, with how the new fields map to the old',
+  }),
 );
 const TemplateReplacedResponse = dataResponse(TemplateReplaced);
 const TemplateList = pageResponse(Template);
