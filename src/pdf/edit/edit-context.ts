@@ -67,13 +67,6 @@ export function daWithSize(da: string, size: number): PDFHexString {
   return PDFHexString.fromText(text.trim());
 }
 
-/** The page's /Rotate as 0, 90, 180 or 270. */
-export function pageRotation(page: PDFDict): number {
-  const r = inherited(page, 'Rotate');
-  const deg = r instanceof PDFNumber ? r.asNumber() : 0;
-  return (((Math.round(deg / 90) * 90) % 360) + 360) % 360;
-}
-
 /** The page's /Annots array, created when missing (a shared or inline array is used as it is). */
 export function annotsOf(ec: EditContext, page: PDFDict): PDFArray {
   let annots = getArray(page, 'Annots');

@@ -5,7 +5,8 @@ import { PDFHexString, PDFNumber, PDFString, type PDFDict, type PDFRef } from '@
 import type { RawField } from '../field-tree.js';
 import { N, getArray } from '../pdf-objects.js';
 import type { NewField, Rect, WidgetPlacement } from '../types.js';
-import { acroFormOf, annotsOf, helvDa, pageRotation, type EditContext } from './edit-context.js';
+import { acroFormOf, annotsOf, helvDa, type EditContext } from './edit-context.js';
+import { pageRotation } from '../page-geometry.js';
 import { formatActions } from './format-actions.js';
 
 /** Field flag bits (PDF 32000-1, tables 221, 226, 228, 230). */
