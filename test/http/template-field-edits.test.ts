@@ -159,6 +159,8 @@ for (const db of DATABASES) {
           'ed_agree',
           'ed_text',
         ]);
+        // a new field's key is its name, as the README's example renders it
+        expect(keyOf(first.json.data, 'ed_text')).toBe('ed_text');
         const second = await edit(id, [NEW_FIELDS[5]]);
         expect(second.json.data.version).toBe(3);
         const third = await edit(id, [{ op: 'update', name: 'ed_text', changes: { rect: [100, 700, 300, 718] } }]);

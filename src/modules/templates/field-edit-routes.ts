@@ -71,17 +71,31 @@ const FieldChanges = named(
 );
 
 const FieldName = Type.String({ description: "the field's current render key or its PDF name (pdfMeta.originalName)" });
-// Inline branches with a discriminator: a wrong edit is reported against its own op, not the first one.
+const AddEdit = named(
+  'FieldEditAdd',
+  Type.Object(
+    { op: Type.Literal('add'), field: ref(NewField) },
+    { additionalProperties: false, description: 'Add a field' },
+  ),
+);
+const UpdateEdit = named(
+  'FieldEditUpdate',
+  Type.Object(
+    { op: Type.Literal('update'), name: FieldName, changes: ref(FieldChanges) },
+    { additionalProperties: false, description: 'Change a field' },
+  ),
+);
+const DeleteEdit = named(
+  'FieldEditDelete',
+  Type.Object(
+    { op: Type.Literal('delete'), name: FieldName },
+    { additionalProperties: false, description: 'Delete a field' },
+  ),
+);
+// A discriminator on op: a wrong edit is reported against its own kind, not against the first one.
 const FieldEditSchema = Type.Unsafe<FieldEdit>({
   type: 'object',
-  oneOf: [
-    Type.Object({ op: Type.Literal('add'), field: ref(NewField) }, { additionalProperties: false }),
-    Type.Object(
-      { op: Type.Literal('update'), name: FieldName, changes: ref(FieldChanges) },
-      { additionalProperties: false },
-    ),
-    Type.Object({ op: Type.Literal('delete'), name: FieldName }, { additionalProperties: false }),
-  ],
+  oneOf: [ref(AddEdit), ref(UpdateEdit), ref(DeleteEdit)],
   discriminator: { propertyName: 'op' },
 });
 
@@ -99,7 +113,7 @@ const FieldEditsBody = named(
 );
 
 /** Named schemas of this module (app.ts registers them). */
-export const fieldEditComponents: Named[] = [NewField, FieldChanges, FieldEditsBody];
+export const fieldEditComponents: Named[] = [NewField, FieldChanges, AddEdit, UpdateEdit, DeleteEdit, FieldEditsBody];
 
 export const fieldEditRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
