@@ -263,6 +263,17 @@ for (const db of DATABASES) {
           expect((await schemaOf(id)).version).toBe(2);
         });
 
+        it("answers VALIDATION_ERROR for more edits than the engine's maxEdits (1000)", async () => {
+          const res = await edit(
+            id,
+            Array.from({ length: 1001 }, () => ({ op: 'delete', name: 'Text2' })),
+          );
+          expect(res.status).toBe(422);
+          expect(res.json.error.details).toMatchObject({ field: 'edits', errors: [{ field: 'edits' }] });
+          expect(res.json.error.message).toContain('at most 1000');
+          expect((await schemaOf(id)).version).toBe(2);
+        });
+
         it('answers VALIDATION_ERROR for an edit of an unknown op or an empty list, before the engine', async () => {
           const bad = await edit(id, [{ op: 'rename', name: 'Text1' }]);
           expect(bad.status).toBe(422);
