@@ -17,6 +17,7 @@ import { AppError } from './errors.js';
 import { accountComponents, accountRoutes } from './modules/accounts/routes.js';
 import { templateComponents, templateRoutes } from './modules/templates/routes.js';
 import { fieldComponents, fieldRoutes } from './modules/templates/field-routes.js';
+import { fieldEditComponents, fieldEditRoutes } from './modules/templates/field-edit-routes.js';
 import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
 import { dashboard } from './http/dashboard.js';
@@ -35,7 +36,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
     },
-    ajv: { customOptions: { verbose: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    ajv: {
+      customOptions: {
+        verbose: true,
+        removeAdditional: false,
+        coerceTypes: 'array',
+        useDefaults: true,
+        discriminator: true,
+      },
+    },
     // On close: idle keep-alive sockets are closed at once, in-flight requests finish (then their
     // sockets close too), so SIGTERM drains quickly instead of waiting for clients to hang up.
     forceCloseConnections: 'idle',
@@ -81,6 +90,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...accountComponents,
     ...templateComponents,
     ...fieldComponents,
+    ...fieldEditComponents,
     ...renderComponents,
     ...batchComponents,
     ...webhookComponents,
@@ -120,6 +130,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));
         await api.register(fieldRoutes(deps));
+        await api.register(fieldEditRoutes(deps));
         await api.register(renderRoutes(deps));
         await api.register(batchRoutes(deps));
         await api.register(webhookRoutes(deps));

@@ -7,7 +7,7 @@ import {
   EngineCrashedError,
   type ErrorCode,
 } from '../errors.js';
-import { PdfEngineError } from '../pdf/types.js';
+import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
 
 /** How long a client should wait before retrying when the database is unreachable. */
@@ -81,12 +81,30 @@ function fromAjv(errors: AjvError[], context: string | undefined): AppError {
   );
 }
 
+/**
+ * Refused field edits, as PATCH fields reports several problems: the first in field/expected/received,
+ * every one in `errors` ({ field, message }; field is the name as sent, or "edit <n>" when it has none).
+ */
+function fieldEditError(err: FieldEditError): AppError {
+  const problems = err.problems.length > 0 ? err.problems : [{ field: 'edits', message: 'the edits were refused' }];
+  const [first] = problems;
+  const field = first.field || 'edits';
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems: see details.errors)` : '';
+  return new AppError('VALIDATION_ERROR', `Field "${field}": ${first.message}${more}`, {
+    field,
+    expected: 'an edit this form can take',
+    received: first.message,
+    errors: problems.map((p) => ({ field: p.field || 'edits', message: p.message })),
+  });
+}
+
 /** Map any thrown value to an AppError; undefined for errors we did not expect. */
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   if (err instanceof DataValidationError) {
     return new AppError('VALIDATION_ERROR', err.message, { ...err.details });
   }
+  if (err instanceof FieldEditError) return fieldEditError(err);
   if (err instanceof EngineBusyError) {
     return new AppError('SERVICE_UNAVAILABLE', 'All render workers are busy; retry shortly', undefined, {
       'Retry-After': String(err.retryAfterSeconds),

@@ -105,6 +105,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string, c
 /** What the routes' schemas cannot say: upload bodies, shared answers, error descriptions. */
 function complete(doc: Document): Document {
   doc.components ??= {};
+  mapDiscriminators(doc, doc.components.schemas ?? {});
   doc.components.responses = SHARED_RESPONSES;
   // @fastify/swagger marks every body required; POST /v1/api-keys also takes none (the key is "unnamed").
   const newKey = doc.paths?.['/v1/api-keys']?.post?.requestBody as { required?: boolean } | undefined;
@@ -139,4 +140,33 @@ function complete(doc: Document): Document {
     }
   }
   return doc;
+}
+
+type Json = { [key: string]: unknown };
+const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null;
+
+/**
+ * A discriminator's `mapping`, from the tag value each referenced branch allows: without it, OpenAPI tools
+ * (openapi-typescript) take the component's name as the tag's value. The route schemas cannot carry it,
+ * because Ajv refuses `mapping`.
+ */
+function mapDiscriminators(node: unknown, schemas: Record<string, unknown>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) mapDiscriminators(item, schemas);
+    return;
+  }
+  if (!isJson(node)) return;
+  const d = node.discriminator;
+  if (isJson(d) && typeof d.propertyName === 'string' && !d.mapping && Array.isArray(node.oneOf)) {
+    const mapping: Record<string, string> = {};
+    for (const branch of node.oneOf) {
+      const ref = isJson(branch) && typeof branch.$ref === 'string' ? branch.$ref : '';
+      const target = schemas[ref.replace('#/components/schemas/', '')];
+      const tag: unknown = isJson(target) && isJson(target.properties) ? target.properties[d.propertyName] : undefined;
+      const value = isJson(tag) ? (Array.isArray(tag.enum) ? tag.enum[0] : tag.const) : undefined;
+      if (typeof value === 'string') mapping[value] = ref;
+    }
+    d.mapping = mapping;
+  }
+  for (const value of Object.values(node)) mapDiscriminators(value, schemas);
 }

@@ -17,6 +17,11 @@ export function named<T extends TSchema>(name: string, schema: T): Named<T> {
   return Object.assign(schema, { $id: name });
 }
 
+/** A string enum written as one (`enum: [...]`, not a union of constants): errors list the values. */
+export function stringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
 /** A reference to a named schema (`{ $ref: "Name#" }`), typed as the schema itself. */
 export function ref<T extends Named>(schema: T, description?: string) {
   return Type.Unsafe<Static<T>>(description ? { $ref: `${schema.$id}#`, description } : { $ref: `${schema.$id}#` });

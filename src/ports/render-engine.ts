@@ -1,4 +1,4 @@
-import type { FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
+import type { FieldEdit, FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
 
 // What an engine throws besides PdfEngineError, part of this port's contract. Defined in src/errors.ts
 // (visible to every layer; http/error-handler.ts maps them) and named here so callers of the port need
@@ -36,6 +36,11 @@ export interface RenderEngine {
    * pages, unflattened ones keep working fields renamed per copy.
    */
   combine(items: { bytes: Uint8Array; flattened: boolean }[], opts?: EngineCallOptions): Promise<Uint8Array>;
+  /**
+   * The template with `edits` applied (pdf/edit/edit-fields.ts): rejects with FieldEditError, listing
+   * every problem, when any edit cannot be applied (nothing is then written).
+   */
+  editFields(template: Uint8Array, edits: readonly FieldEdit[]): Promise<Uint8Array>;
   close?(): Promise<void>;
   /**
    * Throws EngineBusyError when a job submitted now could not start within the engine's wait budget:

@@ -12,7 +12,7 @@
 // to start a worker (plain node on a bundle, see worker-script.ts), paid once per worker, not per job.
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import { PdfEngineError } from '../pdf/types.js';
+import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { Lru } from '../lib/lru.js';
 import { rssMb } from './memory.js';
 import { workerScript } from './worker-script.js';
@@ -316,6 +316,7 @@ export class WorkerPool {
         job.resolve(msg.value);
       } else if (msg.type === 'miss')
         job.reject(new PdfEngineError('RENDER_FAILED', 'the render worker lost the template'));
+      else if (msg.type === 'refused') job.reject(new FieldEditError(msg.problems));
       else if (msg.memory) this.stop(w, 'memory', job);
       else job.reject(new PdfEngineError(msg.code, msg.message));
       this.pump();
@@ -433,22 +434,13 @@ export class WorkerPool {
   }
 }
 
-/** An upload whose analysis is stopped is an unprocessable file (INVALID_PDF); a stopped fill is RENDER_FAILED. */
+/** An upload whose analysis is stopped is an unprocessable file (INVALID_PDF); a stopped fill or edit is RENDER_FAILED. */
 function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEngineError {
-  const what = kind === 'analyse' ? 'analysing the PDF' : 'render';
+  const what = kind === 'analyse' ? 'analysing the PDF' : kind === 'edit' ? 'editing the fields' : 'render';
   const code = kind === 'analyse' ? 'INVALID_PDF' : 'RENDER_FAILED';
-  if (reason === 'timeout') {
-    return new PdfEngineError(
-      code,
-      kind === 'analyse'
-        ? `analysing the PDF exceeded the time budget of ${opts.timeoutMs} ms`
-        : `render exceeded the time budget of ${opts.timeoutMs} ms`,
-    );
-  }
+  if (reason === 'timeout') return new PdfEngineError(code, `${what} exceeded the time budget of ${opts.timeoutMs} ms`);
   if (reason === 'memory')
     return new PdfEngineError(code, `${what} exceeded the memory budget of ${opts.maxMemoryMb} MB`);
-  return new PdfEngineError(
-    code,
-    `the render worker stopped unexpectedly while ${kind === 'analyse' ? 'analysing the PDF' : 'rendering'}`,
-  );
+  const doing = kind === 'analyse' ? 'analysing the PDF' : kind === 'edit' ? 'editing the fields' : 'rendering';
+  return new PdfEngineError(code, `the render worker stopped unexpectedly while ${doing}`);
 }

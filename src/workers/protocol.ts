@@ -1,8 +1,8 @@
 // Messages between the pool (parent) and a render worker (child process). Sent with
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
-import type { AnalyseLimits } from '../pdf/limits.js';
+import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
 import type { CombineItem } from '../pdf/merge/combine.js';
-import type { FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
+import type { FieldEdit, FieldEditProblem, FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
 
 /** Analyse an uploaded template. */
 export interface AnalyseJob {
@@ -31,13 +31,21 @@ export interface CombineJob {
   items: CombineItem[];
 }
 
+/** Apply field edits to a template (the field editor); answers the edited file. */
+export interface EditJob {
+  kind: 'edit';
+  bytes: Uint8Array;
+  edits: readonly FieldEdit[];
+  limits?: Partial<EditLimits>;
+}
+
 /** The hostile and diagnostic jobs of test-jobs.ts: they exist only when the pool enables test jobs. */
 export interface TestJob {
   kind: `test:${string}`;
   args: unknown[];
 }
 
-export type Job = AnalyseJob | FillJob | CombineJob | TestJob;
+export type Job = AnalyseJob | FillJob | CombineJob | EditJob | TestJob;
 export type JobKind = Job['kind'];
 
 /** A job as the pool sends it: the job and the id its answer names. */
@@ -59,6 +67,8 @@ export type WorkerMessage =
   | { type: 'done'; id: number; value: unknown }
   /** a fill sent without template bytes found no prepared template under its key: resend with bytes */
   | { type: 'miss'; id: number }
+  /** an EditJob's edits were refused (FieldEditError): the input's fault, every problem listed */
+  | { type: 'refused'; id: number; problems: FieldEditProblem[] }
   | {
       type: 'failed';
       id: number;

@@ -8,7 +8,8 @@ import { FontLibrary } from '../pdf/fonts/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { combineRenders } from '../pdf/merge/combine.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
-import { PdfEngineError } from '../pdf/types.js';
+import { editFields } from '../pdf/edit/edit-fields.js';
+import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import {
   ENV_SETTINGS,
   ENV_TEST_HOLD_DIR,
@@ -66,6 +67,8 @@ function handle(job: Job): Promise<unknown> {
       return fill(job);
     case 'combine':
       return combineRenders(job.items);
+    case 'edit':
+      return editFields(job.bytes, job.edits, job.limits);
     default: {
       const test = testJobs?.testJobs[job.kind];
       if (!test) throw new Error(`unknown job kind "${job.kind}"`);
@@ -87,6 +90,10 @@ async function run({ id, job }: JobMessage): Promise<void> {
   } catch (err) {
     if (err instanceof CacheMiss) {
       send({ type: 'miss', id });
+      return;
+    }
+    if (err instanceof FieldEditError) {
+      send({ type: 'refused', id, problems: err.problems });
       return;
     }
     if (err instanceof PdfEngineError) {

@@ -69,6 +69,23 @@ for (const db of DATABASES)
         expect(bad.details.errors).toEqual([expect.objectContaining({ field: 'fields.nope' })]);
       });
 
+      it("edits the PDF's fields with templates.editFields, typed, and throws the refused ones", async () => {
+        const template = await client.templates.upload(pdf('pdfjs-required-fields.pdf'));
+        const schema = await client.templates.editFields(template.id, [
+          { op: 'add', field: { name: 'sdk_note', type: 'text', page: 1, rect: [40, 60, 200, 80] } },
+          { op: 'delete', name: 'Text2' },
+        ]);
+        expect(schema.version).toBe(2);
+        expect(schema.schema.fieldMapping?.added.map((f) => f.originalName)).toEqual(['sdk_note']);
+        const bad = await client.templates
+          .editFields(template.id, [
+            { op: 'add', field: { name: 'off', type: 'text', page: 1, rect: [40, 60, 40, 80] } },
+          ])
+          .catch((e) => e);
+        expect(bad).toBeInstanceOf(FormcastError);
+        expect(bad.details.errors).toEqual([expect.objectContaining({ field: 'off' })]);
+      });
+
       it('takes a Blob (or File) as well as bytes, named after the File', async () => {
         const file = new File([pdf('pdfjs-required-fields.pdf')], 'as-a-file.pdf', { type: 'application/pdf' });
         const template = await client.templates.upload(file);

@@ -10,6 +10,7 @@ const fullEngine: RenderEngine = {
   analyse: () => Promise.reject(new Error('not used')),
   fill: () => Promise.reject(new Error('a shed render must not reach the engine')),
   combine: () => Promise.reject(new Error('not used')),
+  editFields: () => Promise.reject(new Error('not used')),
   admit: () => {
     throw new EngineBusyError(7);
   },

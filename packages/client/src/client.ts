@@ -6,6 +6,7 @@ import { type RetryOptions, retryingFetch } from './retry.js';
 import type {
   ApiKey,
   ApiKeyCreated,
+  FieldEdit,
   Page,
   Render,
   RenderDetail,
@@ -144,6 +145,16 @@ export function createClient(options: ClientOptions) {
      */
     updateFields: (id: string, body: TemplateFieldsPatch): Promise<TemplateSchema> =>
       unwrap(raw.PATCH('/v1/templates/{id}/fields', { params: { path: { id } }, body })).then((r) => r.data),
+    /**
+     * Add, change (move, resize, restyle) and delete the PDF's own form fields, in order; `name` in an
+     * update or delete may be the field's key or its PDF name. The edited PDF becomes the next version:
+     * fields keep their keys and settings, `schema.fieldMapping` says what was added and removed. Refused
+     * edits throw a VALIDATION_ERROR naming every field in `details.errors`; nothing is saved.
+     */
+    editFields: (id: string, edits: FieldEdit[]): Promise<TemplateSchema> =>
+      unwrap(raw.POST('/v1/templates/{id}/field-edits', { params: { path: { id } }, body: { edits } })).then(
+        (r) => r.data,
+      ),
     /**
      * Replace the PDF: the schema is extracted again and the version goes up by one; the fields that map to
      * the old ones keep their keys, defaults and rules (`fieldMapping` says which).

@@ -11,6 +11,10 @@ export type TemplateFieldsPatch = Schemas['TemplateFieldsPatch'];
 export type TemplateReplaced = Schemas['TemplateReplaced'];
 export type FieldMapping = Schemas['FieldMapping'];
 export type FieldPatch = Schemas['FieldPatch'];
+/** One edit of the PDF's form fields: `add` a NewField, `update` one with FieldChanges, `delete` one. */
+export type FieldEdit = Schemas['TemplateFieldEdits']['edits'][number];
+export type NewField = Schemas['NewField'];
+export type FieldChanges = Schemas['FieldChanges'];
 export type Render = Schemas['Render'];
 export type RenderDetail = Schemas['RenderDetail'];
 export type RenderListItem = Schemas['RenderListItem'];

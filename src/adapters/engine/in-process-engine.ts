@@ -4,6 +4,7 @@ import { FontLibrary } from '../../pdf/fonts/font-library.js';
 import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
 import { combineRenders } from '../../pdf/merge/combine.js';
+import { editFields } from '../../pdf/edit/edit-fields.js';
 import type { CacheSizes, Limits } from '../../config.js';
 
 const MB = 1024 * 1024;
@@ -22,5 +23,7 @@ export function inProcessEngine(
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),
     combine: async (items) => combineRenders(items),
+    editFields: (template, edits) =>
+      editFields(template, edits, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
   };
 }

@@ -98,6 +98,8 @@ export function poolEngine(
     // the template bytes (see WorkerPool RunOptions).
     fill,
     combine: (items, opts) => pool.run<Uint8Array>({ kind: 'combine', items }, undefined, opts?.priority),
+    // A hostile template costs a worker here, as in analyse; refused edits come back as FieldEditError.
+    editFields: (bytes, edits) => pool.run<Uint8Array>({ kind: 'edit', bytes, edits, limits }),
     close: () => pool.close(),
     admit: () => pool.admit(),
     stats: () => pool.stats(),

@@ -150,11 +150,26 @@ export async function replaceTemplateFile(
 ): Promise<TemplateView & { fieldMapping: FieldMappingReport }> {
   const current = await loadTemplate(deps, account.id, id);
   if (current.is_frozen) throw frozen(id);
+  return storeTemplateFile(deps, account.id, current, input);
+}
+
+/**
+ * A new file for `current` (a row read by the caller, who checked it is not frozen), stored as version
+ * + 1: analysed, settings carried by PDF name, history and template.updated in one transaction. Shared by
+ * a file replacement and the field editor. A change made meanwhile by another request answers CONFLICT.
+ */
+export async function storeTemplateFile(
+  deps: Deps,
+  accountId: string,
+  current: TemplateRow,
+  input: { bytes: Uint8Array; fileName: string },
+): Promise<TemplateView & { fieldMapping: FieldMappingReport }> {
+  const id = current.id;
   const analysis = await deps.engine.analyse(input.bytes);
   const before = await loadCompleteAnalysis(deps, current);
   const oldSettings = parseFieldSettings(current.field_settings);
   const carried = carrySettings(before.fields, oldSettings, analysis.fields);
-  const blobKey = templateBlobKey(account.id, id);
+  const blobKey = templateBlobKey(accountId, id);
   await deps.blobs.put(blobKey, input.bytes);
   const at = deps.clock.now();
   const view = await deps.db.transaction().execute(async (trx) => {
@@ -169,18 +184,18 @@ export async function replaceTemplateFile(
       updated_at: at.toISOString(),
     };
     // a concurrent replace (or settings change) wins once; the loser retries cleanly
-    if (!(await replaceTemplateFileRow(trx, account.id, id, file, current))) return undefined;
+    if (!(await replaceTemplateFileRow(trx, accountId, id, file, current))) return undefined;
     await recordFileVersion(trx, current, {
       before: effectiveFields(before.fields, oldSettings),
       after: effectiveFields(analysis.fields, carried.settings),
       report: carried.report,
       at,
     });
-    return publishUpdated(trx, account.id, id, at); // the new version is in the event's data
+    return publishUpdated(trx, accountId, id, at); // the new version is in the event's data
   });
   if (!view) {
     await deps.blobs.delete(blobKey).catch(() => undefined);
-    const now = await loadTemplate(deps, account.id, id);
+    const now = await loadTemplate(deps, accountId, id);
     if (now.is_frozen) throw frozen(id);
     throw new AppError('CONFLICT', `Template "${id}" was changed by another request at the same time; retry`);
   }
