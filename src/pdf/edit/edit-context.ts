@@ -4,7 +4,6 @@ import {
   type PDFArray,
   type PDFDict,
   PDFHexString,
-  PDFNumber,
   PDFString,
   StandardFonts,
   type PDFContext,
