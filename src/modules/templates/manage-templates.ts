@@ -22,7 +22,7 @@ import { effectiveFields, parseFieldSettings } from './field-settings.js';
 import type { TemplateField } from '../render-data/template-field.js';
 import { deleteTemplateVersions, lastFileMapping } from './template-version-records.js';
 import { carrySettings, type FieldMappingReport } from './carry-settings.js';
-import { recordFileVersion } from './template-history.js';
+import { recordNewVersion } from './template-history.js';
 import type { Db } from '../../adapters/db/database.js';
 
 /** template.updated with the template as it now is, in the transaction of the change. */
@@ -185,7 +185,8 @@ export async function storeTemplateFile(
     };
     // a concurrent replace (or settings change) wins once; the loser retries cleanly
     if (!(await replaceTemplateFileRow(trx, accountId, id, file, current))) return undefined;
-    await recordFileVersion(trx, current, {
+    await recordNewVersion(trx, current, {
+      change: 'file',
       before: effectiveFields(before.fields, oldSettings),
       after: effectiveFields(analysis.fields, carried.settings),
       report: carried.report,

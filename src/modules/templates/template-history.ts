@@ -24,36 +24,22 @@ function recordCurrentVersion(trx: Db, row: Row, fields: TemplateField[]): Promi
   });
 }
 
-/** A change of fields settings (`row` is the template before it), in the change's transaction. */
-export async function recordFieldsVersion(
+/**
+ * A change that makes a new version (`row` is the template before it), in the change's transaction: the
+ * team's field settings (`fields`, reporting the keys changed) or the file (`file`: a replacement or an
+ * edit of the fields on the page, reporting how the new fields map to the old).
+ */
+export async function recordNewVersion(
   trx: Db,
   row: Row,
-  v: { before: TemplateField[]; after: TemplateField[]; changed: string[]; at: Date },
+  v: { change: 'fields' | 'file'; before: TemplateField[]; after: TemplateField[]; report: unknown; at: Date },
 ): Promise<void> {
   await recordCurrentVersion(trx, row, v.before);
   await recordTemplateVersion(trx, {
     accountId: row.account_id,
     templateId: row.id,
     version: row.version + 1,
-    change: 'fields',
-    fields: versionFields(v.after),
-    report: { changed: v.changed },
-    at: v.at,
-  });
-}
-
-/** A file replacement (`row` is the template before it), with its mapping report, in its transaction. */
-export async function recordFileVersion(
-  trx: Db,
-  row: Row,
-  v: { before: TemplateField[]; after: TemplateField[]; report: unknown; at: Date },
-): Promise<void> {
-  await recordCurrentVersion(trx, row, v.before);
-  await recordTemplateVersion(trx, {
-    accountId: row.account_id,
-    templateId: row.id,
-    version: row.version + 1,
-    change: 'file',
+    change: v.change,
     fields: versionFields(v.after),
     report: v.report,
     at: v.at,

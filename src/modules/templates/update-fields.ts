@@ -5,7 +5,7 @@ import { effectiveFields, parseFieldSettings, type FieldSettings } from './field
 import { saveFieldSettings } from './template-records.js';
 import { applyFieldsPatch, type FieldsPatch } from './fields-patch.js';
 import { frozen, getTemplateSchema, publishUpdated } from './manage-templates.js';
-import { recordFieldsVersion } from './template-history.js';
+import { recordNewVersion } from './template-history.js';
 import { loadTemplate } from './template-view.js';
 
 /**
@@ -46,10 +46,11 @@ export async function updateTemplateFields(
     const settings: FieldSettings = outcome.settings;
     const ok = await saveFieldSettings(trx, { accountId, id, fromVersion: row.version, settings, at });
     if (!ok) return false;
-    await recordFieldsVersion(trx, row, {
+    await recordNewVersion(trx, row, {
+      change: 'fields',
       before: effectiveFields(analysis.fields, current),
       after: effectiveFields(analysis.fields, settings),
-      changed: outcome.changed,
+      report: { changed: outcome.changed },
       at,
     });
     await publishUpdated(trx, accountId, id, at);
