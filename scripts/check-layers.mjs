@@ -138,6 +138,12 @@ export function checkLayers(root, rules = RULES, acyclic = ACYCLIC) {
         if (breaks(rule, target)) problems.push(`${file} imports ${target}: ${rule.from} must not (${rule.why})`);
     }
   }
+  // route files only translate HTTP: what two of them share (schemas, use cases) lives in a module file
+  for (const [file, targets] of graph) {
+    if (!/routes\.ts$/.test(file)) continue;
+    for (const target of targets)
+      if (/routes\.ts$/.test(target)) problems.push(`${file} imports ${target}: a route file never imports another`);
+  }
   for (const prefix of acyclic)
     for (const circle of cycles(graph, prefix)) problems.push(`import cycle in ${prefix}: ${circle.join(' -> ')}`);
   return problems;

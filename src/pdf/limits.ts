@@ -50,7 +50,7 @@ export interface EditLimits extends AnalyseLimits {
   maxOptions: number;
 }
 
-const DEFAULT_EDIT_LIMITS: Readonly<EditLimits> = Object.freeze({
+export const DEFAULT_EDIT_LIMITS: Readonly<EditLimits> = Object.freeze({
   ...DEFAULT_LIMITS,
   maxEdits: 1000,
   maxOptions: 1000,

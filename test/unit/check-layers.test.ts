@@ -53,6 +53,17 @@ describe('the import check of npm run lint', () => {
     ]);
   });
 
+  it('reports a route file importing another route file', () => {
+    const root = tree({
+      'src/modules/batches/routes.ts':
+        "import { RenderRequest } from '../renders/routes.js';\nexport const r = RenderRequest;\n",
+      'src/modules/renders/routes.ts': 'export const RenderRequest = 1;\n',
+    });
+    expect(check(root)).toEqual([
+      'src/modules/batches/routes.ts imports src/modules/renders/routes.ts: a route file never imports another',
+    ]);
+  });
+
   it('reports a cycle of imports, and ignores imports written in comments', () => {
     const root = tree({
       'src/pdf/a.ts':

@@ -389,11 +389,13 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
     values[field.pdfMeta.originalName] = fillValue(key, field, value, ctx);
   }
 
-  // the template's own values: constants always, defaults where the data omitted the key
+  // the template's own values: constants always, defaults where the data omitted the key. They were checked
+  // when saved, but their formatted length depends on the render's locale ("12,345,678" is "1,23,45,678" in
+  // en-IN): one that no longer fits is cut with the usual warning, never a 422 about a value nobody sent
   for (const f of fields) {
     if (f.hidden || f.pdfMeta.readOnly) continue;
     const own = f.constant !== undefined ? f.constant : keyOf.has(f) ? undefined : f.default;
-    if (own !== undefined) values[f.pdfMeta.originalName] = fillValue(f.name, f, own, { ...ctx, strict: true });
+    if (own !== undefined) values[f.pdfMeta.originalName] = fillValue(f.name, f, own, { ...ctx, strict: false });
   }
 
   for (const f of fields) {

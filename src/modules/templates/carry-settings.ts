@@ -58,12 +58,14 @@ export function carrySettings(
       settings[f.pdfMeta.originalName] = { name: f.pdfMeta.originalName };
   }
 
-  // What no longer fits is dropped, property by property, until the whole holds (two rounds suffice:
-  // dropping a key can only bring back the analyser's, which is unique among analyser keys).
+  // What no longer fits is dropped, property by property, until the whole holds. Dropping a key brings back
+  // the analyser's, which may collide with another carried key: each round drops at least one property, so
+  // the loop ends; a key still in conflict after that (nothing left to drop) becomes the PDF name, unique.
   const dropped: FieldMappingReport['dropped'] = [];
-  for (let round = 0; round < 3; round++) {
+  for (;;) {
     const problems = settingProblems(newFields, settings, (o) => o);
     if (problems.length === 0) break;
+    let progress = false;
     for (const p of problems) {
       const prop = PROPERTY.exec(p.field)?.[1] as keyof FieldSetting | undefined;
       const s = settings[p.original];
@@ -71,6 +73,11 @@ export function carrySettings(
       dropped.push({ key: s.name ?? p.original, originalName: p.original, setting: prop, reason: p.message });
       delete s[prop];
       if (Object.keys(s).length === 0) delete settings[p.original];
+      progress = true;
+    }
+    if (!progress) {
+      for (const p of problems) settings[p.original] = { ...settings[p.original], name: p.original };
+      break;
     }
   }
 

@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { errorResponse, IdParams, type Named, named, ref, stringEnum } from '../../http/openapi.js';
 import type { FieldEdit } from '../../pdf/types.js';
+import { DEFAULT_EDIT_LIMITS } from '../../pdf/limits.js';
 import { editTemplateFields } from './edit-template-fields.js';
-import { TemplateSchemaResponse } from './routes.js';
+import { TemplateSchemaResponse } from './template-schemas.js';
 
 // POST /templates/:id/field-edits: the field editor (HTTP glue only). The schemas check the shape;
 // ranges, places and names are the engine's to check, so that every problem names its field.
@@ -18,10 +19,14 @@ const WidgetPlacement = Type.Object(
   { page: Type.Integer({ description: '1-based page' }), rect: Rect },
   { additionalProperties: false },
 );
-const Widgets = Type.Array(WidgetPlacement, { description: 'one {page, rect} per widget (radio: per option)' });
+const Widgets = Type.Array(WidgetPlacement, {
+  maxItems: DEFAULT_EDIT_LIMITS.maxOptions,
+  description: 'one {page, rect} per widget (radio: per option)',
+});
 const FontSize = Type.Number({ description: 'text-like fields and dropdowns, 1-144; 0 sizes the text to fit' });
 const Alignment = stringEnum(['left', 'center', 'right'], { description: 'text-like fields and dropdowns' });
 const Options = Type.Array(Type.String(), {
+  maxItems: DEFAULT_EDIT_LIMITS.maxOptions,
   description: 'dropdown and radio: the export values in order, no duplicates (radio: one per widget)',
 });
 
@@ -105,7 +110,9 @@ const FieldEditsBody = named(
     {
       edits: Type.Array(FieldEditSchema, {
         minItems: 1,
-        description: 'applied in order (an added field exists for the edits after it); at most 1000',
+        // refused here, before the template is loaded and sent to a worker (the engine checks it too)
+        maxItems: DEFAULT_EDIT_LIMITS.maxEdits,
+        description: `applied in order (an added field exists for the edits after it); at most ${DEFAULT_EDIT_LIMITS.maxEdits}`,
       }),
     },
     { additionalProperties: false, description: "Edits to the PDF's own form fields: a new version" },

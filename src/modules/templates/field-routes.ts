@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { errorResponse, type Named, named, ref } from '../../http/openapi.js';
+import { errorResponse, IdParams, type Named, named, ref } from '../../http/openapi.js';
 import type { FieldsPatch } from './fields-patch.js';
-import { TemplateSchemaResponse } from './routes.js';
+import { TemplateSchemaResponse } from './template-schemas.js';
 import { updateTemplateFields } from './update-fields.js';
 
 // PATCH /templates/:id/fields: a team's own keys, defaults and rules (HTTP glue only).
@@ -68,8 +68,6 @@ const FieldsPatchBody = named(
 
 /** Named schemas of this module (app.ts registers them). */
 export const fieldComponents: Named[] = [FieldPatch, FieldsPatchBody];
-
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 export const fieldRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>

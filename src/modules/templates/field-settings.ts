@@ -80,7 +80,11 @@ export function settingProblems(
   const problems: (SettingProblem & { original: string })[] = [];
   const effective = effectiveFields(fields, settings);
   const holders = new Map<string, string[]>();
-  for (const f of effective) holders.set(f.name, [...(holders.get(f.name) ?? []), f.pdfMeta.originalName]);
+  for (const f of effective) {
+    const list = holders.get(f.name);
+    if (list) list.push(f.pdfMeta.originalName);
+    else holders.set(f.name, [f.pdfMeta.originalName]);
+  }
   const pdfNames = new Set(fields.map((f) => f.pdfMeta.originalName));
 
   for (const f of effective) {

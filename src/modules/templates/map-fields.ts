@@ -88,7 +88,10 @@ function pairByKey(
     const m = new Map<string, AnalysedField[]>();
     for (const f of fields) {
       const k = keyOf(f);
-      if (k !== undefined) m.set(k, [...(m.get(k) ?? []), f]);
+      if (k === undefined) continue;
+      const list = m.get(k);
+      if (list) list.push(f);
+      else m.set(k, [f]);
     }
     return m;
   };
@@ -102,13 +105,24 @@ function pairByKey(
   return pairs;
 }
 
-/** Mutual best overlaps of the same kind, at least SAME_PLACE. */
+/** Mutual best overlaps of the same kind, at least SAME_PLACE; only fields of one page and kind are compared. */
 function pairByPlace(olds: AnalysedField[], nexts: AnalysedField[]): FieldPair[] {
-  const best = (f: AnalysedField, others: AnalysedField[]) => {
+  const slot = (f: AnalysedField) => `${f.pdfMeta.page}:${kind(f)}`;
+  const bySlot = (fields: AnalysedField[]) => {
+    const m = new Map<string, AnalysedField[]>();
+    for (const f of fields) {
+      const list = m.get(slot(f));
+      if (list) list.push(f);
+      else m.set(slot(f), [f]);
+    }
+    return m;
+  };
+  const oldSlots = bySlot(olds);
+  const newSlots = bySlot(nexts);
+  const best = (f: AnalysedField, others: AnalysedField[] | undefined) => {
     let top: AnalysedField | undefined;
     let score = SAME_PLACE;
-    for (const o of others) {
-      if (kind(o) !== kind(f)) continue;
+    for (const o of others ?? []) {
       const s = overlap(f, o);
       if (s >= score) [top, score] = [o, s];
     }
@@ -116,8 +130,8 @@ function pairByPlace(olds: AnalysedField[], nexts: AnalysedField[]): FieldPair[]
   };
   const pairs: FieldPair[] = [];
   for (const next of nexts) {
-    const old = best(next, olds);
-    if (old && best(old, nexts) === next) pairs.push({ old, next, by: 'place' });
+    const old = best(next, oldSlots.get(slot(next)));
+    if (old && best(old, newSlots.get(slot(old))) === next) pairs.push({ old, next, by: 'place' });
   }
   return pairs;
 }

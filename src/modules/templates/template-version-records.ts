@@ -53,9 +53,13 @@ export async function recordTemplateVersion(
     .execute();
 }
 
+/** Versions a render warning looks back through for an unknown key: the history only grows. */
+const LOOK_BACK_VERSIONS = 20;
+
 /**
- * For each of `keys` that was a render key or PDF name of a recorded version, the latest such version.
- * Read only when render data holds keys the current version lacks.
+ * For each of `keys` that was a render key or PDF name of one of the latest LOOK_BACK_VERSIONS recorded
+ * versions, the latest such version. Read only when render data holds keys the current version lacks;
+ * a key older than that is reported as unknown, without its version.
  */
 export async function formerKeyVersions(
   db: Db,
@@ -71,6 +75,7 @@ export async function formerKeyVersions(
     .where('template_id', '=', templateId)
     .where('account_id', '=', accountId)
     .orderBy('version', 'desc')
+    .limit(LOOK_BACK_VERSIONS)
     .execute();
   const wanted = new Set(keys);
   for (const row of rows) {
