@@ -112,9 +112,9 @@ function reusableOff(normal: PDFDict, box: WidgetBox): PDFRef | undefined {
 }
 
 /**
- * Replaces on-appearances that show no proper mark (empty, a font missing from their resources,
- * a check character in a non-Dingbats font, identical to Off) with a ZapfDingbats mark drawn over
- * the widget's own Off appearance. The state names stay as they are (values map to them). Returns
+ * Replaces on-appearances that show no proper mark (no /BBox, empty, a font missing from their
+ * resources, a check character in a non-Dingbats font, identical to Off) with a ZapfDingbats mark
+ * drawn over the widget's own Off appearance. The state names stay as they are (values map to them). Returns
  * how many widgets were repaired. Data-independent: a prepared template runs it once.
  */
 export function repairButtonAppearances(
