@@ -3,6 +3,7 @@
 import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict } from '@cantoo/pdf-lib';
 import { DEFAULT_LIMITS } from './limits.js';
 import { ParseBudgetExceeded, withParseBudget } from './parse-budget.js';
+import { parseNamesOnce } from './name-parsing.js';
 import { asDict } from './pdf-objects.js';
 import { PdfEngineError } from './types.js';
 
@@ -54,6 +55,7 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
     throw new PdfEngineError('INVALID_PDF', 'the file is not a PDF (no %PDF- header)');
   }
   const maxParseMs = options.maxParseMs ?? DEFAULT_LIMITS.maxParseMs;
+  parseNamesOnce();
   let doc: PDFDocument;
   try {
     doc = await withParseBudget(bytes, maxParseMs, () =>
