@@ -8,6 +8,9 @@
 //                                     (its own content) and of the same page filled but not flattened;
 //                                     every box we checked shows a mark (differs from the box left unchecked);
 //                                     widgets that do not print (no Print flag: button bars) are not drawn
+//                                     interactive: every box we checked shows a mark too
+// Besides the corpus, the forms built to show the button defect classes of issue 22 (test/helpers/
+// button-forms.ts) go through the same checks.
 // Known engine faults make some forms fail here on purpose; the test is not bent around them.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,6 +22,7 @@ import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { TemplateCache } from '../../src/pdf/fill/template-cache.js';
 import type { AnalysedField, FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
+import { buttonClassForms } from '../helpers/button-forms.js';
 import { corpusDir, loadManifest, type ManifestFile } from '../helpers/corpus.js';
 import {
   changeIn,
@@ -34,6 +38,7 @@ import {
   checkboxValueVisible,
   nameAsLatin1,
   nameAsPdfjs,
+  pdfDocNameAsLatin1,
   pdfjsValue,
   readWithPdfjs,
   toPixels,
@@ -44,7 +49,23 @@ import { hasTool, pdftkFields, qpdfCheck, type PdftkField, type QpdfCheck } from
 
 const run = promisify(execFile);
 const dir = corpusDir();
-const forms = dir ? loadManifest().files.filter((f) => f.validAcroForm) : [];
+// The built forms are written once, at load, to a folder of their own (removed after the suite).
+const builtDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-built-'));
+const built: ManifestFile[] = (await buttonClassForms()).map((f) => {
+  const file = path.join(builtDir, f.name);
+  fs.writeFileSync(file, f.bytes);
+  return {
+    file,
+    pageCount: 1,
+    isEncrypted: false,
+    hasXfa: false,
+    validAcroForm: true,
+    fieldCount: 1,
+    tags: [],
+    fields: [],
+  };
+});
+const forms = [...(dir ? loadManifest().files.filter((f) => f.validAcroForm) : []), ...built];
 const has = {
   qpdf: hasTool('qpdf'),
   pdftk: hasTool('pdftk'),
@@ -158,11 +179,12 @@ const looseName = (s: string) => s.normalize('NFC').replace(/[^\x20-\x7e]/g, '?'
 type Reader = 'pdftk' | 'pdf.js';
 
 /**
- * How a reader prints a button's state name (a PDF name, whose bytes the engine reads as UTF-8):
- * pdftk-java as one Latin-1 character per byte, pdf.js as a PDFDocEncoded text string. Both are the
- * same as ours for ASCII names.
+ * How a reader prints a button's state name (a PDF name, whose bytes the engine reads as UTF-8, else
+ * PDFDocEncoding): pdftk-java as one Latin-1 character per byte, pdf.js as a PDFDocEncoded text
+ * string. Both are the same as ours for ASCII names.
  */
-const stateAs = (reader: Reader, name: string) => (reader === 'pdftk' ? nameAsLatin1(name) : nameAsPdfjs(name));
+const stateAs = (reader: Reader, name: string): string[] =>
+  reader === 'pdftk' ? [nameAsLatin1(name), pdfDocNameAsLatin1(name) ?? nameAsLatin1(name)] : [nameAsPdfjs(name)];
 
 /**
  * The values a reader may report for a button value we wrote: the on-state name (as the reader
@@ -176,14 +198,24 @@ function acceptedButtonValues(
   btnOpt: string[] | undefined,
 ): string[] {
   if (value.kind === 'check') {
-    return [...(info.detail.onStates ?? []).flatMap((s) => [s, stateAs(reader, s)]), ...(btnOpt ?? [])];
+    return [...(info.detail.onStates ?? []).flatMap((s) => [s, ...stateAs(reader, s)]), ...(btnOpt ?? [])];
   }
   if (value.kind === 'choice' && info.type === 'radio') {
     const i = info.options?.indexOf(value.value) ?? -1;
     const state = i >= 0 ? info.detail.optionStates?.[i] : undefined;
-    return [value.value, stateAs(reader, value.value), ...(state !== undefined ? [state, stateAs(reader, state)] : [])];
+    return [
+      value.value,
+      ...stateAs(reader, value.value),
+      ...(state !== undefined ? [state, ...stateAs(reader, state)] : []),
+    ];
   }
   return [];
+}
+
+/** Whether a radio option is a button sharing the export value of an earlier one ("v (2)" after "v"). */
+function sharesExport(info: AnalysedField, option: string): boolean {
+  const m = / \((\d+)\)$/.exec(option);
+  return info.type === 'radio' && !!m && !!info.options?.includes(option.slice(0, m.index));
 }
 
 /**
@@ -214,6 +246,9 @@ function shows(
       return !!v && v !== 'Off' && (on.length === 0 || accepted.includes(v));
     }
     case 'choice':
+      // pdftk-java lists /Opt values once: of buttons sharing one (listed "v", "v (2)"...) it reports
+      // only the first, and "Off" for the others.
+      if (reader === 'pdftk' && seen.at(-1) === 'Off' && sharesExport(info, value.value)) return undefined;
       if (info.type === 'radio') return acceptedButtonValues(reader, info, value, btnOpt).includes(seen.at(-1) ?? '');
       return seen.includes(value.value);
     case 'choices':
@@ -248,6 +283,8 @@ interface InkRuns {
   flat: Outcome<Pgm[]>;
   /** every checked box or selected radio button: its rectangle flattened checked vs flattened unchecked */
   marks: Outcome<Mark[]>;
+  /** the same, interactive checked vs interactive unchecked (widgets drawn by the renderer) */
+  openMarks: Outcome<Mark[]>;
   /** every widget that does not print: how its rectangle on the flattened page differs from the template's content */
   nonPrinting: Outcome<Mark[]>;
 }
@@ -269,7 +306,7 @@ async function pdftotextPages(file: string): Promise<string[]> {
 
 async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
   const name = path.basename(entry.file);
-  const templatePath = path.join(dir!, entry.file);
+  const templatePath = path.isAbsolute(entry.file) ? entry.file : path.join(dir!, entry.file);
   const bytes = new Uint8Array(fs.readFileSync(templatePath));
   const analysis = await analyse(bytes);
   const values = sampleValues(analysis);
@@ -288,14 +325,17 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
     ),
   );
   const flatOff = await fillPdf(bytes, analysis, { values: offValues, flatten: true }, name, cache);
+  const openOff = await fillPdf(bytes, analysis, { values: offValues, flatten: false }, name, cache);
   const base = path.join(tmp, name.replace(/\.pdf$/i, ''));
   fs.mkdirSync(base, { recursive: true });
   const openPath = path.join(base, 'open.pdf');
   const flatPath = path.join(base, 'flat.pdf');
   const flatOffPath = path.join(base, 'flat-unchecked.pdf');
+  const openOffPath = path.join(base, 'open-unchecked.pdf');
   fs.writeFileSync(openPath, open.bytes);
   fs.writeFileSync(flatPath, flat.bytes);
   fs.writeFileSync(flatOffPath, flatOff.bytes);
+  fs.writeFileSync(openOffPath, openOff.bytes);
 
   const r: FormRun = {
     name,
@@ -335,7 +375,15 @@ async function runForm(entry: ManifestFile, tmp: string): Promise<FormRun> {
       settle(renderPages(renderer, file, sub(name), { annotations, dpi: DPI }));
     // MuPDF tags unsigned signature widgets with a "sign here" mark of its own: not in the file, so
     // not in the flattened page either. The baseline leaves signature widgets out (poppler adds nothing).
-    jobs.push(async () => (slot.open = await ink(openPath, 'open', renderer === 'mupdf' ? 'no-signatures' : 'all')));
+    const widgets = renderer === 'mupdf' ? 'no-signatures' : 'all';
+    jobs.push(async () => {
+      const [on, off] = await Promise.all([
+        ink(openPath, 'open', widgets),
+        ink(openOffPath, 'open-unchecked', widgets),
+      ]);
+      slot.open = on;
+      slot.openMarks = !on.ok ? on : !off.ok ? off : settleNow(() => marks(r, on.value, off.value));
+    });
     jobs.push(async () => {
       // the drawings compared pixel by pixel at once: the template's content, the flattened output, and
       // the flattened output with every box unchecked; only numbers are kept
@@ -480,12 +528,10 @@ function need<T>(o: Outcome<T> | undefined, what: string): T {
   return o.value;
 }
 
-describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or CORPUS_DIR)', () => {
+describe(`reader matrix over the corpus${dir ? '' : ' (not found: ../shared/corpus or CORPUS_DIR)'} and the built forms`, () => {
   let tmp: string;
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-'));
-  });
   afterAll(() => {
+    fs.rmSync(builtDir, { recursive: true, force: true });
     if (!process.env.KEEP_READER_MATRIX) fs.rmSync(tmp, { recursive: true, force: true });
     else console.log(`reader matrix outputs kept in ${tmp}`);
   });
@@ -494,6 +540,7 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
   // (fill, pdf.js) overlaps another's external tools; each form's tests wait for their own form.
   const runs = new Map<string, Promise<FormRun>>();
   beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-'));
     let next = 0;
     const start = () => {
       const entry = forms[next++];
@@ -626,19 +673,25 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
             );
           expect(lost).toEqual([]);
         });
-        it.skipIf(!ok)(
-          `draws a mark in every checked box and chosen radio button when flattened, drawn by ${tool}`,
-          () => {
-            const found = need(r.ink[renderer]!.marks, `${tool} on the flattened outputs`);
-            const blank = found
-              .filter((m) => m.change < MARK_MIN * m.pixels * 255)
-              .map(
-                (m) =>
-                  `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`,
+        for (const flattened of [true, false]) {
+          it.skipIf(!ok)(
+            `draws a mark in every checked box and chosen radio button when ${flattened ? 'flattened' : 'not flattened'}, drawn by ${tool}`,
+            () => {
+              const ink = r.ink[renderer]!;
+              const found = need(
+                flattened ? ink.marks : ink.openMarks,
+                `${tool} on the ${flattened ? 'flattened' : 'interactive'} outputs`,
               );
-            expect(blank).toEqual([]);
-          },
-        );
+              const blank = found
+                .filter((m) => m.change < MARK_MIN * m.pixels * 255)
+                .map(
+                  (m) =>
+                    `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`,
+                );
+              expect(blank).toEqual([]);
+            },
+          );
+        }
 
         it.skipIf(!ok)(`leaves out widgets that do not print when flattened, drawn by ${tool}`, () => {
           const drawn = need(r.ink[renderer]!.nonPrinting, `${tool} on the flattened output and the template`)
