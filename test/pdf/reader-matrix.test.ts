@@ -45,7 +45,14 @@ import {
   type PdfjsFieldObject,
   type PdfjsReading,
 } from '../helpers/pdfjs.js';
-import { hasTool, pdftkFields, qpdfCheck, type PdftkField, type QpdfCheck } from '../helpers/pdf-tools.js';
+import {
+  hasTool,
+  pdftkCannotReport,
+  pdftkFields,
+  qpdfCheck,
+  type PdftkField,
+  type QpdfCheck,
+} from '../helpers/pdf-tools.js';
 
 const run = promisify(execFile);
 const dir = corpusDir();
@@ -212,12 +219,6 @@ function acceptedButtonValues(
   return [];
 }
 
-/** Whether a radio option is a button sharing the export value of an earlier one ("v (2)" after "v"). */
-function sharesExport(info: AnalysedField, option: string): boolean {
-  const m = / \((\d+)\)$/.exec(option);
-  return info.type === 'radio' && !!m && !!info.options?.includes(option.slice(0, m.index));
-}
-
 /**
  * Whether what a reader reports for one field shows the value we wrote; undefined when the reader
  * cannot tell. `seen` is the field's value lines (pdftk) or value (pdf.js); `numItems` is how many
@@ -246,9 +247,7 @@ function shows(
       return !!v && v !== 'Off' && (on.length === 0 || accepted.includes(v));
     }
     case 'choice':
-      // pdftk-java lists /Opt values once: of buttons sharing one (listed "v", "v (2)"...) it reports
-      // only the first, and "Off" for the others.
-      if (reader === 'pdftk' && seen.at(-1) === 'Off' && sharesExport(info, value.value)) return undefined;
+      if (reader === 'pdftk' && seen.at(-1) === 'Off' && pdftkCannotReport(info, value.value)) return undefined;
       if (info.type === 'radio') return acceptedButtonValues(reader, info, value, btnOpt).includes(seen.at(-1) ?? '');
       return seen.includes(value.value);
     case 'choices':
