@@ -4,6 +4,7 @@ import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict } from '@cantoo
 import { installDecryptedStrings } from './decrypted-strings.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { ParseBudgetExceeded, withParseBudget } from './parse-budget.js';
+import { parseNamesOnce } from './name-parsing.js';
 import { asDict } from './pdf-objects.js';
 import { PdfEngineError } from './types.js';
 
@@ -57,6 +58,8 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
   const maxParseMs = options.maxParseMs ?? DEFAULT_LIMITS.maxParseMs;
   // decrypted strings stay their bytes: never read as escapes again, always written escaped
   installDecryptedStrings();
+  // names are decoded once (pdf-lib decoded them a second time)
+  parseNamesOnce();
   let doc: PDFDocument;
   try {
     doc = await withParseBudget(bytes, maxParseMs, () =>

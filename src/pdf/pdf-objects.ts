@@ -39,9 +39,10 @@ export function N(key: string): PDFName {
 export const hasKey = (dict: PDFDict, key: string): boolean => dict.has(N(key));
 
 /**
- * Names are raw bytes: UTF-8 when valid (what most producers write), else PDFDocEncoding.
- * To find the PDFName for a decoded state, compare nameText(key) over the dictionary's keys
- * rather than calling PDFName.of(text), which would re-encode non-ASCII text differently.
+ * Names are raw bytes: UTF-8 when valid (what most producers write), else PDFDocEncoding. This is
+ * the one decoding of a name: the analyser lists states by it and the filler finds them again by it
+ * (compare nameText(key) over the dictionary's keys, or build the name with nameFromText); never
+ * PDFName.of(text), which decodes #xx in the text a second time and re-encodes non-ASCII text.
  */
 export function nameText(name: PDFName): string {
   let text = nameTexts.get(name);
@@ -65,19 +66,16 @@ export function keyNames(dict: PDFDict): string[] {
 }
 
 /**
- * Every plausible text reading of a name: its raw bytes (Latin-1) and, when valid, UTF-8.
- * Callers (and the analyser) may spell a state name either way; both must find the same state.
+ * The name whose bytes are the char codes (0-255) of `bytes`. PDFName.of() decodes #xx escapes in
+ * its argument, so every '#' is escaped first: a name byte '#' stays a '#', never half an escape.
  */
-export function nameReadings(name: PDFName): string[] {
-  const raw = name.decodeText();
-  const out = [raw];
-  try {
-    const u = utf8.decode(name.asBytes());
-    if (u !== raw) out.push(u);
-  } catch {
-    // not UTF-8: the Latin-1 reading is all there is
-  }
-  return out;
+export function nameOfBytes(bytes: string): PDFName {
+  return PDFName.of(bytes.replace(/#/g, '#23'));
+}
+
+/** The name that nameText() reads as `text`: its UTF-8 bytes. */
+export function nameFromText(text: string): PDFName {
+  return nameOfBytes(Buffer.from(text, 'utf8').toString('latin1'));
 }
 
 // ---- lookups ---------------------------------------------------------------------------------------

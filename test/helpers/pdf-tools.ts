@@ -42,6 +42,16 @@ export async function qpdfCheck(path: string): Promise<QpdfCheck> {
   }
 }
 
+/**
+ * Whether pdftk-java cannot report this radio option: it lists /Opt values once, so of buttons
+ * sharing an export value (listed "v", "v (2)"... by the analyser) it reports the first and "Off"
+ * for the others.
+ */
+export function pdftkCannotReport(field: { type: string; options?: string[] }, option: string): boolean {
+  const m = / \((\d+)\)$/.exec(option);
+  return field.type === 'radio' && !!m && !!field.options?.includes(option.slice(0, m.index));
+}
+
 export interface PdftkField {
   name: string;
   type: string;

@@ -192,6 +192,24 @@ export function nameAsLatin1(name: string): string {
   return Buffer.from(name, 'utf8').toString('latin1');
 }
 
+const FROM_PDFDOC = new Map(Object.entries(PDFDOC).map(([byte, cp]) => [cp, Number(byte)]));
+
+/**
+ * A PDF name whose bytes are not UTF-8 (the engine reads them as PDFDocEncoding, "Patient’s" from
+ * Patient#90s) as pdftk-java prints it: each byte as one Latin-1 character. Undefined when the text
+ * has a character PDFDocEncoding lacks.
+ */
+export function pdfDocNameAsLatin1(name: string): string | undefined {
+  let out = '';
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    const byte = FROM_PDFDOC.get(cp) ?? (cp <= 0xff && !(cp in PDFDOC) ? cp : undefined);
+    if (byte === undefined) return undefined;
+    out += String.fromCharCode(byte);
+  }
+  return out;
+}
+
 /**
  * A PDF name as pdf.js reports it in a field value: its bytes decoded as a PDF text string
  * (PDFDocEncoding). pdf.js keeps appearance-state keys as raw bytes, so for a name with bytes where

@@ -61,14 +61,19 @@ function checkField(file: string, f: AnalysedField, m: ManifestField): void {
     expect(f.detail.multiSelect, where).toBe(m.flags.multiSelect);
     if (m.optionDisplay) expect(f.detail.optionLabels, where).toEqual(m.optionDisplay);
   } else if (f.type === 'radio') {
-    // Callers send /Opt values when the buttons have /Opt, else state names; duplicates are one choice.
-    const values = unique((m.btnOpt ?? m.options ?? []).filter((v): v is string => v !== null));
-    expect(f.options, where).toEqual(values);
-    expect(f.detail.optionStates, where).toHaveLength(values.length);
-    expect(
-      f.detail.optionStates!.every((s) => m.options!.includes(s)),
-      where,
-    ).toBe(true);
+    // Callers send /Opt values when the buttons have /Opt, else state names. A button repeated (same
+    // value and state) is one choice; buttons sharing only a value are listed "v", "v (2)", ...
+    const states = m.options ?? [];
+    const choices = unique(
+      (m.btnOpt ?? states).flatMap((v, i) => (v === null || states[i] == null ? [] : [`${v}\n${states[i]}`])),
+    ).map((c) => c.split('\n'));
+    expect(f.options, where).toEqual(
+      choices.map(([v], k) => {
+        const n = choices.slice(0, k + 1).filter(([x]) => x === v).length;
+        return n === 1 ? v : `${v} (${n})`;
+      }),
+    );
+    expect(f.detail.optionStates, where).toEqual(choices.map(([, s]) => s));
   } else if (f.type === 'checkbox') {
     expect(f.options, where).toBeUndefined();
     const proven = PROVEN_ON_STATES[file]?.[m.fullName];

@@ -168,7 +168,12 @@ describe('analyse() guards', () => {
     });
     const res = await analyse(bytes);
     const [pick, list, when] = res.fields;
-    expect(pick).toMatchObject({ type: 'radio', options: ['Café', 'Tea'], detail: { optionStates: ['0', '1'] } });
+    // Two buttons sharing the value "Tea" (states 1 and 2) both stay selectable.
+    expect(pick).toMatchObject({
+      type: 'radio',
+      options: ['Café', 'Tea', 'Tea (2)'],
+      detail: { optionStates: ['0', '1', '2'] },
+    });
     expect(list).toMatchObject({
       type: 'dropdown',
       options: ['a', 'b'],

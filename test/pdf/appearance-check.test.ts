@@ -35,6 +35,15 @@ describe('brokenOnAppearance', () => {
     );
   });
 
+  it('flags an on-appearance without a /BBox, or with one of no area (viewers skip it)', () => {
+    const mark = `${FRAME} BT /ZaDb 8 Tf 1 1 Td (4) Tj ET`;
+    expect(brokenOnAppearance(ctx.stream(mark, { Subtype: 'Form', Resources: { Font: { ZaDb: zadb } } }), '4')).toBe(
+      'has no /BBox',
+    );
+    const flat = ctx.stream(mark, { Subtype: 'Form', BBox: [0, 0, 10, 0], Resources: { Font: { ZaDb: zadb } } });
+    expect(brokenOnAppearance(flat, '4')).toBe('has an empty /BBox');
+  });
+
   it('flags an on-appearance that draws exactly what Off draws', () => {
     expect(brokenOnAppearance(form(FRAME), '4', form(`${FRAME}\n`))).toBe('looks the same as Off');
   });

@@ -8,6 +8,9 @@
 //                                     (its own content) and of the same page filled but not flattened;
 //                                     every box we checked shows a mark (differs from the box left unchecked);
 //                                     widgets that do not print (no Print flag: button bars) are not drawn
+//                                     interactive: every box we checked shows a mark too
+// Besides the corpus, the forms built to show the button defect classes of issue 22 (test/helpers/
+// button-forms.ts) go through the same checks.
 // Known engine faults make some forms fail here on purpose; the test is not bent around them.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +23,7 @@ import { editFields } from '../../src/pdf/edit/edit-fields.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { TemplateCache } from '../../src/pdf/fill/template-cache.js';
 import type { AnalysedField, FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
+import { buttonClassForms } from '../helpers/button-forms.js';
 import { corpusDir, loadManifest, type ManifestFile } from '../helpers/corpus.js';
 import { sampleEdits } from '../helpers/field-edits.js';
 import {
@@ -36,13 +40,21 @@ import {
   checkboxValueVisible,
   nameAsLatin1,
   nameAsPdfjs,
+  pdfDocNameAsLatin1,
   pdfjsValue,
   readWithPdfjs,
   toPixels,
   type PdfjsFieldObject,
   type PdfjsReading,
 } from '../helpers/pdfjs.js';
-import { hasTool, pdftkFields, qpdfCheck, type PdftkField, type QpdfCheck } from '../helpers/pdf-tools.js';
+import {
+  hasTool,
+  pdftkCannotReport,
+  pdftkFields,
+  qpdfCheck,
+  type PdftkField,
+  type QpdfCheck,
+} from '../helpers/pdf-tools.js';
 import { inkIn as colorInkIn, pixelsOf, renderRgb, type ColorRenderer } from '../helpers/color-pages.js';
 import {
   AMOUNT_RECTS,
@@ -79,6 +91,22 @@ interface MatrixForm {
   edited: boolean;
 }
 
+// The built forms are written once, at load, to a folder of their own (removed after the suite).
+const builtDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-built-'));
+const built: ManifestFile[] = (await buttonClassForms()).map((f) => {
+  const file = path.join(builtDir, f.name);
+  fs.writeFileSync(file, f.bytes);
+  return {
+    file,
+    pageCount: 1,
+    isEncrypted: false,
+    hasXfa: false,
+    validAcroForm: true,
+    fieldCount: 1,
+    tags: [],
+    fields: [],
+  };
+});
 /** READER_MATRIX_ONLY=text runs only the forms whose name contains it (e.g. "edited-"). */
 const only = process.env.READER_MATRIX_ONLY;
 const forms: MatrixForm[] = (
@@ -92,7 +120,9 @@ const forms: MatrixForm[] = (
           .map((entry) => ({ name: `edited-${path.basename(entry.file)}`, entry, edited: true })),
       ]
     : []
-).filter((f) => !only || f.name.includes(only));
+)
+  .concat(built.map((entry) => ({ name: path.basename(entry.file), entry, edited: false })))
+  .filter((f) => !only || f.name.includes(only));
 const has = {
   qpdf: hasTool('qpdf'),
   pdftk: hasTool('pdftk'),
@@ -206,11 +236,12 @@ const looseName = (s: string) => s.normalize('NFC').replace(/[^\x20-\x7e]/g, '?'
 type Reader = 'pdftk' | 'pdf.js';
 
 /**
- * How a reader prints a button's state name (a PDF name, whose bytes the engine reads as UTF-8):
- * pdftk-java as one Latin-1 character per byte, pdf.js as a PDFDocEncoded text string. Both are the
- * same as ours for ASCII names.
+ * How a reader prints a button's state name (a PDF name, whose bytes the engine reads as UTF-8, else
+ * PDFDocEncoding): pdftk-java as one Latin-1 character per byte, pdf.js as a PDFDocEncoded text
+ * string. Both are the same as ours for ASCII names.
  */
-const stateAs = (reader: Reader, name: string) => (reader === 'pdftk' ? nameAsLatin1(name) : nameAsPdfjs(name));
+const stateAs = (reader: Reader, name: string): string[] =>
+  reader === 'pdftk' ? [nameAsLatin1(name), pdfDocNameAsLatin1(name) ?? nameAsLatin1(name)] : [nameAsPdfjs(name)];
 
 /**
  * The values a reader may report for a button value we wrote: the on-state name (as the reader
@@ -224,12 +255,16 @@ function acceptedButtonValues(
   btnOpt: string[] | undefined,
 ): string[] {
   if (value.kind === 'check') {
-    return [...(info.detail.onStates ?? []).flatMap((s) => [s, stateAs(reader, s)]), ...(btnOpt ?? [])];
+    return [...(info.detail.onStates ?? []).flatMap((s) => [s, ...stateAs(reader, s)]), ...(btnOpt ?? [])];
   }
   if (value.kind === 'choice' && info.type === 'radio') {
     const i = info.options?.indexOf(value.value) ?? -1;
     const state = i >= 0 ? info.detail.optionStates?.[i] : undefined;
-    return [value.value, stateAs(reader, value.value), ...(state !== undefined ? [state, stateAs(reader, state)] : [])];
+    return [
+      value.value,
+      ...stateAs(reader, value.value),
+      ...(state !== undefined ? [state, ...stateAs(reader, state)] : []),
+    ];
   }
   return [];
 }
@@ -262,6 +297,7 @@ function shows(
       return !!v && v !== 'Off' && (on.length === 0 || accepted.includes(v));
     }
     case 'choice':
+      if (reader === 'pdftk' && seen.at(-1) === 'Off' && pdftkCannotReport(info, value.value)) return undefined;
       if (info.type === 'radio') return acceptedButtonValues(reader, info, value, btnOpt).includes(seen.at(-1) ?? '');
       return seen.includes(value.value);
     case 'choices':
@@ -296,6 +332,8 @@ interface InkRuns {
   flat: Outcome<Pgm[]>;
   /** every checked box or selected radio button: its rectangle flattened checked vs flattened unchecked */
   marks: Outcome<Mark[]>;
+  /** the same, interactive checked vs interactive unchecked (widgets drawn by the renderer) */
+  openMarks: Outcome<Mark[]>;
   /** every widget that does not print: how its rectangle on the flattened page differs from the template's content */
   nonPrinting: Outcome<Mark[]>;
 }
@@ -317,7 +355,7 @@ async function pdftotextPages(file: string): Promise<string[]> {
 
 /** The template of a matrix form: the corpus file, or the field editor's output written beside the outputs. */
 async function templateOf(form: MatrixForm, tmp: string): Promise<string> {
-  const file = path.join(dir!, form.entry.file);
+  const file = path.isAbsolute(form.entry.file) ? form.entry.file : path.join(dir!, form.entry.file);
   if (!form.edited) return file;
   const source = new Uint8Array(fs.readFileSync(file));
   const before = await analyse(source).catch(() => undefined); // a PDF without a form has nothing to analyse
@@ -347,14 +385,17 @@ async function runForm(form: MatrixForm, tmp: string): Promise<FormRun> {
     ),
   );
   const flatOff = await fillPdf(bytes, analysis, { values: offValues, flatten: true }, name, cache);
+  const openOff = await fillPdf(bytes, analysis, { values: offValues, flatten: false }, name, cache);
   const base = path.join(tmp, name.replace(/\.pdf$/i, ''));
   fs.mkdirSync(base, { recursive: true });
   const openPath = path.join(base, 'open.pdf');
   const flatPath = path.join(base, 'flat.pdf');
   const flatOffPath = path.join(base, 'flat-unchecked.pdf');
+  const openOffPath = path.join(base, 'open-unchecked.pdf');
   fs.writeFileSync(openPath, open.bytes);
   fs.writeFileSync(flatPath, flat.bytes);
   fs.writeFileSync(flatOffPath, flatOff.bytes);
+  fs.writeFileSync(openOffPath, openOff.bytes);
 
   const r: FormRun = {
     name,
@@ -394,7 +435,15 @@ async function runForm(form: MatrixForm, tmp: string): Promise<FormRun> {
       settle(renderPages(renderer, file, sub(name), { annotations, dpi: DPI }));
     // MuPDF tags unsigned signature widgets with a "sign here" mark of its own: not in the file, so
     // not in the flattened page either. The baseline leaves signature widgets out (poppler adds nothing).
-    jobs.push(async () => (slot.open = await ink(openPath, 'open', renderer === 'mupdf' ? 'no-signatures' : 'all')));
+    const widgets = renderer === 'mupdf' ? 'no-signatures' : 'all';
+    jobs.push(async () => {
+      const [on, off] = await Promise.all([
+        ink(openPath, 'open', widgets),
+        ink(openOffPath, 'open-unchecked', widgets),
+      ]);
+      slot.open = on;
+      slot.openMarks = !on.ok ? on : !off.ok ? off : settleNow(() => marks(r, on.value, off.value));
+    });
     jobs.push(async () => {
       // the drawings compared pixel by pixel at once: the template's content, the flattened output, and
       // the flattened output with every box unchecked; only numbers are kept
@@ -539,12 +588,10 @@ function need<T>(o: Outcome<T> | undefined, what: string): T {
   return o.value;
 }
 
-describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or CORPUS_DIR)', () => {
+describe(`reader matrix over the corpus${dir ? '' : ' (not found: ../shared/corpus or CORPUS_DIR)'} and the built forms`, () => {
   let tmp: string;
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-'));
-  });
   afterAll(() => {
+    fs.rmSync(builtDir, { recursive: true, force: true });
     if (!process.env.KEEP_READER_MATRIX) fs.rmSync(tmp, { recursive: true, force: true });
     else console.log(`reader matrix outputs kept in ${tmp}`);
   });
@@ -553,6 +600,7 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
   // (fill, pdf.js) overlaps another's external tools; each form's tests wait for their own form.
   const runs = new Map<string, Promise<FormRun>>();
   beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reader-matrix-'));
     let next = 0;
     const start = () => {
       const form = forms[next++];
@@ -683,19 +731,25 @@ describe.skipIf(!dir)('reader matrix over the corpus (needs ../shared/corpus or 
             );
           expect(lost).toEqual([]);
         });
-        it.skipIf(!ok)(
-          `draws a mark in every checked box and chosen radio button when flattened, drawn by ${tool}`,
-          () => {
-            const found = need(r.ink[renderer]!.marks, `${tool} on the flattened outputs`);
-            const blank = found
-              .filter((m) => m.change < MARK_MIN * m.pixels * 255)
-              .map(
-                (m) =>
-                  `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`,
+        for (const flattened of [true, false]) {
+          it.skipIf(!ok)(
+            `draws a mark in every checked box and chosen radio button when ${flattened ? 'flattened' : 'not flattened'}, drawn by ${tool}`,
+            () => {
+              const ink = r.ink[renderer]!;
+              const found = need(
+                flattened ? ink.marks : ink.openMarks,
+                `${tool} on the ${flattened ? 'flattened' : 'interactive'} outputs`,
               );
-            expect(blank).toEqual([]);
-          },
-        );
+              const blank = found
+                .filter((m) => m.change < MARK_MIN * m.pixels * 255)
+                .map(
+                  (m) =>
+                    `p${m.page} ${m.key}: checked differs from unchecked by ${((100 * m.change) / (m.pixels * 255)).toFixed(1)}%`,
+                );
+              expect(blank).toEqual([]);
+            },
+          );
+        }
 
         it.skipIf(!ok)(`leaves out widgets that do not print when flattened, drawn by ${tool}`, () => {
           const drawn = need(r.ink[renderer]!.nonPrinting, `${tool} on the flattened output and the template`)

@@ -216,6 +216,29 @@ describe('validateData: types', () => {
     expect(err.details).toEqual({ field: 'colour', expected: 'one of "Red", "Green"', received: '"green"' });
     expect(err.message).toBe('Field "colour" expects one of "Red", "Green", received "green"');
   });
+  describe('a radio group whose buttons share an export value (/Opt ["Sì", "Sì"])', () => {
+    const shared = [field('si', 'radio', { options: ['Sì', 'Sì (2)'] }, { optionStates: ['0', '1'] })];
+    for (const [mode, options] of [
+      ['non-strict', LAX],
+      ['strict', STRICT],
+    ] as const) {
+      it(`accepts every listed option in ${mode} mode`, () => {
+        for (const value of ['Sì', 'Sì (2)'])
+          expect(validateData(shared, { si: value }, options).values['form1.si']).toEqual({ kind: 'choice', value });
+      });
+    }
+    it('takes a state name for the option it selects', () => {
+      expect(validateData(shared, { si: '1' }, STRICT).values['form1.si']).toEqual({
+        kind: 'choice',
+        value: 'Sì (2)',
+      });
+    });
+    it('prefers an option over a state name spelled the same', () => {
+      const odd = [field('n', 'radio', { options: ['1', '2'] }, { optionStates: ['0', '1'] })];
+      expect(validateData(odd, { n: '1' }, STRICT).values['form1.n']).toEqual({ kind: 'choice', value: '1' });
+      expect(validateData(odd, { n: '0' }, STRICT).values['form1.n']).toEqual({ kind: 'choice', value: '1' });
+    });
+  });
   it('rejects a dropdown value not among its options even in non-strict mode', () => {
     expect(rejection(() => validateData(FIELDS, { country: 'IT' }, LAX)).details.field).toBe('country');
   });

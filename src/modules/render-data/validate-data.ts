@@ -12,6 +12,8 @@
 // - No single text value may exceed MAX_TEXT_CODE_POINTS, in either mode; signature images are capped
 //   at MAX_IMAGE_BYTES decoded. Warnings are capped at MAX_WARNINGS, then summarised.
 // - Multi-select list boxes take an array of option values (or one string); duplicates are dropped.
+// - A radio group takes one of its options or the appearance state name of a button (the option that
+//   state selects); options are tried first.
 // - Signature: a data URL must be image/png or image/jpeg with base64 content that is a PNG or JPEG
 //   (the magic bytes decide the format); a bare base64 string counts as an image only if it decodes to
 //   PNG or JPEG bytes, otherwise it is text.
@@ -211,10 +213,15 @@ function choiceValue(key: string, field: AnalysedField, value: unknown): FillVal
   const options = field.options ?? [];
   const multi = field.type === 'dropdown' && field.detail.multiSelect === true;
   const expected = optionsExpected(options, multi);
+  // A radio button may also be named by its appearance state (what pdf.js and pdftk report): that
+  // option is chosen, so buttons sharing an export value stay apart.
+  const states = field.type === 'radio' ? (field.detail.optionStates ?? []) : [];
   const check = (v: unknown): string => {
     if (typeof v !== 'string') fail(key, expected, jsonType(v));
-    if (!options.includes(v)) fail(key, expected, quote(v));
-    return v;
+    if (options.includes(v)) return v;
+    const byState = states.indexOf(v);
+    if (byState >= 0 && byState < options.length) return options[byState];
+    return fail(key, expected, quote(v));
   };
   if (multi) {
     if (Array.isArray(value)) return { kind: 'choices', values: [...new Set(value.map(check))] };

@@ -101,17 +101,30 @@ function choiceOptions(ctx: PDFContext, opt: PDFObject | undefined): { values: s
   return paired ? { values, labels } : { values };
 }
 
+/**
+ * One option per choice a caller can make: widget i offers /Opt[i] (else its state name). Kids
+ * sharing both value and state (RadiosInUnison, one button drawn twice) are one choice; buttons
+ * sharing an export value but not a state (/Opt ["Sì", "Sì"]) each stay selectable, listed as
+ * "Sì", "Sì (2)", ... (docs/decisions.md).
+ */
 function radioOptions(raw: RawField, opt: string[] | undefined) {
-  const options: string[] = [];
+  const values: string[] = [];
   const optionStates: string[] = [];
   raw.widgets.forEach((w, i) => {
     const state = widgetOnStates(w)[0];
     if (state === undefined) return; // no appearance: nothing a value could switch on
     const value = opt && i < opt.length ? opt[i] : state;
-    // Kids sharing a value (RadiosInUnison, duplicate /Opt) are one choice for the caller.
-    if (options.includes(value)) return;
-    options.push(value);
+    if (values.some((v, k) => v === value && optionStates[k] === state)) return;
+    values.push(value);
     optionStates.push(state);
+  });
+  const taken = new Set(values);
+  const options = values.map((v, k) => {
+    if (values.indexOf(v) === k) return v;
+    let n = values.slice(0, k + 1).filter((x) => x === v).length;
+    while (taken.has(`${v} (${n})`)) n++;
+    taken.add(`${v} (${n})`);
+    return `${v} (${n})`;
   });
   return { options, optionStates };
 }

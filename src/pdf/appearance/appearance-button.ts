@@ -16,7 +16,7 @@ import { brokenOnAppearance } from './appearance-check.js';
 import { formXObject, frameOps, widgetBox, type WidgetBox } from './appearance-stream.js';
 import { num } from '../content-ops.js';
 import type { FontSet } from '../fonts/fonts.js';
-import { N, getDict, textOf } from '../pdf-objects.js';
+import { N, getDict, nameFromText, textOf } from '../pdf-objects.js';
 
 export const OFF = PDFName.of('Off');
 
@@ -85,7 +85,7 @@ export function ensureOnAppearance(
   if (existing) return existing;
   const box = widgetBox(widget);
   if (!box) return undefined;
-  const name = PDFName.of(stateName);
+  const name = nameFromText(stateName);
   const normal = ctx.obj({});
   normal.set(name, markStream(ctx, fonts, widget, box, radio));
   normal.set(OFF, formXObject(widget, box, frameOps(box)));
@@ -112,9 +112,9 @@ function reusableOff(normal: PDFDict, box: WidgetBox): PDFRef | undefined {
 }
 
 /**
- * Replaces on-appearances that show no proper mark (empty, a font missing from their resources,
- * a check character in a non-Dingbats font, identical to Off) with a ZapfDingbats mark drawn over
- * the widget's own Off appearance. The state names stay as they are (values map to them). Returns
+ * Replaces on-appearances that show no proper mark (no /BBox, empty, a font missing from their
+ * resources, a check character in a non-Dingbats font, identical to Off) with a ZapfDingbats mark
+ * drawn over the widget's own Off appearance. The state names stay as they are (values map to them). Returns
  * how many widgets were repaired. Data-independent: a prepared template runs it once.
  */
 export function repairButtonAppearances(

@@ -2,7 +2,7 @@
 // draw an appearance stream with its own /Resources only (never /AcroForm /DR), so a mark shown
 // with a font the stream does not carry is invisible in poppler and a stray glyph elsewhere.
 import { PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFStream, decodePDFRawStream } from '@cantoo/pdf-lib';
-import { N, getDict } from '../pdf-objects.js';
+import { N, getDict, getNumbers } from '../pdf-objects.js';
 
 /** Larger appearance streams are not checked (a check mark is a few hundred bytes). */
 const MAX_CHECKED_BYTES = 64 * 1024;
@@ -142,6 +142,10 @@ function isDingbats(font: PDFDict): boolean {
  * `off` is the widget's Off appearance, if any.
  */
 export function brokenOnAppearance(on: PDFStream, mark: string, off?: PDFStream): string | undefined {
+  // A form XObject needs its /BBox: without one (or with no area) every viewer skips it.
+  const bbox = getNumbers(on.dict, 'BBox');
+  if (bbox?.length !== 4 || !bbox.every(Number.isFinite)) return 'has no /BBox';
+  if (bbox[0] === bbox[2] || bbox[1] === bbox[3]) return 'has an empty /BBox';
   const text = contentOf(on);
   if (text === undefined) return undefined;
   const s = scan(text);

@@ -7,7 +7,7 @@ import { PDFArray, type PDFDict, type PDFName } from '@cantoo/pdf-lib';
 import { OFF, ensureOnAppearance, onState, repairButtonAppearances } from '../appearance/appearance-button.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
-import { N, inherited, nameReadings, textOf } from '../pdf-objects.js';
+import { N, inherited, nameText, textOf } from '../pdf-objects.js';
 
 /**
  * Replaces the field's on-appearances that show no proper mark (appearance-check.ts) with a
@@ -38,13 +38,14 @@ export function fillCheckbox(fc: FillContext, field: RawField, checked: boolean,
   const states = field.widgets.map((w) => ensureOnAppearance(fc.ctx, fc.fonts, w, hint ?? 'Yes', false));
   // Widgets with different on-states (IRS filing-status boxes) act as a radio group: "checked"
   // turns on the first state, i.e. the widgets that share it, as viewers do for that /V.
-  const on = (hint !== undefined && states.find((s) => s && nameReadings(s).includes(hint))) || states.find(Boolean);
+  const on = (hint !== undefined && states.find((s) => s && matches(s, hint))) || states.find(Boolean);
   if (!on) fc.warnings.push(`field "${fieldLabel(fc, field)}": the checkbox has no on-state to show`);
   applyState(field, (_, i) => (states[i] === on ? on : undefined));
 }
 
+/** A state is found again by the one decoding the analyser listed it with (nameText), never re-encoded. */
 function matches(name: PDFName, wanted: string): boolean {
-  return nameReadings(name).includes(wanted);
+  return nameText(name) === wanted;
 }
 
 /**

@@ -2,6 +2,7 @@
 // type-specific modules (text, choice, buttons, signatures), then flattening and the watermark.
 // Works on any loaded document: the prepared (cached) template of prepare.ts uses it per render.
 import type { PDFDict } from '@cantoo/pdf-lib';
+import { inlineAppearanceStates } from '../appearance/appearance-states.js';
 import { fillCheckbox, fillRadio, repairOnAppearances } from './field-button.js';
 import { fillChoice } from './choice.js';
 import { fillText } from './field-text.js';
@@ -94,12 +95,14 @@ function stateHint(info: AnalysedField | undefined, value: string): string | und
 
 /**
  * Fields a viewer would only show by honouring /NeedAppearances (which we clear): widgets without
- * an appearance, or all of them when the template asked viewers to redraw; and checkbox or radio
- * on-appearances that would show no proper mark (appearance-check.ts). Data-independent: a
- * prepared template runs it once; the fields a render then sets are redrawn with their new values.
+ * an appearance, or all of them when the template asked viewers to redraw; checkbox or radio
+ * on-appearances that would show no proper mark (appearance-check.ts); and states that poppler
+ * cannot find (appearance-states.ts). Data-independent: a prepared template runs it once; the
+ * fields a render then sets are redrawn with their new values.
  */
 export function redrawStale(fc: FillContext, fields: RawField[], needAppearances: boolean): void {
   for (const field of fields) {
+    for (const w of field.widgets) inlineAppearanceStates(w);
     const ft = fieldType(field);
     if (ft === 'Btn' && !(fieldFlags(field) & FF.pushbutton)) repairOnAppearances(fc, field);
     if (ft !== 'Tx' && ft !== 'Ch') continue;

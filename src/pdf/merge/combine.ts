@@ -6,11 +6,19 @@
 // strings. Page trees are rebuilt: one node per item under a new root, inherited page attributes
 // copied onto each page. Outlines, structure trees, named destinations and document metadata of the
 // items are left out (an item is one form, not a book).
-import { PDFContext, type PDFDict, PDFHexString, PDFName, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
+import {
+  PDFContext,
+  type PDFDict,
+  PDFHexString,
+  type PDFName,
+  PDFRef,
+  PDFString,
+  type PDFObject,
+} from '@cantoo/pdf-lib';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { collectPages, type PageNode } from '../pages.js';
-import { N, asDict, getDict, resolve, textOf } from '../pdf-objects.js';
+import { N, asDict, getDict, nameOfBytes, resolve, textOf } from '../pdf-objects.js';
 import { PdfEngineError } from '../types.js';
 import { prepareFormCopy, type FormCopy } from './form-copy.js';
 import { CombinedWriter } from './object-copy.js';
@@ -178,9 +186,9 @@ class ResourceMerge {
           merged.set(name, num);
           continue;
         }
-        let fresh = PDFName.of(`${name.decodeText()}_${n}`);
+        let fresh = nameOfBytes(`${name.decodeText()}_${n}`);
         for (let k = 2; merged.has(fresh) && merged.get(fresh) !== num; k++)
-          fresh = PDFName.of(`${name.decodeText()}_${n}_${k}`);
+          fresh = nameOfBytes(`${name.decodeText()}_${n}_${k}`);
         merged.set(fresh, num);
         if (category === N('Font')) renames.set(name, fresh);
       }
