@@ -18,6 +18,7 @@ const ROUTES: [string, string, unknown?][] = [
   ['GET', '/v1/templates/tpl_x'],
   ['GET', '/v1/templates/tpl_x/schema'],
   ['GET', '/v1/templates/tpl_x/json-schema'],
+  ['GET', '/v1/templates/tpl_x/versions'],
   ['GET', '/v1/templates/tpl_x/file'],
   ['POST', '/v1/templates/tpl_x/preview', { data: {} }],
   ['PATCH', '/v1/templates/tpl_x', { name: 'x' }],

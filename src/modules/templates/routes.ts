@@ -29,8 +29,11 @@ import {
   TemplateResponse,
   TemplateSchemaResponse,
   TemplateUpload,
+  TemplateVersionList,
+  TemplateVersionQuery,
   templateComponents,
 } from './template-schemas.js';
+import { listVersions } from './template-versions.js';
 
 export { templateComponents };
 
@@ -134,6 +137,34 @@ export const templateRoutes =
         },
       },
       async (request) => ({ data: await getTemplateSchema(deps, request.auth.accountId, request.params.id) }),
+    );
+
+    app.get(
+      '/templates/:id/versions',
+      {
+        schema: {
+          tags: ['templates'],
+          operationId: 'listTemplateVersions',
+          summary: "The template's recorded versions, newest first",
+          description:
+            'The history starts at the first change of the template (its version then is listed as `earlier`); ' +
+            'a template never changed has none. Each version gives its number of fields (`keys`) and what the ' +
+            'change reported: the mapping of a new file, or the PDF names of the fields a fields change set.',
+          params: IdParams,
+          querystring: TemplateVersionQuery,
+          response: {
+            200: ref(TemplateVersionList, 'A page of versions'),
+            404: errorResponse('TEMPLATE_NOT_FOUND'),
+            422: errorResponse(),
+          },
+        },
+      },
+      async (request) =>
+        listVersions(deps, request.auth.accountId, request.params.id, {
+          page: request.query.page,
+          limit: request.query.limit,
+          startingAfter: request.query.starting_after,
+        }),
     );
 
     app.get(

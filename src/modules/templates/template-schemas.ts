@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { dataResponse, type Named, named, pageResponse, ref } from '../../http/openapi.js';
+import { dataResponse, type Named, named, pageResponse, ref, stringEnum } from '../../http/openapi.js';
+import { PageQuery } from '../../http/pagination.js';
 import { RenderOptions } from '../render-data/request-schemas.js';
 
 // The templates module's request and answer schemas (#/components/schemas/<name>): one definition for
@@ -214,6 +215,54 @@ const TemplateReplaced = named(
 export const TemplateReplacedResponse = dataResponse(TemplateReplaced);
 export const TemplateList = pageResponse(Template);
 export const TemplateSchemaResponse = dataResponse(TemplateSchema);
+const TemplateVersion = named(
+  'TemplateVersion',
+  Type.Object(
+    {
+      version: Type.Integer({ minimum: 1 }),
+      change: stringEnum(['earlier', 'fields', 'file'] as const, {
+        description:
+          'earlier: the version the template had at its first recorded change; fields: PATCH /fields; ' +
+          'file: a file replacement or a field edit',
+      }),
+      createdAt: Type.String({ format: 'date-time' }),
+      keys: Type.Integer({ minimum: 0, description: 'the number of fields of the version' }),
+      report: Type.Union(
+        [
+          ref(FieldMapping),
+          Type.Object(
+            {
+              changed: Type.Array(Type.String(), {
+                description: 'the PDF names (pdfMeta.originalName) of the fields whose settings changed',
+              }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        {
+          description:
+            "file: how the new fields map to the previous version's; fields: the fields it changed; earlier: null",
+        },
+      ),
+    },
+    { additionalProperties: false, description: 'One recorded version of a template' },
+  ),
+);
+export const TemplateVersionList = pageResponse(TemplateVersion);
+/** Offset pages, and a version number as cursor (the versions below it). */
+export const TemplateVersionQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    starting_after: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'The version of the last item of the previous page: list the versions before it',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
 export const templateComponents: Named[] = [
@@ -229,6 +278,8 @@ export const templateComponents: Named[] = [
   TemplateReplacedResponse,
   TemplateList,
   TemplateSchemaResponse,
+  TemplateVersion,
+  TemplateVersionList,
   RenderDataJsonSchema,
   TemplateJsonSchemaResponse,
   PreviewRequest,

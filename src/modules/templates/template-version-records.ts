@@ -1,4 +1,5 @@
 import type { Db } from '../../adapters/db/database.js';
+import type { PageMeta, PageRequest } from '../../adapters/db/paged-list.js';
 import type { TemplateVersionsTable } from '../../adapters/db/schema.js';
 
 // The one owner of the `template_versions` table: every statement on it lives here, account-scoped.
@@ -103,6 +104,16 @@ export async function lastFileMapping(db: Db, accountId: string, templateId: str
   return row?.report ? (JSON.parse(row.report) as unknown) : null;
 }
 
+function toVersion(r: TemplateVersionsTable): TemplateVersion {
+  return {
+    version: r.version,
+    change: r.change as VersionChange,
+    fields: JSON.parse(r.fields) as VersionField[],
+    report: r.report === null ? null : (JSON.parse(r.report) as unknown),
+    createdAt: r.created_at,
+  };
+}
+
 /** A template's versions, oldest first (the dashboard's history; tests). */
 export async function listTemplateVersions(db: Db, accountId: string, templateId: string): Promise<TemplateVersion[]> {
   const rows = await db
@@ -112,13 +123,39 @@ export async function listTemplateVersions(db: Db, accountId: string, templateId
     .where('account_id', '=', accountId)
     .orderBy('version', 'asc')
     .execute();
-  return rows.map((r) => ({
-    version: r.version,
-    change: r.change as VersionChange,
-    fields: JSON.parse(r.fields) as VersionField[],
-    report: r.report === null ? null : (JSON.parse(r.report) as unknown),
-    createdAt: r.created_at,
-  }));
+  return rows.map(toVersion);
+}
+
+/**
+ * One page of a template's versions, newest first, with the count of all of them. Versions are the
+ * list's order (not created_at: the `earlier` entry carries the template's older timestamp), so the
+ * cursor is a version number: `startingAfter` lists the versions below it.
+ */
+export async function listTemplateVersionPage(
+  db: Db,
+  accountId: string,
+  templateId: string,
+  page: PageRequest,
+  startingAfter?: number,
+): Promise<{ rows: TemplateVersion[]; meta: PageMeta }> {
+  const filtered = db
+    .selectFrom('template_versions')
+    .where('template_id', '=', templateId)
+    .where('account_id', '=', accountId);
+  const [rows, total] = await Promise.all([
+    filtered
+      .selectAll()
+      .$if(startingAfter !== undefined, (q) => q.where('version', '<', startingAfter!))
+      .orderBy('version', 'desc')
+      .limit(page.limit)
+      .offset((page.page - 1) * page.limit)
+      .execute(),
+    filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map(toVersion),
+    meta: { page: page.page, limit: page.limit, total: Number(total.n) },
+  };
 }
 
 /** With the template (in its deleting transaction). */
