@@ -86,6 +86,30 @@ for (const db of DATABASES)
         expect(bad.details.errors).toEqual([expect.objectContaining({ field: 'off' })]);
       });
 
+      it("lists a template's versions with templates.listVersions, newest first, typed", async () => {
+        const template = await client.templates.upload(pdf('pdfjs-required-fields.pdf'));
+        await client.templates.updateFields(template.id, { fields: { Text1: { name: 'first_line' } } });
+        await client.templates.editFields(template.id, [{ op: 'delete', name: 'Text2' }]);
+        const page = await client.templates.listVersions(template.id, { limit: 2 });
+        expect(page.meta).toEqual({ page: 1, limit: 2, total: 3 });
+        expect(page.data.map((v) => [v.version, v.change, v.keys])).toEqual([
+          [3, 'file', 7],
+          [2, 'fields', 8],
+        ]);
+        const report = page.data[0].report;
+        expect(report && 'removed' in report ? report.removed : null).toEqual([
+          { key: 'Text2', originalName: 'Text2' },
+        ]);
+        expect(page.data[1].report).toEqual({ changed: ['Text1'] });
+        const rest = await client.templates.listVersions(template.id, { startingAfter: 2 });
+        expect(rest.data.map((v) => [v.version, v.change, v.report])).toEqual([[1, 'earlier', null]]);
+        const other = createClient({ baseUrl: s.url, apiKey: s.a.key });
+        await expect(other.templates.listVersions(template.id)).rejects.toMatchObject({
+          code: 'TEMPLATE_NOT_FOUND',
+          status: 404,
+        });
+      });
+
       it('takes a Blob (or File) as well as bytes, named after the File', async () => {
         const file = new File([pdf('pdfjs-required-fields.pdf')], 'as-a-file.pdf', { type: 'application/pdf' });
         const template = await client.templates.upload(file);

@@ -17,6 +17,7 @@ import type {
   TemplateFieldsPatch,
   TemplateReplaced,
   TemplateSchema,
+  TemplateVersion,
   Usage,
 } from './types.js';
 
@@ -53,6 +54,13 @@ export interface TemplateListQuery {
   page?: number;
   limit?: number;
   startingAfter?: string;
+}
+
+export interface TemplateVersionListQuery {
+  page?: number;
+  limit?: number;
+  /** A version number: list the versions before it. */
+  startingAfter?: number;
 }
 
 export interface RenderListQuery {
@@ -136,6 +144,20 @@ export function createClient(options: ClientOptions) {
     /** The fields to send in render data. */
     schema: (id: string): Promise<TemplateSchema> =>
       unwrap(raw.GET('/v1/templates/{id}/schema', { params: { path: { id } } })).then((r) => r.data),
+    /**
+     * The template's recorded versions, newest first (its history starts at its first change): each with
+     * its change (`earlier`, `fields`, `file`), number of fields and report (a new file's mapping, or the
+     * PDF names of the fields a fields change set).
+     */
+    listVersions: (id: string, query: TemplateVersionListQuery = {}): Promise<Page<TemplateVersion>> =>
+      unwrap(
+        raw.GET('/v1/templates/{id}/versions', {
+          params: {
+            path: { id },
+            query: { page: query.page, limit: query.limit, starting_after: query.startingAfter },
+          },
+        }),
+      ),
     update: (id: string, patch: TemplatePatch): Promise<Template> =>
       unwrap(raw.PATCH('/v1/templates/{id}', { params: { path: { id } }, body: patch })).then((r) => r.data),
     /**

@@ -4,6 +4,7 @@ export type {
   PdfInput,
   RenderListQuery,
   TemplateListQuery,
+  TemplateVersionListQuery,
   UploadOptions,
   WriteOptions,
 } from './client.js';

@@ -10,6 +10,7 @@ export type TemplatePatch = Schemas['TemplatePatch'];
 export type TemplateFieldsPatch = Schemas['TemplateFieldsPatch'];
 export type TemplateReplaced = Schemas['TemplateReplaced'];
 export type FieldMapping = Schemas['FieldMapping'];
+export type TemplateVersion = Schemas['TemplateVersion'];
 export type FieldPatch = Schemas['FieldPatch'];
 /** One edit of the PDF's form fields: `add` a NewField, `update` one with FieldChanges, `delete` one. */
 export type FieldEdit = Schemas['TemplateFieldEdits']['edits'][number];
