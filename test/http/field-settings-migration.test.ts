@@ -1,16 +1,7 @@
-// Migration 0007_field_settings upgrades a database the previous release made, with templates in it:
-// they get no settings (every key stays the analyser's) and an empty history, and take settings and
-// versions from then on. On SQLite and, when TEST_DATABASE_URL is set, PostgreSQL.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { openDatabase } from '../../src/adapters/db/database.js';
-import { sqliteDriver } from '../../src/adapters/db/sqlite-driver.js';
-import { migrationProvider } from '../../src/adapters/db/migrations.js';
-import { DATABASES, freshPostgresUrl } from '../helpers/server.js';
+import { databaseBefore } from '../helpers/older-database.js';
+import { DATABASES } from '../helpers/server.js';
 import { loadTemplate } from '../../src/modules/templates/template-view.js';
 import { parseFieldSettings } from '../../src/modules/templates/field-settings.js';
 import { saveFieldSettings } from '../../src/modules/templates/template-records.js';
@@ -24,31 +15,8 @@ const MIGRATION = '0007_field_settings';
 
 describe.each(DATABASES.filter((d) => d.enabled))('field settings migration ($label)', ({ name }) => {
   it('upgrades a database with templates in it: no settings, no history, then both work', async () => {
-    let config: Parameters<typeof openDatabase>[0];
-    let older: Kysely<any>;
-    let schema: string | undefined;
-    let cleanup = async () => {};
-    if (name === 'postgres') {
-      const fresh = await freshPostgresUrl();
-      config = { kind: 'postgres', url: fresh.url };
-      schema = fresh.schema;
-      cleanup = fresh.drop;
-      older = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url }) }) });
-    } else {
-      const dir = mkdtempSync(path.join(tmpdir(), 'formcast-fields-migration-'));
-      config = { kind: 'sqlite', file: path.join(dir, 'db.sqlite') };
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      older = new Kysely({ dialect: new SqliteDialect({ database: new (sqliteDriver())(config.file) }) });
-    }
+    const { config, older, cleanup } = await databaseBefore(name, MIGRATION);
     try {
-      const all = await migrationProvider.getMigrations();
-      const before = Object.fromEntries(Object.entries(all).filter(([k]) => k < MIGRATION));
-      const migrated = await new Migrator({
-        db: older,
-        provider: { getMigrations: async () => before },
-        migrationTableSchema: schema,
-      }).migrateToLatest();
-      expect(migrated.error).toBeUndefined();
       await older
         .insertInto('accounts')
         .values({ id: 'acc_m', name: 'm', plan: 'Pro', created_at: '2030-01-01' })

@@ -4,26 +4,13 @@
 // equals the count of its renders that are pending or completed. Driven through the API where it can be,
 // and through render-records.ts for what only crashes and the sweeper do. The migration fills it from the
 // renders already there.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { openDatabase } from '../../src/adapters/db/database.js';
-import { sqliteDriver } from '../../src/adapters/db/sqlite-driver.js';
-import { migrationProvider } from '../../src/adapters/db/migrations.js';
-import type { Database } from '../../src/adapters/db/schema.js';
+import { databaseBefore } from '../helpers/older-database.js';
 import { corpusDir } from '../helpers/corpus.js';
-import {
-  api,
-  DATABASES,
-  freshPostgresUrl,
-  startServer,
-  TestClock,
-  uploadForm,
-  type TestServer,
-} from '../helpers/server.js';
+import { api, DATABASES, startServer, TestClock, uploadForm, type TestServer } from '../helpers/server.js';
 import {
   countRendersThisMonth,
   deletePendingRender,
@@ -171,32 +158,8 @@ describe.skipIf(!corpus).each(DATABASES.filter((d) => d.enabled))('render usage 
 
 describe.each(DATABASES.filter((d) => d.enabled))('render usage migration ($label)', ({ name }) => {
   it('fills render_usage from the renders already there', async () => {
-    let config: Parameters<typeof openDatabase>[0];
-    let older: Kysely<Database>;
-    let schema: string | undefined;
-    let cleanup = async () => {};
-    if (name === 'postgres') {
-      const fresh = await freshPostgresUrl();
-      config = { kind: 'postgres', url: fresh.url };
-      schema = fresh.schema;
-      cleanup = fresh.drop;
-      older = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url }) }) });
-    } else {
-      const dir = mkdtempSync(path.join(tmpdir(), 'formcast-usage-'));
-      config = { kind: 'sqlite', file: path.join(dir, 'db.sqlite') };
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      older = new Kysely({ dialect: new SqliteDialect({ database: new (sqliteDriver())(config.file) }) });
-    }
+    const { config, older, cleanup } = await databaseBefore(name, '0006_render_usage');
     try {
-      // the database as the previous release left it
-      const all = await migrationProvider.getMigrations();
-      const before = Object.fromEntries(Object.entries(all).filter(([k]) => k < '0006_render_usage'));
-      const migrated = await new Migrator({
-        db: older,
-        provider: { getMigrations: async () => before },
-        migrationTableSchema: schema,
-      }).migrateToLatest();
-      expect(migrated.error).toBeUndefined();
       const db = older;
       await db
         .insertInto('accounts')
