@@ -3,16 +3,12 @@
 // red from one drawn black, and where on the page a value landed.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { openWithPdfjs } from './pdfjs.js';
 
 const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const standardFontDataUrl =
-  path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts') + path.sep;
 
 export type ColorRenderer = 'poppler' | 'mupdf' | 'pdf.js';
 
@@ -32,14 +28,7 @@ function parsePpm(buf: Buffer): RgbImage {
 }
 
 async function pdfjsPage(file: string, page: number, dpi: number): Promise<RgbImage> {
-  const doc = await getDocument({
-    data: new Uint8Array(fs.readFileSync(file)),
-    verbosity: 0,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    standardFontDataUrl,
-  }).promise;
+  const doc = await openWithPdfjs(fs.readFileSync(file));
   try {
     const p = await doc.getPage(page);
     const viewport = p.getViewport({ scale: dpi / 72 });

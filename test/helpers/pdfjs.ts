@@ -8,6 +8,21 @@ const require = createRequire(import.meta.url);
 const standardFontDataUrl =
   path.join(path.dirname(require.resolve('pdfjs-dist/package.json')), 'standard_fonts') + path.sep;
 
+/**
+ * Opens a PDF in pdf.js as every test reader does: no eval, no system or web fonts, the standard fonts
+ * from the package. pdf.js takes ownership of (detaches) the buffer it is given: this passes a copy.
+ */
+export function openWithPdfjs(bytes: Uint8Array) {
+  return getDocument({
+    data: new Uint8Array(bytes),
+    verbosity: 0,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    standardFontDataUrl,
+  }).promise;
+}
+
 /** One widget (or parent) entry of getFieldObjects(), reduced to what the tests look at. */
 export interface PdfjsFieldObject {
   id: string;
@@ -61,15 +76,7 @@ export interface PdfjsWidget {
 
 /** Opens `bytes` with pdf.js and reads its fields and, when asked, the text of every page. */
 export async function readWithPdfjs(bytes: Uint8Array, opts: { text?: boolean } = {}): Promise<PdfjsReading> {
-  // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
-  const doc = await getDocument({
-    data: new Uint8Array(bytes),
-    verbosity: 0,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    standardFontDataUrl,
-  }).promise;
+  const doc = await openWithPdfjs(bytes);
   try {
     const fields = (await doc.getFieldObjects()) as Record<string, PdfjsFieldObject[]> | null;
     const pageTexts: string[] = [];
