@@ -6,6 +6,7 @@ import { TemplateActions } from '../components/TemplateActions.js';
 import { formatBytes, formatDate, plural } from '../format.js';
 import { fieldBoxes, openPdf, type Box, type PDFDocumentProxy } from '../pdf.js';
 import { BASE, linkClick, navigate } from '../router.js';
+import { BoxEditor } from './template/BoxEditor.js';
 import { TryIt } from './TryIt.js';
 
 export function TemplatePage({ id }: { id: string }) {
@@ -15,7 +16,7 @@ export function TemplatePage({ id }: { id: string }) {
   const [boxes, setBoxes] = useState<Box[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [active, setActive] = useState<string | null>(null);
-  const [tab, setTab] = useState<'fields' | 'try'>('fields');
+  const [tab, setTab] = useState<Tab>('fields');
   const [preview, setPreview] = useState<PDFDocumentProxy | null>(null);
 
   // (re)load everything when the template's file is replaced
@@ -113,9 +114,23 @@ export function TemplatePage({ id }: { id: string }) {
         <TabButton id="try" current={tab} onSelect={setTab}>
           Try it
         </TabButton>
+        <TabButton id="edit" current={tab} onSelect={setTab}>
+          Edit on page
+        </TabButton>
       </div>
 
-      <div class={`split split-${tab}`}>
+      {tab === 'edit' && (
+        <div role="tabpanel" id="panel-edit" aria-labelledby="tab-edit">
+          <BoxEditor
+            template={template}
+            doc={doc}
+            fields={fields}
+            boxes={boxes}
+            onSaved={() => setReload((n) => n + 1)}
+          />
+        </div>
+      )}
+      <div class={`split split-${tab}`} hidden={tab === 'edit'}>
         <div class="split-doc" id="document">
           {tab === 'try' && preview ? (
             <PdfPages
@@ -138,7 +153,12 @@ export function TemplatePage({ id }: { id: string }) {
             />
           )}
         </div>
-        <div class="split-side" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+        <div
+          class="split-side"
+          role="tabpanel"
+          id={`panel-${tab === 'edit' ? 'hidden' : tab}`}
+          aria-labelledby={`tab-${tab}`}
+        >
           {tab === 'fields' ? (
             <FieldList
               fields={fields}
@@ -159,12 +179,10 @@ export function TemplatePage({ id }: { id: string }) {
   );
 }
 
-function TabButton(props: {
-  id: 'fields' | 'try';
-  current: string;
-  onSelect: (id: 'fields' | 'try') => void;
-  children: string;
-}) {
+type Tab = 'fields' | 'try' | 'edit';
+const TABS: Tab[] = ['fields', 'try', 'edit'];
+
+function TabButton(props: { id: Tab; current: string; onSelect: (id: Tab) => void; children: string }) {
   const selected = props.current === props.id;
   return (
     <button
@@ -178,7 +196,8 @@ function TabButton(props: {
       onClick={() => props.onSelect(props.id)}
       onKeyDown={(e) => {
         if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
-          const next = props.id === 'fields' ? 'try' : 'fields';
+          const step = e.key === 'ArrowRight' ? 1 : TABS.length - 1;
+          const next = TABS[(TABS.indexOf(props.id) + step) % TABS.length];
           props.onSelect(next);
           document.getElementById(`tab-${next}`)?.focus();
         }

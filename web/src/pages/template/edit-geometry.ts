@@ -157,3 +157,8 @@ export function radioRow(rect: readonly number[], n: number): Rect[] {
     round(y2),
   ]);
 }
+
+/** A rect shifted by (dx, dy) points in user space: every widget of a group moves by the same amount. */
+export function shiftRect(rect: readonly number[], dx: number, dy: number): Rect {
+  return [round(rect[0] + dx), round(rect[1] + dy), round(rect[2] + dx), round(rect[3] + dy)];
+}
