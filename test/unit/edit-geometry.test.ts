@@ -1,14 +1,15 @@
 import { PDFDocument, degrees } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import {
+  boundsOf,
   growRect,
-  mapRect,
   moveRect,
   radioRow,
   rectToScreen,
   resizeBox,
   scaleFor,
   screenToRect,
+  shiftRect,
   shownSize,
   toPdf,
   toScreen,
@@ -101,11 +102,12 @@ describe('edit-geometry: user space <-> the shown page', () => {
     expect(resizeBox(box, 'sw', 0, -500, 4)).toEqual({ left: 10, top: 10, width: 100, height: 4 });
   });
 
-  it('lays radio buttons in a row without overlap and maps a group into a new bounding box', () => {
+  it('lays radio buttons in a row without overlap, and shifts a group as one', () => {
     const row = radioRow([0, 0, 90, 20], 3);
     expect(row).toHaveLength(3);
     for (let i = 1; i < row.length; i++) expect(row[i][0]).toBeGreaterThan(row[i - 1][2]);
     for (const r of row) expect(r[3] - r[1]).toBeCloseTo(r[2] - r[0], 6); // squares
-    expect(mapRect([10, 10, 20, 20], [0, 0, 100, 100], [100, 100, 300, 200])).toEqual([120, 110, 140, 120]);
+    expect(shiftRect([10, 10, 20, 20], -2.5, 3)).toEqual([7.5, 13, 17.5, 23]);
+    expect(boundsOf(row)).toEqual([0, 0, 80, 20]); // squares of the full height, a third of the width apart
   });
 });

@@ -1,6 +1,6 @@
 // The box editor's toolbar: the tool to draw with (or select), the cells of a new comb, and the pending
 // changes' undo, discard and save.
-import type { NewFieldType, Tool } from './BoxEditorDrafts.js';
+import type { Tool } from './BoxEditorDrafts.js';
 
 const TOOLS: { tool: Tool; label: string }[] = [
   { tool: 'select', label: 'Select' },
@@ -17,7 +17,6 @@ const TOOLS: { tool: Tool; label: string }[] = [
 
 /** Label of a field type, as the toolbar names it. */
 export const typeLabel = (t: string) => TOOLS.find((x) => x.tool === t)?.label ?? t;
-export const isNewFieldType = (t: string): t is NewFieldType => t !== 'select' && TOOLS.some((x) => x.tool === t);
 
 interface Props {
   tool: Tool;

@@ -119,18 +119,6 @@ export function growRect(frame: PageFrame, rect: readonly number[], dw: number, 
   return screenToRect(frame, 1, resizeBox(rectToScreen(frame, 1, rect), 'se', dw, dh, min));
 }
 
-/**
- * Maps a rect inside `from` to the same place inside `to` (user space): a group of widgets follows its
- * bounding box when that is moved or resized.
- */
-export function mapRect(rect: readonly number[], from: readonly number[], to: readonly number[]): Rect {
-  const sx = (to[2] - to[0]) / (from[2] - from[0] || 1);
-  const sy = (to[3] - to[1]) / (from[3] - from[1] || 1);
-  const x = (v: number) => round(to[0] + (v - from[0]) * sx);
-  const y = (v: number) => round(to[1] + (v - from[1]) * sy);
-  return [x(rect[0]), y(rect[1]), x(rect[2]), y(rect[3])];
-}
-
 /** The smallest rect holding every rect given. */
 export function boundsOf(rects: readonly (readonly number[])[]): Rect {
   return [
