@@ -76,7 +76,7 @@ describe.skipIf(missing.length > 0)(
     const onScreen = async (n: number, points: Point[]): Promise<Point[]> => {
       const layer = page.locator(`.edit-layer[data-page="${n}"]`);
       await layer.waitFor();
-      await page.locator(`.pdf-page-canvas[data-page="${n}"] canvas`).waitFor();
+      await page.locator(`.box-editor .pdf-page-canvas[data-page="${n}"] canvas`).waitFor();
       const vp = viewports[n - 1];
       let box = (await layer.boundingBox())!;
       const k = box.width / vp.width;
@@ -108,7 +108,8 @@ describe.skipIf(missing.length > 0)(
     /** Within what a pixel means at the page's scale (and the 0.01 pt the editor rounds to). */
     const expectRect = (got: Rect, want: Rect, k: number, what: string) => {
       const tol = 1 / k + 0.02;
-      for (let i = 0; i < 4; i++) expect(Math.abs(got[i] - want[i]), `${what} [${got}] vs [${want}]`).toBeLessThan(tol);
+      for (let i = 0; i < want.length; i++)
+        expect(Math.abs(got[i] - want[i]), `${what} [${got}] vs [${want}]`).toBeLessThan(tol);
     };
 
     beforeAll(async () => {
@@ -135,10 +136,12 @@ describe.skipIf(missing.length > 0)(
       await context.addInitScript((key) => (globalThis as any).sessionStorage.setItem('formcast.apiKey', key), s.a.key);
       page = await context.newPage();
       page.on('console', (m) => {
-        if (m.type() === 'error' && !/the server responded with a status of (409|422)/.test(m.text()))
+        if (m.type() === 'error' && !/the server responded with a status of (404|409|422)/.test(m.text()))
           problems.push(`console: ${m.text()}`);
       });
       page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      // Chromium's own favicon request is the one 404 the console may show; any other shows here
+      page.on('response', (r) => r.status() === 404 && problems.push(`404 ${r.url()}`));
     });
     afterAll(async () => {
       await browser?.close();
@@ -165,6 +168,13 @@ describe.skipIf(missing.length > 0)(
       const comb = page.getByRole('form', { name: 'Properties of comb_1' });
       expect(await comb.getByLabel('Comb cells').inputValue()).toBe('3');
 
+      // a radio group drawn as one box: two buttons, then three once a third option is typed
+      await draw('Radio group', [60, 100, 200, 114]);
+      await poll(() => page.locator('.edit-box[data-key="radio_1"]').count()).toBe(2);
+      await page.getByLabel(/^Options/).fill('Yes\nNo\nMaybe');
+      await page.getByLabel(/^Options/).press('Tab');
+      await poll(() => page.locator('.edit-box[data-key="radio_1"]').count()).toBe(3);
+
       // move f1_9 down 40 px with the mouse
       const f9 = rectsBefore.get(keyOf(9))!;
       const [c9] = await onScreen(1, [[(f9[0] + f9[2]) / 2, (f9[1] + f9[3]) / 2]]);
@@ -189,11 +199,12 @@ describe.skipIf(missing.length > 0)(
 
       // one more field, undone: the last edit only
       await draw('Signature', [60, 150, 200, 180]);
-      await poll(() => saveButton().textContent()).toBe('Save 8 changes');
+      await poll(() => saveButton().textContent()).toBe('Save 9 changes');
       await page.getByRole('button', { name: 'Undo' }).click();
-      await poll(() => saveButton().textContent()).toBe('Save 7 changes');
+      await poll(() => saveButton().textContent()).toBe('Save 8 changes');
       expect(await page.locator('.edit-box[data-key="signature_1"]').count()).toBe(0);
-      expect(await page.locator('.edit-box.pending').count()).toBe(7); // 3 new, 3 changed, 1 deleted
+      // 3 new single boxes, 3 radio buttons, 3 changed, 1 deleted
+      expect(await page.locator('.edit-box.pending').count()).toBe(10);
       await page.screenshot({ path: `${SHOTS}/1280-pending.png`, fullPage: false });
     });
 
@@ -221,10 +232,18 @@ describe.skipIf(missing.length > 0)(
       const f7 = rectsBefore.get(keyOf(7))!;
       expectRect(field(keyOf(7))!.pdfMeta.rect, [f7[0] + 3, f7[1] - 10, f7[2] + 3, f7[3] - 10], 1e9, 'nudged');
       expect(field(keyOf(8))).toBeUndefined();
-      expect(after.schema.fields.length).toBe(rectsBefore.size + 3 - 1);
+      const radio = after.schema.fields.find((f) => f.name === 'radio_1') as any;
+      expect(radio).toMatchObject({ type: 'radio', options: ['Yes', 'No', 'Maybe'] });
+      expect(radio.pdfMeta.widgets).toHaveLength(3);
+      for (const w of radio.pdfMeta.widgets) {
+        expect(w.rect[0]).toBeGreaterThanOrEqual(60 - 1 / k);
+        expect(w.rect[2]).toBeLessThanOrEqual(200 + 1 / k);
+        expectRect([w.rect[1], w.rect[3]], [100, 114], k, 'radio button'); // the group's height
+      }
+      expect(after.schema.fields.length).toBe(rectsBefore.size + 4 - 1);
 
       // a render with values for the new fields: pdftk reads them from the form, pdftotext from the page
-      const data = { ed_name: 'Ada Lovelace', checkbox_1: true, comb_1: '123' };
+      const data = { ed_name: 'Ada Lovelace', checkbox_1: true, comb_1: '123', radio_1: 'No' };
       const files: Record<string, string> = {};
       for (const flatten of [false, true]) {
         const r = await api(s, s.a).post('/v1/renders', { templateId, data, options: { flatten } });
@@ -238,6 +257,7 @@ describe.skipIf(missing.length > 0)(
       expect(values.get('comb_1')).toBe('123');
       expect(values.get('checkbox_1')).not.toBe('Off');
       expect(values.get('checkbox_1')).toBeTruthy();
+      expect(values.get('radio_1')).toBe('No');
       const text = await pdftotext(files.flat);
       expect(text).toContain('Ada Lovelace');
       expect(text.replace(/\s+/g, '')).toContain('123');
@@ -329,9 +349,10 @@ describe.skipIf(missing.length > 0)(
         await touch('touchEnd');
         await page.locator('.edit-box.new[data-key="date_1"]').waitFor();
         expect(await width()).toBeLessThanOrEqual(390);
-        await page.screenshot({ path: `${SHOTS}/390-pending.png`, fullPage: true });
+        await page.screenshot({ path: `${SHOTS}/390-pending.png` });
+        const version = (await schema()).version;
         await page.locator('.edit-actions button.primary').tap();
-        await page.getByText('Saved as version 3.').waitFor();
+        await poll(() => page.locator('.edit-panel').textContent()).toContain(`Saved as version ${version + 1}.`);
         const date = (await schema()).schema.fields.find((f) => f.name === 'date_1')!;
         expect(date.type).toBe('date');
         expectRect(date.pdfMeta.rect, [440, 280, 540, 300], k, 'touch');
