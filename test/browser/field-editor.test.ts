@@ -338,7 +338,7 @@ describe.skipIf(missing.length > 0)(
           [540, 280],
         ]);
         const cdp = await phone.newCDPSession(page);
-        const touch = (type: string, p?: Point) =>
+        const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', p?: Point) =>
           cdp.send('Input.dispatchTouchEvent', {
             type,
             touchPoints: p ? [{ x: p[0], y: p[1], id: 1 }] : [],
