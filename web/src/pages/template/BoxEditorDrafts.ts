@@ -1,12 +1,13 @@
 // The box editor's model: the template's fields as drafts (existing ones from the schema, new ones drawn
 // on the page), changed locally, and turned into the one list of edits POST …/field-edits takes.
-// Pure: no DOM, no requests.
-import type { SchemaField } from '../../api.js';
+// Pure: no DOM, no requests (and no import that needs them: the unit tests type-check it without DOM types).
 import type { components } from '../../generated/schema.js';
-import type { Box } from '../../pdf.js';
 import { boundsOf, radioRow, shiftRect, type Rect } from './edit-geometry.js';
 
 type Schemas = components['schemas'];
+type SchemaField = Schemas['SchemaField'];
+/** A widget's box as pdf.ts finds it (its Box). */
+type Box = { field: string; page: number; rect: number[] };
 export type FieldEdit = Schemas['FieldEditAdd'] | Schemas['FieldEditUpdate'] | Schemas['FieldEditDelete'];
 export type NewFieldType = Schemas['NewField']['type'];
 export type Alignment = NonNullable<Schemas['NewField']['alignment']>;
