@@ -351,7 +351,9 @@ describe.skipIf(missing.length > 0)(
         expect(await width()).toBeLessThanOrEqual(390);
         await page.screenshot({ path: `${SHOTS}/390-pending.png` });
         const version = (await schema()).version;
-        await page.locator('.edit-actions button.primary').tap();
+        // a click, not a tap: right after a touch drag injected through CDP, Chromium now and then delivers
+        // a tap's pointer and touch events to the button but makes no click of them (seen 3 times in 8 runs)
+        await page.locator('.edit-actions button.primary').click();
         await poll(() => page.locator('.edit-panel').textContent()).toContain(`Saved as version ${version + 1}.`);
         const date = (await schema()).schema.fields.find((f) => f.name === 'date_1')!;
         expect(date.type).toBe('date');

@@ -216,6 +216,8 @@ export function EditLayer(props: Props) {
       onPointerMove={onPointerMove}
       onPointerUp={onPointerUp}
       onPointerCancel={() => setDrag(null)}
+      // a long press while drawing or on a box is part of the gesture, not a request for the context menu
+      onContextMenu={(e) => (props.tool !== 'select' || e.target !== layer.current || drag) && e.preventDefault()}
     >
       {boxes}
       {drag?.kind === 'draw' && <div class="edit-rubber" style={pct(dragged(drag))} />}
