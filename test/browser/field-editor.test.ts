@@ -350,6 +350,7 @@ describe.skipIf(missing.length > 0)(
         await page.locator('.edit-box.new[data-key="date_1"]').waitFor();
         expect(await width()).toBeLessThanOrEqual(390);
         await page.screenshot({ path: `${SHOTS}/390-pending.png` });
+        await page.locator('.edit-panel').screenshot({ path: `${SHOTS}/390-panel.png` });
         const version = (await schema()).version;
         // a click, not a tap: right after a touch drag injected through CDP, Chromium now and then delivers
         // a tap's pointer and touch events to the button but makes no click of them (seen 3 times in 8 runs)
