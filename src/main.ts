@@ -13,6 +13,8 @@ Usage:
   formcast keys revoke --account ID --key KEY_ID
   formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
                                                    fill a PDF offline with the same engine (no server, no database)
+  formcast backup OUT_DIR [--json]                  copy the embedded set-up (SQLite, files, signing key) while it
+                                                   runs; restore by starting with DATA_DIR=OUT_DIR
   formcast openapi [-o openapi.json] [--server URL]  print the OpenAPI document (no database, no server)
   formcast types TEMPLATE_ID|TEMPLATE.pdf [-o FILE.ts] [--check] [--name Interface] [--url URL] [--api-key KEY]
                                                    TypeScript types of a template's render data (a .pdf is analysed
@@ -69,6 +71,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/accounts.js')).accountsCommand(config, sub, values);
     case 'keys':
       return (await import('./cli/keys.js')).keysCommand(config, sub, values);
+    case 'backup':
+      return (await import('./cli/backup.js')).backupCommand(config, sub, values);
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       return 1;
