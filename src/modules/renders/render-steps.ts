@@ -125,7 +125,7 @@ export function pendingRecord(
 
 /** The template's file (storage trouble here is ours, not the template's). */
 export function templateBytesOf(deps: Pick<Deps, 'blobs' | 'caches'>, p: PreparedRender): Promise<Uint8Array> {
-  return loadTemplateBytes(deps, p.template.blob_key);
+  return loadTemplateBytes(deps, p.template);
 }
 
 /** 3. generate: the file as chunks (a pool engine's base + update, never joined) and the engine's warnings. */

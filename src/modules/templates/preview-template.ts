@@ -30,7 +30,7 @@ export async function previewTemplate(
     timezone: options.timezone,
   });
   if (input.options?.watermark === false) warnings.push('Previews always carry a PREVIEW watermark');
-  const bytes = await loadTemplateBytes(deps, template.blob_key);
+  const bytes = await loadTemplateBytes(deps, template);
   const result = await deps.engine.fill(
     bytes,
     analysis,
