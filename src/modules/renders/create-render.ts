@@ -24,6 +24,9 @@ import { announceUsageThresholds } from '../events/usage-threshold.js';
 
 export type { CreateRenderInput, RenderOptions } from './render-steps.js';
 
+/** How long a client is asked to wait after the file store failed a write. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
 /** A render accepted asynchronously: GET /renders/:id follows it; render.completed / render.failed report it. */
 export interface AcceptedRender {
   renderId: string;
@@ -136,8 +139,15 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   try {
     await deps.blobs.put(blobKey, file);
   } catch (err) {
-    await markFailed('INTERNAL_ERROR', 'The file could not be stored'); // ours: answered INTERNAL_ERROR
-    throw err;
+    // The store's fault, not the caller's: nothing in their history, nothing charged, and a 503 that
+    // says to retry. A file half-written by the store is an orphan the housekeeping sweep removes.
+    await dropReservation();
+    throw Object.assign(
+      new AppError('SERVICE_UNAVAILABLE', 'The file store is unavailable; retry shortly', undefined, {
+        'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS),
+      }),
+      { cause: err },
+    );
   }
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
   const durationMs = elapsedMs();
