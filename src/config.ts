@@ -67,6 +67,11 @@ export interface Limits {
   renderMemoryMb: number;
   /** Retention sweeper period, ms. */
   sweepIntervalMs: number;
+  /**
+   * How long accepted async work (an async render, a batch item, a batch's combined file) keeps being
+   * retried through server faults (storage, database, busy engine) before it is failed, hours.
+   */
+  jobRetryHours: number;
   /** Longest a request body may take to arrive, ms. */
   bodyTimeoutMs: number;
   /** Least average throughput of a request body over each `bodyRateWindowMs`, bytes per second. */
@@ -190,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // jobs queue behind interactive ones in the pool, so a request waits at most for the jobs running.
     renderJobConcurrency: int('RENDER_JOB_CONCURRENCY', 0, 0, 1024),
     jobPollMs: int('JOB_POLL_MS', 1000, 50, 600_000),
+    jobRetryHours: int('JOB_RETRY_HOURS', 24, 1, 24 * 30),
   };
   if (limits.renderJobConcurrency === 0) limits.renderJobConcurrency = 2 * Math.max(1, limits.renderWorkers);
 
