@@ -104,6 +104,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     } catch {
       throw new AppError('SERVICE_UNAVAILABLE', 'database unreachable');
     }
+    try {
+      await deps.blobs.ping?.();
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', 'file store unreachable');
+    }
     return { status: 'ready' };
   });
 

@@ -19,7 +19,8 @@ export interface Config {
   signingSecret?: string;
   limits: Limits;
   caches: CacheSizes;
-  s3?: { bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
+  /** `timeoutMs`: deadline of one storage call, retries included (more for large bodies). */
+  s3?: { bucket: string; endpoint?: string; region: string; forcePathStyle: boolean; timeoutMs: number };
   redisUrl?: string;
   /** when set, GET /metrics requires `Authorization: Bearer <token>` */
   metricsToken?: string;
@@ -219,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       endpoint: str('S3_ENDPOINT'),
       region: str('S3_REGION') ?? str('AWS_REGION') ?? 'us-east-1',
       forcePathStyle: (str('S3_FORCE_PATH_STYLE') ?? (str('S3_ENDPOINT') ? 'true' : 'false')) === 'true',
+      timeoutMs: int('S3_TIMEOUT_MS', 10_000, 100, 600_000),
     };
   }
   const redisUrl = str('REDIS_URL');
