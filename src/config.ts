@@ -41,6 +41,9 @@ export interface WebhookConfig {
   pollMs: number;
   /** attempts in flight at once per instance */
   concurrency: number;
+  /** attempts in flight at once to one endpoint, and for one account (fair shares of `concurrency`) */
+  endpointConcurrency: number;
+  accountConcurrency: number;
   /** an endpoint whose attempts have all failed for this long is disabled, hours */
   disableAfterHours: number;
   /** events and finished deliveries older than this are deleted, days */
@@ -242,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     pollMs: int('WEBHOOK_POLL_MS', 1_000, 10, 60_000),
     concurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
+    endpointConcurrency: int('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 256),
+    accountConcurrency: int('WEBHOOK_ACCOUNT_CONCURRENCY', 4, 1, 256),
     disableAfterHours: int('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
     // longer than the retry schedule (about 3 days), so a delivery is never purged while it may be retried
     retentionDays: int('EVENT_RETENTION_DAYS', 30, 4, 3650),
