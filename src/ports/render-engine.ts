@@ -10,6 +10,11 @@ export interface EngineCallOptions {
    * only when no interactive job waits and is not refused by the admission check (the job runner bounds it).
    */
   priority?: 'interactive' | 'background';
+  /**
+   * Whose work it is (an account id): a pool shares its workers fairly between tenants, and one whose
+   * jobs are slow cannot hold every worker.
+   */
+  tenant?: string;
 }
 
 /**
@@ -18,7 +23,7 @@ export interface EngineCallOptions {
  * when they cannot take the job in time, and EngineCrashedError when the process running it was lost.
  */
 export interface RenderEngine {
-  analyse(bytes: Uint8Array): Promise<TemplateAnalysis>;
+  analyse(bytes: Uint8Array, opts?: EngineCallOptions): Promise<TemplateAnalysis>;
   /**
    * `cacheKey` names the template version (unique per content, e.g. its blob key): the engine keeps
    * the template prepared under it, and a worker pool need not send the bytes to a worker that has
@@ -40,7 +45,7 @@ export interface RenderEngine {
    * The template with `edits` applied (pdf/edit/edit-fields.ts): rejects with FieldEditError, listing
    * every problem, when any edit cannot be applied (nothing is then written).
    */
-  editFields(template: Uint8Array, edits: readonly FieldEdit[]): Promise<Uint8Array>;
+  editFields(template: Uint8Array, edits: readonly FieldEdit[], opts?: EngineCallOptions): Promise<Uint8Array>;
   close?(): Promise<void>;
   /**
    * Throws EngineBusyError when a job submitted now could not start within the engine's wait budget:

@@ -32,7 +32,7 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
         for (const r of done) {
           inputs.push({ bytes: await deps.blobs.get(r.blob_key!), flattened: r.flattened !== 0 });
         }
-        const bytes = await deps.engine.combine(inputs, { priority: 'background' });
+        const bytes = await deps.engine.combine(inputs, { priority: 'background', tenant: batch.account_id });
         combinedKey = combinedBlobKey(batch.account_id, batch.id);
         await deps.blobs.put(combinedKey, bytes);
       } catch (err) {

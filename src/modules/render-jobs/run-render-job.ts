@@ -95,7 +95,7 @@ export async function runRenderJob(
   let file: readonly Uint8Array[];
   const warnings = prepared.warnings;
   try {
-    const result = await generateFile(deps, prepared, templateBytes, 'background');
+    const result = await generateFile(deps, prepared, templateBytes, 'background', accountId);
     file = result.file;
     warnings.push(...result.warnings);
   } catch (err) {

@@ -120,7 +120,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   }
   let file: readonly Uint8Array[];
   try {
-    const result = await generateFile(deps, prepared, templateBytes, 'interactive');
+    const result = await generateFile(deps, prepared, templateBytes, 'interactive', account.id);
     file = result.file;
     warnings.push(...result.warnings);
   } catch (err) {

@@ -134,13 +134,14 @@ export async function generateFile(
   p: PreparedRender,
   templateBytes: Uint8Array,
   priority: 'interactive' | 'background',
+  tenant: string,
 ): Promise<{ file: readonly Uint8Array[]; warnings: string[] }> {
   const result = await deps.engine.fill(
     templateBytes,
     p.analysis,
     { values: p.values, flatten: p.flatten, watermark: p.watermarkText, keepUriLinks: deps.config.outputUriLinks },
     p.template.blob_key,
-    { priority },
+    { priority, tenant },
   );
   return { file: result.chunks ?? [result.bytes], warnings: result.warnings };
 }

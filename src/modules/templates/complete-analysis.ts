@@ -64,7 +64,7 @@ export async function loadCompleteAnalysis(
 ): Promise<TemplateAnalysis> {
   const stored = parseAnalysis(deps, row);
   if (hasPlacement(stored)) return stored;
-  const fresh = await deps.engine.analyse(await loadTemplateBytes(deps, row));
+  const fresh = await deps.engine.analyse(await loadTemplateBytes(deps, row), { tenant: row.account_id });
   const complete = withPlacement(stored, fresh);
   // Only while the row still points at this file: a concurrent file replacement has its own analysis.
   await saveTemplateAnalysis(deps.db, row, JSON.stringify(complete));

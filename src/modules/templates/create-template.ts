@@ -43,7 +43,7 @@ export async function createTemplate(
   if (held >= limit) throw limitReached(held, limit, account.plan);
 
   // 3. analyse: INVALID_PDF for non-PDFs and PDFs without fillable fields
-  const analysis = await deps.engine.analyse(input.bytes);
+  const analysis = await deps.engine.analyse(input.bytes, { tenant: account.id });
 
   // 4. blob first, then the record that points at it
   const id = newId('tpl');

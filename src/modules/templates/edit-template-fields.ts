@@ -25,7 +25,7 @@ export async function editTemplateFields(deps: Deps, accountId: string, id: stri
 
   // 3. the edit, in the engine; its problems and ours are reported together
   const bytes = await loadTemplateBytes(deps, row);
-  const edited = await deps.engine.editFields(bytes, named.edits).catch((err: unknown) => {
+  const edited = await deps.engine.editFields(bytes, named.edits, { tenant: accountId }).catch((err: unknown) => {
     if (!(err instanceof FieldEditError)) throw err;
     throw new FieldEditError([...named.problems, ...namedAsSent(err.problems, named.sentAs)]);
   });

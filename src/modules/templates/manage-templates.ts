@@ -165,7 +165,7 @@ export async function storeTemplateFile(
   input: { bytes: Uint8Array; fileName: string },
 ): Promise<TemplateView & { fieldMapping: FieldMappingReport }> {
   const id = current.id;
-  const analysis = await deps.engine.analyse(input.bytes);
+  const analysis = await deps.engine.analyse(input.bytes, { tenant: accountId });
   const before = await loadCompleteAnalysis(deps, current);
   const oldSettings = parseFieldSettings(current.field_settings);
   const carried = carrySettings(before.fields, oldSettings, analysis.fields);

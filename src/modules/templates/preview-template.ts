@@ -36,6 +36,7 @@ export async function previewTemplate(
     analysis,
     { values, flatten: options.flatten, watermark: PREVIEW_WATERMARK, keepUriLinks: deps.config.outputUriLinks },
     template.blob_key,
+    { tenant: accountId },
   );
   warnings.push(...result.warnings);
   return { chunks: result.chunks ?? [result.bytes], warnings };
