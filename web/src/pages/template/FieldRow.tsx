@@ -46,34 +46,41 @@ export const FieldRow = memo(function FieldRow(props: FieldRowProps) {
         onMouseEnter={() => props.onHover(f.name)}
         onMouseLeave={() => props.onHover(null)}
       >
+        {/* one element per cell: on a phone a cell is a two-column grid, its label beside it */}
         <td data-label="Key" class="key-cell">
-          <button
-            type="button"
-            class="field-key"
-            onClick={() => props.onSelect(f.name)}
-            onFocus={() => props.onHover(f.name)}
-            aria-label={`Show ${f.name} on the page`}
-          >
-            <code>{f.name}</code>
-          </button>
-          {original !== f.name && (
-            <div class="muted small">
-              PDF <code>{original}</code>
-            </div>
-          )}
-          {props.boxCount === 0 && <div class="muted small">no box found</div>}
-          {props.boxCount > 1 && <div class="muted small">{props.boxCount} widgets</div>}
+          <div>
+            <button
+              type="button"
+              class="field-key"
+              onClick={() => props.onSelect(f.name)}
+              onFocus={() => props.onHover(f.name)}
+              aria-label={`Show ${f.name} on the page`}
+            >
+              <code>{f.name}</code>
+            </button>
+            {original !== f.name && (
+              <div class="muted small">
+                PDF <code>{original}</code>
+              </div>
+            )}
+            {props.boxCount === 0 && <div class="muted small">no box found</div>}
+            {props.boxCount > 1 && <div class="muted small">{props.boxCount} widgets</div>}
+          </div>
         </td>
         <td data-label="Label">
-          {f.label ? <span>{f.label}</span> : <span class="muted">—</span>}{' '}
-          <span class={`label-source source-${f.labelSource}`}>{SOURCE[f.labelSource]}</span>
-          {f.description && <div class="muted small">{f.description}</div>}
+          <div>
+            {f.label ? <span>{f.label}</span> : <span class="muted">—</span>}{' '}
+            <span class={`label-source source-${f.labelSource}`}>{SOURCE[f.labelSource]}</span>
+            {f.description && <div class="muted small">{f.description}</div>}
+          </div>
         </td>
         <td data-label="Type">
-          <span class={`type type-${f.type}`}>{f.type}</span>
-          {isComputed(f) && <span class="badge computed">computed</span>}
-          {f.hidden && <span class="badge">hidden</span>}
-          {f.default !== undefined && <div class="muted small">default {defaultText(f.default)}</div>}
+          <div>
+            <span class={`type type-${f.type}`}>{f.type}</span>
+            {isComputed(f) && <span class="badge computed">computed</span>}
+            {f.hidden && <span class="badge">hidden</span>}
+            {f.default !== undefined && <div class="muted small">default {defaultText(f.default)}</div>}
+          </div>
         </td>
         <td data-label="Page">{f.pdfMeta.page}</td>
         <td data-label="Required">{f.required ? <span class="badge required">required</span> : 'no'}</td>
@@ -84,7 +91,7 @@ export const FieldRow = memo(function FieldRow(props: FieldRowProps) {
             <code class={isUnnamed(f) ? 'suggested better' : 'suggested'}>{f.suggestedName}</code>
           )}
         </td>
-        <td data-label="" class="row-actions">
+        <td data-label="" class="edit-cell">
           {!props.readOnly && !draft && (
             <button type="button" class="compact" onClick={() => props.onEdit(f)} aria-label={`Edit ${f.name}`}>
               Edit

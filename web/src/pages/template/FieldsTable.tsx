@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type SchemaField, type TemplateSchema } from '../../api.js';
 import { ErrorText } from '../../components/Alert.js';
 import { plural } from '../../format.js';
@@ -7,6 +7,13 @@ import { FieldRow } from './FieldRow.js';
 import { buildPatch, draftOf, errorsByRow, type Draft, type FieldsPatch } from './FieldsTable-edits.js';
 import { FieldsFilterBar, SuggestedNames } from './FieldsTable-toolbar.js';
 import { filterFields, NO_FILTERS, searchText, suggestedRenames, type FieldFilters } from './field-filters.js';
+
+/**
+ * Rows drawn at a time: a long form grows by this many as the table's end nears the screen. Drawing all 713
+ * rows of the Canada form costs about a second on a busy 2-core machine (style and layout, not script), so
+ * a keystroke that brings them all back must not; find-in-page sees only drawn rows, the search box sees all.
+ */
+const CHUNK = 100;
 
 interface Props {
   templateId: string;
@@ -27,7 +34,12 @@ interface Props {
  */
 export function FieldsTable(props: Props) {
   const { fields, templateId } = props;
-  const [filters, setFilters] = useState<FieldFilters>(NO_FILTERS);
+  const [filters, setFiltersState] = useState<FieldFilters>(NO_FILTERS);
+  const [limit, setLimit] = useState(CHUNK);
+  const setFilters = useCallback((f: FieldFilters) => {
+    setFiltersState(f);
+    setLimit(CHUNK);
+  }, []);
   const [drafts, setDrafts] = useState<Map<string, Draft>>(() => new Map());
   const [errors, setErrors] = useState<Map<string, string[]>>(() => new Map());
   const [saving, setSaving] = useState(false);
@@ -45,6 +57,12 @@ export function FieldsTable(props: Props) {
     const pass = new Set(passing);
     return fields.filter((f) => pass.has(f) || drafts.has(f.pdfMeta.originalName));
   }, [fields, passing, drafts]);
+  const more = useCallback(() => setLimit((n) => n + CHUNK), []);
+  // a box hovered or picked on the page brings its row into the drawn part of the table
+  const activeIndex = props.active === null ? -1 : shown.findIndex((f) => f.name === props.active);
+  useEffect(() => {
+    if (activeIndex >= limit) setLimit(activeIndex + CHUNK / 2);
+  }, [activeIndex, limit]);
   const boxCounts = useMemo(() => {
     const counts = new Map<string, number>();
     for (const b of props.boxes) counts.set(b.field, (counts.get(b.field) ?? 0) + 1);
@@ -197,6 +215,15 @@ export function FieldsTable(props: Props) {
       ) : (
         <div class="table-wrap">
           <table class="fields">
+            <colgroup>
+              <col class="col-key" />
+              <col class="col-label" />
+              <col class="col-type" />
+              <col class="col-page" />
+              <col class="col-required" />
+              <col class="col-suggested" />
+              <col class="col-actions" />
+            </colgroup>
             <thead>
               <tr>
                 <th scope="col">Key</th>
@@ -211,7 +238,7 @@ export function FieldsTable(props: Props) {
               </tr>
             </thead>
             <tbody>
-              {shown.map((f) => (
+              {shown.slice(0, limit).map((f) => (
                 <FieldRow
                   key={f.pdfMeta.originalName}
                   field={f}
@@ -229,10 +256,35 @@ export function FieldsTable(props: Props) {
                   onSave={onSave}
                 />
               ))}
+              {shown.length > limit && <MoreRows hidden={shown.length - limit} onMore={more} />}
             </tbody>
           </table>
         </div>
       )}
     </div>
+  );
+}
+
+/** The last row while some are not drawn: draws the next ones when it nears the screen, or on a click. */
+function MoreRows(props: { hidden: number; onMore: () => void }) {
+  const row = useRef<HTMLTableRowElement>(null);
+  const { onMore } = props;
+  useEffect(() => {
+    const el = row.current;
+    if (!el) return;
+    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && onMore(), {
+      rootMargin: '400px 0px',
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [onMore, props.hidden]);
+  return (
+    <tr class="more-rows" ref={row}>
+      <td colSpan={7}>
+        <button type="button" onClick={onMore}>
+          Show {Math.min(props.hidden, CHUNK)} more ({props.hidden} not shown yet)
+        </button>
+      </td>
+    </tr>
   );
 }
