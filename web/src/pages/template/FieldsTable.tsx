@@ -49,6 +49,11 @@ export function FieldsTable(props: Props) {
   const selected = useRef<string | null>(null);
   const readOnly = props.frozen;
 
+  // a new schema (a save, a new file) starts from what it says: drafts of the old one would mislead
+  useEffect(() => {
+    setDrafts(new Map());
+    setErrors(new Map());
+  }, [fields]);
   const texts = useMemo(() => fields.map(searchText), [fields]);
   const passing = useMemo(() => filterFields(fields, texts, filters), [fields, texts, filters]);
   // a row being edited stays in view: renaming it must not make it vanish from a search for its key
