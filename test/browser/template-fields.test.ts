@@ -343,6 +343,25 @@ describe.skipIf(missing.length > 0)(
         expect(await kept.locator('li').count()).toBe(report.kept.length);
       }
       await page.screenshot({ path: `${SHOTS}/history-1280.png`, fullPage: true });
+
+      // ten more versions: the history pages by ten, newest first
+      const key = report.kept[0].key;
+      for (let i = 1; i <= 10; i++) {
+        const edit = await api(s, s.a).patch(`/v1/templates/${id}/fields`, {
+          fields: { [key]: { description: `edit ${i}` } },
+        });
+        expect(edit.status).toBe(200);
+      }
+      await page.reload();
+      await page.getByRole('tab', { name: 'History' }).click();
+      const versions = page.locator('li.version');
+      await poll(() => versions.first().getAttribute('data-version')).toBe('12');
+      expect(await versions.count()).toBe(10);
+      const pager = page.getByRole('navigation', { name: 'History pages' });
+      await pager.getByText('Page 1 of 2 (12 versions)').waitFor();
+      await pager.getByRole('button', { name: 'Older' }).click();
+      await poll(() => versions.evaluateAll((li) => li.map((x) => x.getAttribute('data-version')))).toEqual(['2', '1']);
+      expect(await versions.first().getAttribute('data-change')).toBe('file');
     });
 
     it('shows a frozen template’s fields read-only', async () => {
