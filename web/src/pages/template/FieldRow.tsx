@@ -79,6 +79,12 @@ export const FieldRow = memo(function FieldRow(props: FieldRowProps) {
             <span class={`type type-${f.type}`}>{f.type}</span>
             {isComputed(f) && <span class="badge computed">computed</span>}
             {f.hidden && <span class="badge">hidden</span>}
+            {f.maxLength !== undefined && <div class="muted small">max {f.maxLength}</div>}
+            {f.options && (
+              <div class="muted small" title={(f.optionLabels ?? f.options).join(' · ')}>
+                {f.options.length} options
+              </div>
+            )}
             {f.default !== undefined && <div class="muted small">default {defaultText(f.default)}</div>}
           </div>
         </td>
