@@ -46,8 +46,15 @@ async function fill({ template, analysis, request, cacheKey, heldBaseId }: FillJ
         ? undefined
         : await fillCachedParts(templates, cacheKey, request);
   if (!parts) throw new CacheMiss();
-  const { baseId, base, update, warnings } = parts;
-  return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings };
+  const { baseId, base, update, warnings, scriptWarnings, scriptRejections } = parts;
+  return {
+    baseId,
+    base: baseId === heldBaseId ? undefined : base,
+    update,
+    warnings,
+    ...(scriptWarnings ? { scriptWarnings } : {}),
+    ...(scriptRejections ? { scriptRejections } : {}),
+  };
 }
 
 let testJobs: Awaited<typeof import('./test-jobs.js')> | undefined;

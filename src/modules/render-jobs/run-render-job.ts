@@ -86,6 +86,8 @@ export async function runRenderJob(
     warnings.push(...result.warnings);
   } catch (err) {
     if (stopping() || err instanceof EngineBusyError || err instanceof EngineCrashedError) return giveBack(err);
+    // strict mode and the form's own check refused a value: failed (not charged), with the message
+    if (err instanceof DataValidationError) return fail(err.code, err.message, warnings);
     return fail('RENDER_FAILED', engineFailureMessage(deps, err, id), warnings);
   }
 

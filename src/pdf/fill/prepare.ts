@@ -242,9 +242,14 @@ export async function renderPrepared(prepared: PreparedTemplate, request: FillRe
 }
 
 /** The output PDF of a render in one buffer. */
-export function joinParts({ base, update, warnings }: RenderParts): FillResult {
+export function joinParts({ base, update, warnings, scriptWarnings, scriptRejections }: RenderParts): FillResult {
   const bytes = new Uint8Array(base.length + update.length);
   bytes.set(base, 0);
   bytes.set(update, base.length);
-  return { bytes, warnings };
+  return {
+    bytes,
+    warnings,
+    ...(scriptWarnings ? { scriptWarnings } : {}),
+    ...(scriptRejections ? { scriptRejections } : {}),
+  };
 }
