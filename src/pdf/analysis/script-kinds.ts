@@ -10,7 +10,7 @@ import type { CalculationKind, ScriptKind, UnsupportedScript } from '../types.js
  * words inside strings and comments are not mistaken for calls. Regular-expression literals are not
  * recognised: a quote inside one may blank the rest of the line, which only makes the scan see less.
  */
-export function codeOnly(js: string): string {
+function codeOnly(js: string): string {
   let out = '';
   let i = 0;
   while (i < js.length) {

@@ -20,7 +20,7 @@ import {
 /** Actions of one /Next chain we read (Acrobat writes one; a longer chain is hand-made). */
 const MAX_CHAIN = 32;
 /** Text of one action chain we read; real AF* calls are a few dozen bytes, custom scripts a few KB. */
-export const MAX_SCRIPT_CHARS = 256 * 1024;
+const MAX_SCRIPT_CHARS = 256 * 1024;
 /** Name-tree nodes and document-level scripts visited. */
 const MAX_DOC_NODES = 4096;
 const MAX_DOC_SCRIPTS = 512;
