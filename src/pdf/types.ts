@@ -56,7 +56,7 @@ export interface DocumentScript {
 }
 
 /** The form's scripts as a whole; absent in analyses stored before scripts were read. */
-export interface FormScripts {
+export interface AnalysedScripts {
   /** fully qualified names of the fields /AcroForm /CO lists, in that order (the calculation order) */
   calculationOrder: string[];
   document: DocumentScript[];
@@ -170,7 +170,7 @@ export interface TemplateAnalysis {
   /** features of the template that outputs leave out, and why (absent in analyses stored before it existed) */
   removedFromOutput?: Removal[];
   /** the calculation order and document-level scripts (absent in analyses stored before they were read) */
-  scripts?: FormScripts;
+  scripts?: AnalysedScripts;
 }
 
 /**

@@ -79,6 +79,13 @@ describe("scriptRejectionWarnings: values the form's checks refused", () => {
     expect(warnings[1]).toMatch(/^SCRIPT_REJECTED_VALUE: Field "pdf.unknown": the form's own check refused "x{80}…"$/);
     expect(scriptRejectionWarnings(fields, undefined, true)).toEqual([]);
   });
+  it("names a field by its render key when the engine names it by the analyser's key", () => {
+    const analysed = [field('total_line', { pdfMeta: { originalName: 'form.total', page: 1 } })];
+    const renamed = [field('grand_total', { pdfMeta: { originalName: 'form.total', page: 1 } })];
+    const warn = (name: string) => scriptRejectionWarnings(renamed, [{ field: name, value: '1' }], false, analysed);
+    expect(warn('total_line')[0]).toContain('Field "grand_total"');
+    expect(warn('form.total')[0]).toContain('Field "grand_total"');
+  });
   it('refuses in strict mode with every rejection and its message in details.errors', () => {
     expect(() => scriptRejectionWarnings(fields, rejections, true)).toThrow(DataValidationError);
     try {

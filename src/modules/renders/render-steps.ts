@@ -172,7 +172,7 @@ export async function generateFile(
     p.template.blob_key,
     { priority },
   );
-  const rejected = scriptRejectionWarnings(p.fields, result.scriptRejections, p.strict);
+  const rejected = scriptRejectionWarnings(p.fields, result.scriptRejections, p.strict, p.analysis.fields);
   return { file: result.chunks ?? [result.bytes], warnings: [...result.warnings, ...rejected] };
 }
 

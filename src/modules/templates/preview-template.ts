@@ -52,6 +52,9 @@ export async function previewTemplate(
     },
     template.blob_key,
   );
-  warnings.push(...result.warnings, ...scriptRejectionWarnings(fields, result.scriptRejections, options.strict));
+  warnings.push(
+    ...result.warnings,
+    ...scriptRejectionWarnings(fields, result.scriptRejections, options.strict, analysis.fields),
+  );
   return { chunks: result.chunks ?? [result.bytes], warnings };
 }

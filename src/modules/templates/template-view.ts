@@ -5,7 +5,7 @@ import type {
   AnalysedField,
   CalculationKind,
   DocumentScript,
-  FormScripts,
+  AnalysedScripts,
   LabelSource,
   Rect,
   TemplateAnalysis,
@@ -147,7 +147,7 @@ export function keysByPdfName(fields: readonly TemplateField[]): ReadonlyMap<str
 
 /** The form's scripts as GET /templates/:id/schema shows them: the calculation order as render keys. */
 export function publicScripts(
-  scripts: FormScripts | undefined,
+  scripts: AnalysedScripts | undefined,
   keys: ReadonlyMap<string, string>,
 ): { calculationOrder: string[]; document: DocumentScript[] } {
   return {

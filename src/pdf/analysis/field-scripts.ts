@@ -5,7 +5,7 @@
 import type { PDFContext, PDFDict } from '@cantoo/pdf-lib';
 import type { RawField } from '../field-tree.js';
 import { asDict, getArray } from '../pdf-objects.js';
-import type { AnalysedField, FormScripts, ScriptAction, UnsupportedScript } from '../types.js';
+import type { AnalysedField, AnalysedScripts, ScriptAction, UnsupportedScript } from '../types.js';
 import { calculationOf, declaredFunctions, scriptKindOf, unsupportedApis } from './script-kinds.js';
 import { chainScript, documentScripts, fieldAction, type AaKey, type ScriptBudget } from './script-source.js';
 
@@ -82,7 +82,7 @@ export function formScripts(
   raws: readonly RawField[],
   maxDepth: number,
   budget: ScriptBudget,
-): FormScripts {
+): AnalysedScripts {
   const nameOf = new Map(raws.map((r) => [r.dict, r.fullName]));
   const co = getArray(acroForm, 'CO');
   const order = new Set<string>();
