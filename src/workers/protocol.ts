@@ -2,15 +2,7 @@
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
 import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
 import type { CombineItem } from '../pdf/merge/combine.js';
-import type {
-  FieldEdit,
-  FieldEditProblem,
-  FillRequest,
-  PdfEngineError,
-  ScriptRejection,
-  ScriptWarning,
-  TemplateAnalysis,
-} from '../pdf/types.js';
+import type { FieldEdit, FieldEditProblem, FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
 
 /** Analyse an uploaded template. */
 export interface AnalyseJob {
@@ -20,7 +12,7 @@ export interface AnalyseJob {
 }
 
 /**
- * Fill a template (`request.calculate` false: without running the form's scripts). `template` and `analysis` are null when the pool knows this worker holds the template
+ * Fill a template. `template` and `analysis` are null when the pool knows this worker holds the template
  * prepared under `cacheKey` (see withoutCachedInputs); `heldBaseId` is the base file the pool already has
  * for that key, which then stays out of the answer (FillReply).
  */
@@ -96,9 +88,6 @@ export interface FillReply {
   base?: Uint8Array;
   update: Uint8Array;
   warnings: string[];
-  /** the form's scripts: their problems and the values their checks refused (FillResult's) */
-  scriptWarnings?: ScriptWarning[];
-  scriptRejections?: ScriptRejection[];
 }
 
 /** Exit code a worker uses when its own memory sampler finds it over budget. */

@@ -46,15 +46,8 @@ async function fill({ template, analysis, request, cacheKey, heldBaseId }: FillJ
         ? undefined
         : await fillCachedParts(templates, cacheKey, request);
   if (!parts) throw new CacheMiss();
-  const { baseId, base, update, warnings, scriptWarnings, scriptRejections } = parts;
-  return {
-    baseId,
-    base: baseId === heldBaseId ? undefined : base,
-    update,
-    warnings,
-    ...(scriptWarnings ? { scriptWarnings } : {}),
-    ...(scriptRejections ? { scriptRejections } : {}),
-  };
+  const { baseId, base, update, warnings } = parts;
+  return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings };
 }
 
 let testJobs: Awaited<typeof import('./test-jobs.js')> | undefined;

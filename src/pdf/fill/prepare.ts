@@ -242,14 +242,9 @@ export async function renderPrepared(prepared: PreparedTemplate, request: FillRe
 }
 
 /** The output PDF of a render in one buffer. */
-export function joinParts({ base, update, warnings, scriptWarnings, scriptRejections }: RenderParts): FillResult {
+export function joinParts({ base, update, warnings }: RenderParts): FillResult {
   const bytes = new Uint8Array(base.length + update.length);
   bytes.set(base, 0);
   bytes.set(update, base.length);
-  return {
-    bytes,
-    warnings,
-    ...(scriptWarnings ? { scriptWarnings } : {}),
-    ...(scriptRejections ? { scriptRejections } : {}),
-  };
+  return { bytes, warnings };
 }
