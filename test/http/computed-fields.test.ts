@@ -331,5 +331,10 @@ describe('formcast render --no-calculate', () => {
     expect(own.stderr).not.toContain('COMPUTED_FIELD_IGNORED');
     expect(await value('sum')).toBe('999.00');
     expect(await value('total')).toBe('5,000.00');
+
+    // formcast types follows the JSON Schema: no property for a computed field
+    const types = await run(process.execPath, [BIN, 'types', template], { cwd: repoRoot });
+    expect(types.stdout).toMatch(/\ba\?: number \| null;/);
+    expect(types.stdout).not.toMatch(/\b(sum|total)\?:/);
   });
 });
