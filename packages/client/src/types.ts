@@ -10,6 +10,8 @@ export type TemplatePatch = Schemas['TemplatePatch'];
 export type TemplateFieldsPatch = Schemas['TemplateFieldsPatch'];
 export type TemplateReplaced = Schemas['TemplateReplaced'];
 export type FieldMapping = Schemas['FieldMapping'];
+/** A field's script that uses an API the render-time sandbox does not offer (SchemaField.unsupportedScripts). */
+export type UnsupportedScript = Schemas['UnsupportedScript'];
 export type TemplateVersion = Schemas['TemplateVersion'];
 export type FieldPatch = Schemas['FieldPatch'];
 /** One edit of the PDF's form fields: `add` a NewField, `update` one with FieldChanges, `delete` one. */

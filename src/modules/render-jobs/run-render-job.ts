@@ -101,6 +101,8 @@ export async function runRenderJob(
   } catch (err) {
     if (stopping() || err instanceof EngineBusyError || err instanceof EngineCrashedError)
       return giveBack(err, err instanceof EngineBusyError);
+    // strict mode and the form's own check refused a value: failed (not charged), with the message
+    if (err instanceof DataValidationError) return fail(err.code, err.message, warnings);
     return fail('RENDER_FAILED', engineFailureMessage(deps, err, id), warnings);
   }
 

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../errors.js';
+import { AppError, DataValidationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { EngineBusyError, EngineCrashedError } from '../../ports/render-engine.js';
 import type { PlanName } from '../../plans.js';
@@ -126,6 +126,10 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   } catch (err) {
     if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
       await dropReservation(); // a server fault, not the template's: the client retries on 503 + Retry-After
+      throw err;
+    }
+    if (err instanceof DataValidationError) {
+      await dropReservation(); // strict mode and the form's own check refused a value: not charged, like any 422
       throw err;
     }
     const message = engineFailureMessage(deps, err, id);

@@ -29,6 +29,27 @@ const Rect = Type.Array(Type.Number(), {
   maxItems: 4,
   description: '[x1, y1, x2, y2] in PDF points, origin at the bottom left of the page, x1 <= x2 and y1 <= y2',
 });
+const ScriptKind = stringEnum(
+  ['AFNumber', 'AFPercent', 'AFDate', 'AFTime', 'AFSpecial', 'AFRange_Validate', 'custom'] as const,
+  { description: "one of Acrobat's AF* built-ins (the whole script is that call), else custom" },
+);
+const UnsupportedApi = {
+  api: Type.String({ description: 'the API as the script names it, e.g. app.response, xfa, SOAP, submitForm' }),
+  reason: Type.String({ description: 'why it cannot run when a PDF is rendered' }),
+};
+const UnsupportedScript = named(
+  'UnsupportedScript',
+  Type.Object(
+    {
+      action: stringEnum(['calculate', 'format', 'keystroke', 'validate'] as const),
+      ...UnsupportedApi,
+    },
+    {
+      description:
+        "a field's script that uses an API the render-time sandbox does not offer: at render time it ends as a warning on the field, whose value stays as sent or empty",
+    },
+  ),
+);
 const SchemaField = named(
   'SchemaField',
   Type.Object(
@@ -82,6 +103,43 @@ const SchemaField = named(
           Type.Literal(true, { description: 'combo boxes with the Edit flag only: any text is accepted' }),
         ),
       }),
+      computed: Type.Optional(
+        Type.Literal(true, {
+          description:
+            'the form computes the value with its own calculate script at render time: data for it is refused in strict mode and ignored with a warning otherwise, unless options.calculate is false (README: "Computed forms")',
+        }),
+      ),
+      calculation: Type.Optional(
+        Type.Object(
+          {
+            kind: stringEnum(['sum', 'product', 'average', 'minimum', 'maximum', 'simplified', 'custom'] as const, {
+              description:
+                "AFSimple_Calculate's SUM, PRD, AVG, MIN or MAX; simplified: Acrobat's simplified field notation; custom: any other script",
+            }),
+            reads: Type.Optional(
+              Type.Array(Type.String(), {
+                description:
+                  'the render keys of the fields it reads (AFSimple_Calculate and simplified field notation only: a custom script is not read)',
+              }),
+            ),
+          },
+          { description: 'computed fields only: how the form computes the value' },
+        ),
+      ),
+      scripts: Type.Optional(
+        Type.Object(
+          {
+            format: Type.Optional(ScriptKind),
+            keystroke: Type.Optional(ScriptKind),
+            validate: Type.Optional(ScriptKind),
+          },
+          {
+            description:
+              "the field's format (how the value is shown), keystroke and validate scripts (which check a caller's value), when it has them",
+          },
+        ),
+      ),
+      unsupportedScripts: Type.Optional(Type.Array(ref(UnsupportedScript))),
     },
     { description: 'A form field: the key to send in render data and the value it expects' },
   ),
@@ -142,6 +200,25 @@ const TemplateSchema = named(
         fields: Type.Array(ref(SchemaField)),
         pageCount: Type.Integer(),
         removedFromOutput: Type.Array(ref(Removal)),
+        scripts: Type.Object(
+          {
+            calculationOrder: Type.Array(Type.String(), {
+              description: "the render keys of the fields in the form's calculation order (/AcroForm /CO)",
+            }),
+            document: Type.Array(
+              Type.Object({
+                name: Type.String(),
+                functions: Type.Array(Type.String(), { description: 'the functions it declares (first 100)' }),
+                unsupported: Type.Optional(Type.Array(Type.Object(UnsupportedApi))),
+              }),
+              {
+                description:
+                  "the form's document-level scripts (/Names /JavaScript), which define functions its field scripts call",
+              },
+            ),
+          },
+          { description: "the form's own scripts as a whole; the fields' are on each field" },
+        ),
         fieldMapping: Type.Union([ref(FieldMapping), Type.Null()], {
           description:
             "the latest file replacement's mapping to the previous file; null when the file was never replaced",
@@ -267,6 +344,7 @@ export const TemplateVersionQuery = Type.Object(
 /** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
 export const templateComponents: Named[] = [
   Template,
+  UnsupportedScript,
   SchemaField,
   Removal,
   FieldMapping,
