@@ -122,6 +122,18 @@ export async function nestedFlateBomb(where: 'page' | 'xobject' | 'appearance' =
   return buildPdf(objs);
 }
 
+/** A form with a one-line field `one` and a multi-line field `multi`, both auto-sized Helvetica, printed. */
+export function lineAndMultiLineForm(): Buffer {
+  return buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 5 0 R] /DR << /Font << /Helv 6 0 R >> >> /DA (/Helv 0 Tf 0 g) >> >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Annots [4 0 R 5 0 R] >>',
+    '<< /Type /Annot /Subtype /Widget /FT /Tx /T (one) /F 4 /Rect [20 300 320 320] /P 3 0 R /DA (/Helv 0 Tf 0 g) >>',
+    '<< /Type /Annot /Subtype /Widget /FT /Tx /T (multi) /Ff 4096 /F 4 /Rect [20 100 320 250] /P 3 0 R /DA (/Helv 0 Tf 0 g) >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ]);
+}
+
 /** Arrays nested `depth` deep inside the field dictionary (recursive parsers overflow their stack). */
 export function deeplyNested(depth = 100_000): Buffer {
   return buildPdf(formSkeleton(`/Junk ${'['.repeat(depth)}${']'.repeat(depth)}`));

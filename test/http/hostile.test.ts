@@ -3,6 +3,7 @@ import { api, DATABASES, startServer, uploadForm, type TestServer } from '../hel
 import type { PoolStats } from '../../src/adapters/engine/pool-engine.js';
 import * as hostile from '../helpers/hostile-pdfs.js';
 import { hasTool, reachableObjects } from '../helpers/pdf-tools.js';
+import { readWithPdfjs } from '../helpers/pdfjs.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -266,3 +267,72 @@ for (const db of DATABASES) {
     },
   );
 }
+
+// Issue 27, item 2: a letter and 99,999 combining marks (300 KB of JSON) ran every text path into the
+// 30 s budget. Unicode's stream-safe limit keeps 30 marks per letter in the drawing (the value itself is
+// kept); its time is a `npm run bench` row, never asserted here.
+describe('a value of a letter and 99,999 combining marks (SQLite + folder, render worker pool)', {
+  timeout: 120_000,
+}, () => {
+  let s: TestServer;
+  let templateId: string;
+  const tower = `a${'\u0301'.repeat(99_999)}`;
+  const lost = () => {
+    const l = (s.runtime.engine as unknown as { stats(): PoolStats }).stats().lost;
+    return l.memory + l.timeout + l.crash;
+  };
+  beforeAll(async () => {
+    s = await startServer('sqlite', { planA: 'Business' });
+    const up = await api(s, s.a).post('/v1/templates', uploadForm(hostile.lineAndMultiLineForm(), 'marks.pdf'));
+    expect(up.status, JSON.stringify(up.json)).toBe(201);
+    templateId = up.json.data.id;
+  });
+  afterAll(async () => s?.close());
+
+  /** The page text pdf.js reads, decomposed, and the longest run of U+0301 in it. */
+  async function marksDrawn(url: string): Promise<{ text: string; longestRun: number }> {
+    const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    const text = (await readWithPdfjs(bytes, { text: true })).pageTexts.join('').normalize('NFD');
+    return { text, longestRun: Math.max(0, ...(text.match(/\u0301+/g) ?? []).map((r) => r.length)) };
+  }
+
+  it.each([
+    ['one-line', 'one'],
+    ['multi-line', 'multi'],
+  ])('renders it flattened into a %s field, drawing the first 30 marks, with a warning', async (_kind, field) => {
+    const before = lost();
+    const res = await api(s, s.a).post('/v1/renders', {
+      templateId,
+      data: { [field]: tower },
+      options: { flatten: true },
+    });
+    expect(res.status, JSON.stringify(res.json).slice(0, 500)).toBe(201);
+    expect(res.json.data.warnings.join('\n')).toMatch(
+      /99969 combining marks after the first 30 in a row are not drawn/,
+    );
+    const drawn = await marksDrawn(res.json.data.downloadUrl);
+    expect(drawn.text).toContain('a\u0301');
+    expect(drawn.longestRun).toBeGreaterThan(0);
+    expect(drawn.longestRun).toBeLessThanOrEqual(30);
+    expect(lost()).toBe(before);
+  });
+
+  it('keeps the whole value in an interactive render, and previews it', async () => {
+    const before = lost();
+    const res = await api(s, s.a).post('/v1/renders', {
+      templateId,
+      data: { one: tower, multi: tower },
+      options: { flatten: false },
+    });
+    expect(res.status, JSON.stringify(res.json).slice(0, 500)).toBe(201);
+    const bytes = new Uint8Array(await (await fetch(res.json.data.downloadUrl)).arrayBuffer());
+    const { fields } = await readWithPdfjs(bytes);
+    expect(fields?.one?.find((f) => f.value !== undefined)?.value).toBe(tower);
+    const preview = await api(s, s.a).post(`/v1/templates/${templateId}/preview`, {
+      data: { one: tower, multi: tower },
+    });
+    expect(preview.status, preview.text.slice(0, 500)).toBe(200);
+    expect(preview.headers.get('content-type')).toMatch(/pdf/);
+    expect(lost()).toBe(before);
+  });
+});
