@@ -1,10 +1,12 @@
 // A stream's decoded bytes with a ceiling on what decoding may produce (issue 27: a 4 KB stream,
 // Flate over Flate, inflates to 2 GiB). pdf-lib's decoders (pdf.js's) inflate a whole deflate block
 // per step, and one block may hold gigabytes, so no read through them can be cut in time. Flate is
-// therefore inflated here by fflate's streaming inflater, fed a kilobyte at a time (a kilobyte of
-// deflate makes at most ~1 MB), and stopped as soon as the output passes the ceiling. The other
-// filters (LZW, RunLength, ASCII85, ASCIIHex, predictors) produce a bounded block per step and run
-// through pdf-lib, read block by block against the same ceiling.
+// therefore inflated by node's zlib with `maxOutputLength` (it inflates in 16 KB chunks and stops past
+// the ceiling), and data zlib refuses (a bad checksum, a cut-off end) by fflate's streaming inflater,
+// fed a kilobyte at a time (a kilobyte of deflate makes at most ~1 MB) and stopped past the ceiling,
+// keeping what it inflated as readers do. The other filters (LZW, RunLength, ASCII85, ASCIIHex,
+// predictors) produce a bounded block per step and run through pdf-lib, read block by block.
+import { inflateRawSync, inflateSync } from 'node:zlib';
 import { Inflate, Unzlib } from 'fflate';
 import {
   PDFArray,
@@ -37,14 +39,14 @@ const FEED = 1024;
  */
 export function decodedBytes(stream: PDFStream, maxBytes: number, opts: { cut?: boolean } = {}): Uint8Array {
   try {
-    return decode(stream, maxBytes);
+    return decode(stream, maxBytes, opts.cut ?? false);
   } catch (err) {
     if (err instanceof StreamTooLarge && opts.cut && err.head) return err.head;
     throw err;
   }
 }
 
-function decode(stream: PDFStream, maxBytes: number): Uint8Array {
+function decode(stream: PDFStream, maxBytes: number, cut: boolean): Uint8Array {
   if (!(stream instanceof PDFRawStream)) {
     const bytes = stream.getContents(); // built in memory by pdf-lib: already decoded
     if (bytes.length > maxBytes) throw new StreamTooLarge(maxBytes, bytes.subarray(0, maxBytes));
@@ -60,9 +62,11 @@ function decode(stream: PDFStream, maxBytes: number): Uint8Array {
   filters.forEach((filter, i) => {
     if (!(filter instanceof PDFName)) throw new Error('a stream filter is not a name');
     const parms = params[i] instanceof PDFDict ? (params[i] as PDFDict) : undefined;
+    // a crypt filter names the decryption, done above (pdf-lib does not know the name)
+    if (filter === PDFName.of('Crypt')) return;
     const flate = filter === PDFName.of('FlateDecode') || filter === PDFName.of('Fl');
     try {
-      const inflated = flate ? inflateBounded(bytes, maxBytes) : undefined;
+      const inflated = flate ? inflateBounded(bytes, maxBytes, cut && i === filters.length - 1) : undefined;
       // a predictor (rows of PNG or TIFF differences) only shrinks what inflation made: pdf-lib applies it
       // once the inflation is known to fit
       bytes = inflated && !hasPredictor(parms) ? inflated : decodeOneFilter(stream, bytes, filter, parms, maxBytes);
@@ -90,8 +94,23 @@ function hasPredictor(parms: PDFDict | undefined): boolean {
   return p !== undefined && Number(p.toString()) > 1;
 }
 
-/** zlib data (or, from careless producers, raw deflate) inflated until its end or past `maxBytes`. */
-function inflateBounded(input: Uint8Array, maxBytes: number): Uint8Array {
+/**
+ * zlib data (or, from careless producers, raw deflate) inflated until its end or past `maxBytes`
+ * (StreamTooLarge, carrying the first `maxBytes` when `wantHead`).
+ */
+function inflateBounded(input: Uint8Array, maxBytes: number, wantHead: boolean): Uint8Array {
+  const zlibHeader = input.length >= 2 && (input[0] & 0x0f) === 8 && ((input[0] << 8) | input[1]) % 31 === 0;
+  try {
+    return (zlibHeader ? inflateSync : inflateRawSync)(input, { maxOutputLength: maxBytes });
+  } catch (err) {
+    // past the ceiling: only fflate keeps a head to give
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' && !wantHead) throw new StreamTooLarge(maxBytes);
+  }
+  return inflateLeniently(input, maxBytes, zlibHeader);
+}
+
+/** fflate's inflater, a kilobyte of input at a time: stops past `maxBytes`, keeps what damaged data gave. */
+function inflateLeniently(input: Uint8Array, maxBytes: number, zlibHeader: boolean): Uint8Array {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const take = (chunk: Uint8Array) => {
@@ -99,7 +118,6 @@ function inflateBounded(input: Uint8Array, maxBytes: number): Uint8Array {
     chunks.push(chunk);
     if (total > maxBytes) throw new StreamTooLarge(maxBytes, Buffer.concat(chunks).subarray(0, maxBytes));
   };
-  const zlibHeader = input.length >= 2 && (input[0] & 0x0f) === 8 && ((input[0] << 8) | input[1]) % 31 === 0;
   const inflater = zlibHeader ? new Unzlib(take) : new Inflate(take);
   try {
     for (let at = 0; at < input.length; at += FEED) inflater.push(input.subarray(at, at + FEED));

@@ -48,6 +48,19 @@ describe('decodedBytes', () => {
     expect(() => decodedBytes(stream, 100)).toThrow(StreamTooLarge);
   });
 
+  it('keeps what damaged Flate data gives (a bad checksum, a cut-off end), as readers do', async () => {
+    const doc = await PDFDocument.create();
+    const text = Buffer.from('0 0 m 100 100 l S '.repeat(2000));
+    const good = deflateSync(text);
+    const badSum = Buffer.from(good);
+    badSum[badSum.length - 1] ^= 0xff;
+    const flate = (data: Uint8Array) => PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode' }), data);
+    expect(Buffer.from(decodedBytes(flate(badSum), MB)).equals(text)).toBe(true);
+    const head = decodedBytes(flate(good.subarray(0, good.length - 20)), MB);
+    expect(head.length).toBeGreaterThan(0);
+    expect(Buffer.from(head).equals(text.subarray(0, head.length))).toBe(true);
+  });
+
   it.skipIf(!dir)('decodes every stream of the corpus as pdf-lib does', async () => {
     const files = fs.readdirSync(path.join(dir!, 'pdfs')).filter((f) => f.endsWith('.pdf'));
     let compared = 0;

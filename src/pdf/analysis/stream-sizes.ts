@@ -52,9 +52,11 @@ export function checkStreamSizes(ctx: PDFContext, pages: PageNode[], lim: Limits
       if (!res || depth > lim.maxDepth || seen.has(res)) return;
       seen.add(res);
       for (const obj of values(getDict(res, 'XObject'))) {
-        const form = stream(obj, 'a form XObject');
+        const x = deref(ctx, obj);
         // images are never decoded to fill, flatten or read text
-        if (form && form.dict.lookup(N('Subtype')) === N('Form')) resources(getDict(form.dict, 'Resources'), depth + 1);
+        if (!(x instanceof PDFStream) || x.dict.lookup(N('Subtype')) === N('Image')) continue;
+        const form = stream(x, 'a form XObject');
+        if (form) resources(getDict(form.dict, 'Resources'), depth + 1);
       }
       for (const obj of values(getDict(res, 'Font'))) font(deref(ctx, obj), depth + 1);
     };
