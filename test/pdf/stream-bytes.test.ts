@@ -9,7 +9,7 @@ import { StreamTooLarge, decodedBytes } from '../../src/pdf/stream-bytes.js';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { PdfEngineError } from '../../src/pdf/types.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { nestedFlateBomb } from '../helpers/hostile-pdfs.js';
+import { buildPdf, nestedFlateBomb } from '../helpers/hostile-pdfs.js';
 
 const MB = 1024 * 1024;
 const dir = corpusDir();
@@ -93,6 +93,23 @@ describe('analyse refuses decompression bombs', () => {
     expect(err).toBeInstanceOf(PdfEngineError);
     expect((err as PdfEngineError).code).toBe('PDF_LIMIT');
     expect((err as PdfEngineError).message).toMatch(/decompression bomb/);
+  });
+
+  it('accepts a page whose content cannot be decoded at all (pdf.js is not let read it)', async () => {
+    const garbage = Buffer.from('this is not deflate data');
+    const bytes = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] /Contents 5 0 R >>',
+      '<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /Rect [50 700 300 720] /P 3 0 R >>',
+      Buffer.concat([
+        Buffer.from(`<< /Filter /FlateDecode /Length ${garbage.length} >>\nstream\n`),
+        garbage,
+        Buffer.from('\nendstream'),
+      ]),
+    ]);
+    const { fields } = await analyse(bytes);
+    expect(fields.map((f) => [f.name, f.label ?? null])).toEqual([['name', null]]);
   });
 
   it('keeps a total ceiling over all the streams of the pages', async () => {
