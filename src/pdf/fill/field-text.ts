@@ -36,7 +36,7 @@ export function drawTextWidgets(fc: FillContext, field: RawField, value: string,
   if (dropped > 0)
     fc.warnings.push(
       `field "${fieldLabel(fc, field)}": ${dropped} combining marks after the first ${MAX_MARKS_IN_A_ROW} in a row ` +
-        "are not drawn (Unicode's stream-safe limit); the field's value keeps them",
+        "are not drawn (Unicode's stream-safe limit)",
     );
   const layout = { ...rest, whole: rest.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
   const fits: TextFit[] = [];
