@@ -97,7 +97,9 @@ describe('shaping of values heavy in combining marks', () => {
     expect(Math.max(...units.map((u) => u.glyphs?.length ?? 0))).toBeLessThanOrEqual(64 + 31);
   });
 
-  it('still keeps a conjunct and its marks in one cluster', () => {
+  it('still keeps a conjunct and its marks in one cluster, also in a word shaped in pieces', () => {
     expect(shape('क्षि').map((u) => u.ch)).toEqual(['क्षि']);
+    // 401 characters: cut into pieces for the shaper (at 256 characters: inside a cluster, so earlier)
+    expect(new Set(shape(`a${'क्षि'.repeat(100)}`).map((u) => u.ch))).toEqual(new Set(['a', 'क्षि']));
   });
 });

@@ -119,10 +119,11 @@ function wordPieces(word: string): string[] {
   const pieces: string[] = [];
   let start = 0;
   while (chars.length - start > MAX_PIECE) {
+    const inCluster = (at: number) => ATTACHES.test(chars[at]) || JOINS_NEXT.test(chars[at - 1]);
     let cut = start + MAX_PIECE;
     // back to a cluster boundary (a mark run is at most 30 long after stream-safe.ts), if one is near
-    while (cut > start + MAX_PIECE / 2 && (ATTACHES.test(chars[cut]) || JOINS_NEXT.test(chars[cut - 1]))) cut--;
-    if (cut === start + MAX_PIECE / 2) cut = start + MAX_PIECE;
+    while (cut > start + MAX_PIECE / 2 && inCluster(cut)) cut--;
+    if (inCluster(cut)) cut = start + MAX_PIECE;
     pieces.push(chars.slice(start, cut).join(''));
     start = cut;
   }
@@ -202,8 +203,8 @@ function shapeWord(kit: KitFont, word: string, rtl: boolean): ShapedCluster[] {
     const next = glyphs[i + 1];
     if (!next?.codePoints?.length || consumed >= cps.length) continue;
     // A glyph standing for other characters than those written (the shaper composed e + U+0301 into
-    // é) leaves the count unbalanced for good: past MAX_CLUSTER_GLYPHS the cluster ends anyway, so
-    // it cannot grow to the whole word (and every step of it re-read the cluster: quadratic).
+    // é) leaves the count unbalanced for good: past MAX_CLUSTER_GLYPHS the cluster ends anyway, so it
+    // cannot grow to the whole word (a unit no line can break, and one that overflowed the stack).
     if (unbalanced !== 0 && current.length < MAX_CLUSTER_GLYPHS) continue;
     if (ATTACHES.test(chars[consumed]) || JOINS_NEXT.test(chars[consumed - 1])) continue;
     flush(consumed);
