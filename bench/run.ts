@@ -20,7 +20,7 @@ import type { BurstResult } from './client-child.js';
 import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
-import type { CliResult, UnicodeResult } from './extras.js';
+import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
@@ -237,7 +237,7 @@ function corpusTable(rows: CorpusRow[]): string {
 
 function targets(
   runs: FormRun[],
-  extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[] },
+  extras: { cli?: CliResult; unicode?: UnicodeResult; marks?: MarksResult; corpus?: CorpusRow[] },
   overload: Overload,
 ): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
@@ -266,6 +266,17 @@ function targets(
     lines.push(
       `| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`,
     );
+  }
+  if (extras.marks) {
+    // issue 27: a letter and 99,999 combining marks took 30 s of a worker before Unicode's stream-safe limit
+    const { tower, dense } = extras.marks;
+    for (const [what, s, target] of [
+      ['a letter + 99,999 combining marks, one-line field', tower.oneLine, 50],
+      ['a letter + 99,999 combining marks, multi-line field', tower.multiLine, 50],
+      ['100,000 code points of letters with 30 marks each, one-line field', dense.oneLine, 1000],
+      ['100,000 code points of letters with 30 marks each, multi-line field', dense.multiLine, 1000],
+    ] as const)
+      lines.push(`| ${what}: fill+flatten median ≤ ${target} ms | ${ms(s.median)} ms | ${pass(s.median <= target)} |`);
   }
   const byFile = (f: string) => runs.find((r) => r.file === f);
   const ff = (f: string) => byFile(f)?.inProcess?.fillFlatten.median;
@@ -473,8 +484,8 @@ async function main() {
   }
 
   // 3. every corpus form against pdftk, then the CLI against node itself, and Unicode against Latin text
-  const extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[] } = {};
-  const { benchCli, benchUnicode } = await import('./extras.js');
+  const extras: { cli?: CliResult; unicode?: UnicodeResult; marks?: MarksResult; corpus?: CorpusRow[] } = {};
+  const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
     const { benchCorpus } = await import('./corpus.js');
     const dir = path.join(corpus, 'pdfs');
@@ -503,6 +514,8 @@ async function main() {
     log(`${LUX}: Unicode vs Latin`);
     extras.unicode = await benchUnicode(lux.bytes, lux.run.analysis, `${LUX}#unicode`, timing);
   }
+  log('combining marks (stream-safe limit)');
+  extras.marks = await benchMarks(timing);
 
   // 4. every kept output through qpdf --check
   log('qpdf --check');

@@ -8,16 +8,15 @@ import {
   PDFHexString,
   PDFName,
   PDFNumber,
-  PDFRawStream,
   PDFRef,
   PDFStream,
   PDFString,
-  decodePDFRawStream,
   pdfDocEncodingDecode,
   utf16Decode,
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
+import { decodedBytes } from './stream-bytes.js';
 
 /** Deepest /Parent chain we follow; real forms stay under ~10 levels. */
 export const MAX_FIELD_DEPTH = 64;
@@ -198,9 +197,7 @@ export function streamText(ctx: PDFContext, obj: PDFObject | undefined, maxBytes
   const v = deref(ctx, obj);
   if (!(v instanceof PDFStream)) return undefined;
   try {
-    const bytes =
-      v instanceof PDFRawStream ? decodePDFRawStream(v).getBytes(maxBytes) : v.getContents().subarray(0, maxBytes);
-    return decodeTextBytes(new Uint8Array(bytes));
+    return decodeTextBytes(decodedBytes(v, maxBytes, { cut: true }));
   } catch {
     return undefined;
   }

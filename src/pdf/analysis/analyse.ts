@@ -13,6 +13,7 @@ import { assignNames } from './names.js';
 import { collectPages } from '../pages.js';
 import { scriptBudget } from './script-source.js';
 import { getDict } from '../pdf-objects.js';
+import { checkStreamSizes } from './stream-sizes.js';
 import { PdfEngineError, type AnalysedField, type TemplateAnalysis } from '../types.js';
 
 export type { AnalyseLimits } from '../limits.js';
@@ -36,6 +37,8 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
   } = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   try {
     const pages = collectPages(ctx, catalog, lim);
+    // before anything decodes a stream: a bomb is refused here, not met by every render (issue 27)
+    const undecodable = checkStreamSizes(ctx, pages, lim);
     const acroForm = getDict(catalog, 'AcroForm');
     if (!acroForm) throw new PdfEngineError('INVALID_PDF', 'the PDF is not a form (no AcroForm)');
 
@@ -67,7 +70,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
     const found = await findLabels(
       bytes,
       raws.map((raw, i) => labelInput(ctx, raw, described[i])),
-      { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems },
+      { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems, skipPages: undecodable },
       (i) => wantsPageText(described[i]),
     );
     return {

@@ -26,6 +26,8 @@ export interface PageTextBudget {
   deadline: number;
   /** text items read in all, across pages */
   maxItems: number;
+  /** pages left unread: a stream of theirs could not be decoded within bounds, and pdf.js's decoders have none */
+  skipPages?: ReadonlySet<number>;
 }
 
 /** A user-space point turned by -rotation, so text at `rotation` runs along +x. */
@@ -126,6 +128,7 @@ async function readPages(doc: PdfjsDocument, pages: number[], budget: PageTextBu
   let read = 0;
   for (const n of pages) {
     if (n < 1 || n > doc.numPages || performance.now() > budget.deadline) break;
+    if (budget.skipPages?.has(n)) continue;
     const page = await doc.getPage(n);
     // whole pages only: cancelling pdf.js's text stream midway makes it throw outside any promise
     const { items } = await page.getTextContent();
