@@ -6,6 +6,7 @@ import { Lru } from '../../lib/lru.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pdf/types.js';
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
 import type { FillReply } from '../../workers/protocol.js';
+import type { DetectedForm } from '../../pdf/detect/detect-form.js';
 
 export type { PoolStats } from '../../workers/pool.js';
 
@@ -100,6 +101,14 @@ export function poolEngine(
     combine: (items, opts) => pool.run<Uint8Array>({ kind: 'combine', items }, undefined, opts?.priority),
     // A hostile template costs a worker here, as in analyse; refused edits come back as FieldEditError.
     editFields: (bytes, edits) => pool.run<Uint8Array>({ kind: 'edit', bytes, edits, limits }),
+    // detection gets half the worker's time budget, so that adding the fields fits in the rest
+    detectFields: (bytes, existing) =>
+      pool.run<DetectedForm>({
+        kind: 'detect',
+        bytes,
+        existing,
+        limits: { detect: { maxMs: pool.timeoutMs / 2 }, edit: limits },
+      }),
     close: () => pool.close(),
     admit: () => pool.admit(),
     stats: () => pool.stats(),

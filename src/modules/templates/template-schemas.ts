@@ -6,7 +6,7 @@ import { RenderOptions } from '../render-data/request-schemas.js';
 // The templates module's request and answer schemas (#/components/schemas/<name>): one definition for
 // every route file of the module (routes.ts, field-routes.ts, field-edit-routes.ts).
 
-const Template = named(
+export const Template = named(
   'Template',
   Type.Object(
     {
@@ -188,6 +188,13 @@ export const TemplateUpload = named(
       file: Type.String({ format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' }),
       name: Type.Optional(Type.String({ maxLength: 200, description: 'Template name (default: the file name)' })),
       description: Type.Optional(Type.String({ maxLength: 2000 })),
+      detectFields: Type.Optional(
+        stringEnum(['true', 'false'], {
+          description:
+            'true: a PDF without a form gets its fields detected from its drawing and text and added as real ' +
+            'fields (the answer lists them); without it such a file answers INVALID_PDF',
+        }),
+      ),
     },
     { description: 'A PDF form upload (multipart/form-data)' },
   ),

@@ -156,7 +156,20 @@ async function detectPage(
   const fresh = found.candidates.filter(
     (c) => !existing.some((w) => intersection(w, c.rect) > 0.3 * Math.min(area(w), area(c.rect))),
   );
-  return { detections: labelDetections(fresh, text, existing), raster, warnings };
+  const inView = (r: Rect): Rect => [
+    Math.max(r[0], view[0]),
+    Math.max(r[1], view[1]),
+    Math.min(r[2], view[2]),
+    Math.min(r[3], view[3]),
+  ];
+  const visible = (r: Rect) => r[2] - r[0] >= 2 && r[3] - r[1] >= 2;
+  // a field must lie inside the visible page (the editor refuses it otherwise)
+  const detections = labelDetections(fresh, text, existing)
+    .map((d) => ({ ...d, rect: inView(d.rect), ...(d.widgets ? { widgets: d.widgets.map(inView) } : {}) }))
+    .filter((d) => visible(d.rect) && (d.widgets ?? []).every(visible))
+    // reading order: top to bottom, then left to right (the order keys and the review list follow)
+    .sort((a, b) => (Math.abs(b.rect[3] - a.rect[3]) > 3 ? b.rect[3] - a.rect[3] : a.rect[0] - b.rect[0]));
+  return { detections, raster, warnings };
 }
 
 /** Limits with defaults filled in; nonsense values replaced by the defaults. */
