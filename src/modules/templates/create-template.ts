@@ -8,7 +8,7 @@ import { toTemplateView, type TemplateView } from './template-view.js';
 import { countTemplates, insertTemplate } from './template-records.js';
 import { publishEvent } from '../events/publish-event.js';
 import { PdfEngineError, type TemplateAnalysis } from '../../pdf/types.js';
-import { detectNewForm, type DetectionOutcome, type DetectionView } from './detect-template-fields.js';
+import { detectNewForm, type DetectionOutcome, type DetectionView } from './detect-new-form.js';
 
 export interface CreateTemplateInput {
   bytes: Uint8Array;

@@ -25,6 +25,7 @@ import {
   TemplateJsonSchemaResponse,
   TemplateList,
   TemplatePatch,
+  TemplateCreatedResponse,
   TemplateReplacedResponse,
   TemplateResponse,
   TemplateSchemaResponse,
@@ -34,7 +35,6 @@ import {
   templateComponents,
 } from './template-schemas.js';
 import { listVersions } from './template-versions.js';
-import { TemplateCreatedResponse } from './detect-routes.js';
 import { validationError } from '../../errors.js';
 
 export { templateComponents };
