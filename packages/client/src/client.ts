@@ -103,8 +103,7 @@ function uploadBody(file: PdfInput, options: UploadOptions): FormData {
   // text fields first: the server reads the parts in order and the file is the last
   if (options.name !== undefined) form.append('name', options.name);
   if (options.description !== undefined) form.append('description', options.description);
-  if (options.detectFields !== undefined)
-    form.append('detectFields', String(options.detectFields));
+  if (options.detectFields !== undefined) form.append('detectFields', String(options.detectFields));
   const fileName =
     options.fileName ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'template.pdf');
   form.append('file', toBlob(file), fileName);

@@ -53,8 +53,8 @@ const MIN_FIELD_WIDTH = 24;
 const MIN_FIELD_HEIGHT = 8;
 /** A closed box (not a square) this narrow still takes a few characters. */
 const MIN_BOX_WIDTH = 12;
-/** A text field drawn on a line gets at most this height above it (points). */
-const LINE_FIELD_HEIGHT = 20;
+/** A text field drawn on a line gets this height above it, less where a line or text comes sooner (points). */
+const LINE_FIELD_HEIGHT = 18;
 /** Free height from which a box is a multi-line area (points: about three lines of 10 pt text). */
 const MULTILINE_HEIGHT = 40;
 

@@ -18,7 +18,11 @@ export interface TextMark {
   dateFormat?: string;
 }
 
-const BOX = /[\u2610\u2612\u25a1\u25a2\u25fb\u25fd\u274f-\u2752]/gu;
+/**
+ * Box characters: Unicode's ballot boxes and squares, and the boxes of the Wingdings font as symbol
+ * fonts without a Unicode map report them (U+F000 + the font's code: o-r are the shadowed squares, ¨ the plain one).
+ */
+const BOX = /[\u2610\u2612\u25a1\u25a2\u25fb\u25fd\u274f-\u2752\uf06f-\uf072\uf0a8]/gu;
 const BLANK = /_{4,}/g;
 /** day, month and year parts: blanks, dots or the letters of the pattern in English, French, German, Spanish */
 const DATE =
@@ -67,8 +71,10 @@ export function findTextMarks(items: RawTextItem[], maxMarks: number): TextMark[
     }
     for (const m of it.str.matchAll(BOX)) {
       const [x0, x1] = span(m.index, m[0].length);
-      const side = Math.min(x1 - x0, 0.8 * size);
-      out.push({ kind: 'box', rect: [x0, y - 0.05 * size, x0 + side, y - 0.05 * size + side] });
+      // a check box drawn over the character covers it with a margin: about an em, centred on the glyph
+      const side = Math.max(x1 - x0, 0.95 * size);
+      const [cx, cy] = [(x0 + x1) / 2, y + 0.42 * size];
+      out.push({ kind: 'box', rect: [cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2] });
     }
   }
   return out;
