@@ -129,7 +129,14 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
   const paint = (stroked: boolean, filled: boolean) => {
     const shows = (stroked && !gs.strokeWhite) || (filled && !gs.fillWhite);
     if (shows) {
-      for (const [x0, y0, x1, y1] of path.lines) addLine(x0, y0, x1, y1);
+      for (const [x0, y0, x1, y1] of path.lines) {
+        // one path may hold the whole page's hatching: the cap holds inside it too
+        if (count >= maxSegments) {
+          out.capped = true;
+          break;
+        }
+        addLine(x0, y0, x1, y1);
+      }
       for (const c of path.curved) {
         const w = c.box[2] - c.box[0];
         const h = c.box[3] - c.box[1];
@@ -208,10 +215,7 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
 
   const { fnArray, argsArray } = list;
   for (let i = 0; i < fnArray.length; i++) {
-    if (count > maxSegments) {
-      out.capped = true;
-      break;
-    }
+    if (out.capped) break;
     const fn = fnArray[i];
     const args = argsArray[i] as unknown[] | null;
     switch (fn) {
