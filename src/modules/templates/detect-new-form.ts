@@ -28,7 +28,7 @@ export const toView = (d: Detection): DetectionView => ({ ...d });
  * Scanned pages give nothing to detect (OCR is out of scope): an error naming them, rather than a
  * template without fields. A file with neither scans nor anything detected is no form either.
  */
-export function nothingFound(result: DetectResult): AppError {
+function nothingFound(result: DetectResult): AppError {
   if (result.rasterPages.length > 0) {
     const list = result.rasterPages.join(', ');
     return new AppError(

@@ -304,7 +304,7 @@ export const DetectionWarnings = Type.Array(Type.String(), {
 });
 
 /** POST /templates's answer: the template, and with detectFields=true what was detected. */
-export const TemplateCreated = named(
+const TemplateCreated = named(
   'TemplateCreated',
   Type.Intersect(
     [

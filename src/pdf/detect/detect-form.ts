@@ -13,7 +13,7 @@ export interface DetectedForm {
 }
 
 /** The field editor's "add" for a detection; its key is the new field's PDF name. */
-export function toNewField(d: Detection): NewField {
+function toNewField(d: Detection): NewField {
   const base = { name: d.key };
   switch (d.type) {
     case 'radio':

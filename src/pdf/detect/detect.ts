@@ -173,7 +173,7 @@ async function detectPage(
 }
 
 /** Limits with defaults filled in; nonsense values replaced by the defaults. */
-export function resolveDetectLimits(partial?: Partial<DetectLimits>): DetectLimits {
+function resolveDetectLimits(partial?: Partial<DetectLimits>): DetectLimits {
   const out: DetectLimits = { ...DEFAULT_DETECT_LIMITS };
   for (const key of Object.keys(out) as (keyof DetectLimits)[]) {
     const v = partial?.[key];

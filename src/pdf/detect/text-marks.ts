@@ -29,7 +29,7 @@ const DATE =
   /(?<![\p{L}\d])((?:[_.]{2}|[JjDdTt]{2}|[Mm]{2})\s?([/.-])\s?(?:[_.]{2}|[MmDdJj]{2})\s?[/.-]\s?(?:[_.]{4}|[AaYyJj]{4}|[_.]{2}|[AaYyJj]{2}))(?![\p{L}\d])/gu;
 
 /** The display pattern a placeholder stands for ("JJ/MM/AAAA" -> "dd/mm/yyyy", "MM/DD/YYYY" -> "mm/dd/yyyy"). */
-export function dateFormatOf(placeholder: string, sep: string): string {
+function dateFormatOf(placeholder: string, sep: string): string {
   const monthFirst = /^\s*m/i.test(placeholder);
   const longYear = /[_.aAyYjJ]{4}\s*$/.test(placeholder);
   const y = longYear ? 'yyyy' : 'yy';
