@@ -7,7 +7,8 @@
 // BENCH_PDFTK_ITERATIONS (default 5), BENCH_FORMS (comma-separated corpus file names),
 // BENCH_RENDER_WORKERS (the server's RENDER_WORKERS; default: the service default, one per core),
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
-// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20).
+// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
+// BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { validateData } from '../src/modules/render-data/validate-data.js';
 import type { BurstResult } from './client-child.js';
 import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';
+import type { DetectBench } from './detect.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
 import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
@@ -237,7 +239,7 @@ function corpusTable(rows: CorpusRow[]): string {
 
 function targets(
   runs: FormRun[],
-  extras: { cli?: CliResult; unicode?: UnicodeResult; marks?: MarksResult; corpus?: CorpusRow[] },
+  extras: { cli?: CliResult; unicode?: UnicodeResult; marks?: MarksResult; corpus?: CorpusRow[]; detect?: DetectBench },
   overload: Overload,
 ): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
@@ -278,6 +280,7 @@ function targets(
     ] as const)
       lines.push(`| ${what}: fill+flatten median ≤ ${target} ms | ${ms(s.median)} ms | ${pass(s.median <= target)} |`);
   }
+  for (const t of extras.detect?.targets ?? []) lines.push(`| ${t.label} | ${t.measured} | ${pass(t.ok)} |`);
   const byFile = (f: string) => runs.find((r) => r.file === f);
   const ff = (f: string) => byFile(f)?.inProcess?.fillFlatten.median;
   const irs = ff(IRS);
@@ -484,7 +487,13 @@ async function main() {
   }
 
   // 3. every corpus form against pdftk, then the CLI against node itself, and Unicode against Latin text
-  const extras: { cli?: CliResult; unicode?: UnicodeResult; marks?: MarksResult; corpus?: CorpusRow[] } = {};
+  const extras: {
+    cli?: CliResult;
+    unicode?: UnicodeResult;
+    marks?: MarksResult;
+    corpus?: CorpusRow[];
+    detect?: DetectBench;
+  } = {};
   const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
     const { benchCorpus } = await import('./corpus.js');
@@ -516,6 +525,12 @@ async function main() {
   }
   log('combining marks (stream-safe limit)');
   extras.marks = await benchMarks(timing);
+
+  if (process.env.BENCH_DETECT !== '0') {
+    log('field detection');
+    const { benchDetect } = await import('./detect.js');
+    extras.detect = await benchDetect(corpus, timing, log);
+  }
 
   // 4. every kept output through qpdf --check
   log('qpdf --check');
@@ -549,6 +564,13 @@ async function main() {
     '',
     ...(extras.corpus?.length
       ? ['### every corpus form: in-process fill+flatten against pdftk', corpusTable(extras.corpus), '']
+      : []),
+    ...(extras.detect
+      ? [
+          '### field detection: corpus forms with their widgets removed (appearances not drawn), IoU ≥ 0.5 and the same type family',
+          extras.detect.table,
+          '',
+        ]
       : []),
     '### targets',
     targets(runs, extras, overload),

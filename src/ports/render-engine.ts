@@ -1,4 +1,6 @@
 import type { FieldEdit, FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
+import type { ExistingForm } from '../pdf/detect/detect.js';
+import type { DetectedForm } from '../pdf/detect/detect-form.js';
 
 // What an engine throws besides PdfEngineError, part of this port's contract. Defined in src/errors.ts
 // (visible to every layer; http/error-handler.ts maps them) and named here so callers of the port need
@@ -46,6 +48,12 @@ export interface RenderEngine {
    * every problem, when any edit cannot be applied (nothing is then written).
    */
   editFields(template: Uint8Array, edits: readonly FieldEdit[], opts?: EngineCallOptions): Promise<Uint8Array>;
+  /**
+   * The fields detected in a PDF's drawing and text, added to it as real fields (pdf/detect/): the
+   * file with them (null when none was found) and the detections. `existing` is what the form
+   * already has: detections over its widgets are skipped and its keys are not reused.
+   */
+  detectFields(template: Uint8Array, existing?: ExistingForm, opts?: EngineCallOptions): Promise<DetectedForm>;
   close?(): Promise<void>;
   /**
    * Throws EngineBusyError when a job submitted now could not start within the engine's wait budget:

@@ -159,6 +159,11 @@ export class WorkerPool {
   /** the script workers run (see worker-script.ts); jobs wait in the queue until it is known */
   private script?: string;
 
+  /** The budget of one job once a worker runs it, ms. */
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
+
   constructor(private readonly opts: PoolOptions) {
     if (!(opts.size >= 1)) throw new RangeError('pool size must be at least 1');
     this.poll = setInterval(() => this.checkMemory(), MEMORY_POLL_MS).unref();
@@ -483,11 +488,18 @@ export class WorkerPool {
 
 /** An upload whose analysis is stopped is an unprocessable file (INVALID_PDF); a stopped fill or edit is RENDER_FAILED. */
 function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEngineError {
-  const what = kind === 'analyse' ? 'analysing the PDF' : kind === 'edit' ? 'editing the fields' : 'render';
+  const what =
+    kind === 'analyse'
+      ? 'analysing the PDF'
+      : kind === 'edit'
+        ? 'editing the fields'
+        : kind === 'detect'
+          ? 'detecting the fields'
+          : 'render';
   const code = kind === 'analyse' ? 'INVALID_PDF' : 'RENDER_FAILED';
   if (reason === 'timeout') return new PdfEngineError(code, `${what} exceeded the time budget of ${opts.timeoutMs} ms`);
   if (reason === 'memory')
     return new PdfEngineError(code, `${what} exceeded the memory budget of ${opts.maxMemoryMb} MB`);
-  const doing = kind === 'analyse' ? 'analysing the PDF' : kind === 'edit' ? 'editing the fields' : 'rendering';
+  const doing = what === 'render' ? 'rendering' : what;
   return new PdfEngineError(code, `the render worker stopped unexpectedly while ${doing}`);
 }

@@ -27,6 +27,7 @@ const ROUTES: [string, string, unknown?][] = [
   ['PATCH', '/v1/templates/tpl_x/fields', { useSuggestedNames: true }],
   ['PUT', '/v1/templates/tpl_x/file', {}],
   ['POST', '/v1/templates/tpl_x/field-edits', { edits: [{ op: 'delete', name: 'x' }] }],
+  ['POST', '/v1/templates/tpl_x/detect-fields'],
   ['DELETE', '/v1/templates/tpl_x'],
   ['GET', '/v1/api-keys'],
   ['POST', '/v1/api-keys', { name: 'x' }],

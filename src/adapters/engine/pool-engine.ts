@@ -6,6 +6,7 @@ import { Lru } from '../../lib/lru.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pdf/types.js';
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
 import type { FillReply } from '../../workers/protocol.js';
+import type { DetectedForm } from '../../pdf/detect/detect-form.js';
 
 export type { PoolStats } from '../../workers/pool.js';
 
@@ -103,6 +104,14 @@ export function poolEngine(
     // A hostile template costs a worker here, as in analyse; refused edits come back as FieldEditError.
     editFields: (bytes, edits, opts) =>
       pool.run<Uint8Array>({ kind: 'edit', bytes, edits, limits }, undefined, opts?.priority, opts?.tenant),
+    // detection gets half the worker's time budget, so that adding the fields fits in the rest
+    detectFields: (bytes, existing, opts) =>
+      pool.run<DetectedForm>(
+        { kind: 'detect', bytes, existing, limits: { detect: { maxMs: pool.timeoutMs / 2 }, edit: limits } },
+        undefined,
+        opts?.priority,
+        opts?.tenant,
+      ),
     close: () => pool.close(),
     admit: () => pool.admit(),
     stats: () => pool.stats(),

@@ -6,7 +6,7 @@ import { RenderOptions } from '../render-data/request-schemas.js';
 // The templates module's request and answer schemas (#/components/schemas/<name>): one definition for
 // every route file of the module (routes.ts, field-routes.ts, field-edit-routes.ts).
 
-const Template = named(
+export const Template = named(
   'Template',
   Type.Object(
     {
@@ -265,6 +265,13 @@ export const TemplateUpload = named(
       file: Type.String({ format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' }),
       name: Type.Optional(Type.String({ maxLength: 200, description: 'Template name (default: the file name)' })),
       description: Type.Optional(Type.String({ maxLength: 2000 })),
+      detectFields: Type.Optional(
+        stringEnum(['true', 'false'], {
+          description:
+            'true: a PDF without a form gets its fields detected from its drawing and text and added as real ' +
+            'fields (the answer lists them); without it such a file answers INVALID_PDF',
+        }),
+      ),
     },
     { description: 'A PDF form upload (multipart/form-data)' },
   ),
@@ -342,6 +349,56 @@ export const TemplateVersionQuery = Type.Object(
 );
 
 /** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
+// ---- field detection (detect-routes.ts): a detection, and POST /templates's answer with detectFields ----
+
+const DetectionRect = Type.Array(Type.Number(), {
+  minItems: 4,
+  maxItems: 4,
+  description: '[x1, y1, x2, y2] in PDF points of the page (as pdfMeta.rect)',
+});
+
+export const Detection = named(
+  'Detection',
+  Type.Object(
+    {
+      key: Type.String({ description: "the new field's render key and PDF name, made from its label" }),
+      type: stringEnum(['text', 'multiline', 'comb', 'date', 'checkbox', 'radio', 'signature']),
+      page: Type.Integer({ description: '1-based page' }),
+      rect: DetectionRect,
+      label: Type.Union([Type.String(), Type.Null()], { description: 'the caption read on the page' }),
+      confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how sure the detector is, 0-1' }),
+      cells: Type.Optional(Type.Integer({ description: 'comb: the number of character cells' })),
+      dateFormat: Type.Optional(Type.String({ description: 'date: the display pattern, e.g. dd/mm/yyyy' })),
+      options: Type.Optional(Type.Array(Type.String(), { description: 'radio: one option per button' })),
+      widgets: Type.Optional(Type.Array(DetectionRect, { description: "radio: each button's box" })),
+    },
+    { additionalProperties: false, description: 'A form field found in the drawing and text of a page' },
+  ),
+);
+
+export const DetectionWarnings = Type.Array(Type.String(), {
+  description: 'what detection left out: pages past the page or time budget, pages over a drawing cap, scans',
+});
+
+/** POST /templates's answer: the template, and with detectFields=true what was detected. */
+const TemplateCreated = named(
+  'TemplateCreated',
+  Type.Intersect(
+    [
+      ref(Template),
+      Type.Object({
+        detections: Type.Optional(Type.Array(ref(Detection), { description: 'with detectFields=true only' })),
+        detectionWarnings: Type.Optional(DetectionWarnings),
+      }),
+    ],
+    { description: 'The new template; with detectFields=true, the fields detected and added to its PDF' },
+  ),
+);
+export const TemplateCreatedResponse = named(
+  'TemplateCreatedResponse',
+  Type.Object({ data: ref(TemplateCreated) }, { additionalProperties: false }),
+);
+
 export const templateComponents: Named[] = [
   Template,
   UnsupportedScript,
@@ -361,5 +418,8 @@ export const templateComponents: Named[] = [
   RenderDataJsonSchema,
   TemplateJsonSchemaResponse,
   PreviewRequest,
+  Detection,
+  TemplateCreated,
+  TemplateCreatedResponse,
 ];
 /** A PDF answer: the OpenAPI document lists it as application/pdf (`produces`). */

@@ -56,7 +56,7 @@ export function fromFrame(rect: Rect, rotation: number): Rect {
   return toFrame(rect, (360 - rotation) % 360);
 }
 
-interface RawItem {
+export interface RawItem {
   str: string;
   transform: number[];
   width: number;
@@ -74,7 +74,7 @@ function itemRotation(t: number[]): number | undefined {
 }
 
 /** The runs of one page's items: only those at the page's main angle (margins often carry turned text). */
-function pageRuns(items: RawItem[]): PageText {
+export function pageRuns(items: RawItem[]): PageText {
   const weight = new Map<number, number>();
   for (const it of items) {
     const r = itemRotation(it.transform);
