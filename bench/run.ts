@@ -7,7 +7,8 @@
 // BENCH_PDFTK_ITERATIONS (default 5), BENCH_FORMS (comma-separated corpus file names),
 // BENCH_RENDER_WORKERS (the server's RENDER_WORKERS; default: the service default, one per core),
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
-// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20).
+// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
+// BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +20,9 @@ import { validateData } from '../src/modules/render-data/validate-data.js';
 import type { BurstResult } from './client-child.js';
 import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';
+import type { DetectBench } from './detect.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
-import type { CliResult, UnicodeResult } from './extras.js';
+import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
@@ -237,7 +239,7 @@ function corpusTable(rows: CorpusRow[]): string {
 
 function targets(
   runs: FormRun[],
-  extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[] },
+  extras: { cli?: CliResult; unicode?: UnicodeResult; marks?: MarksResult; corpus?: CorpusRow[]; detect?: DetectBench },
   overload: Overload,
 ): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
@@ -267,6 +269,18 @@ function targets(
       `| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`,
     );
   }
+  if (extras.marks) {
+    // issue 27: a letter and 99,999 combining marks took 30 s of a worker before Unicode's stream-safe limit
+    const { tower, dense } = extras.marks;
+    for (const [what, s, target] of [
+      ['a letter + 99,999 combining marks, one-line field', tower.oneLine, 50],
+      ['a letter + 99,999 combining marks, multi-line field', tower.multiLine, 50],
+      ['100,000 code points of letters with 30 marks each, one-line field', dense.oneLine, 1000],
+      ['100,000 code points of letters with 30 marks each, multi-line field', dense.multiLine, 1000],
+    ] as const)
+      lines.push(`| ${what}: fill+flatten median ≤ ${target} ms | ${ms(s.median)} ms | ${pass(s.median <= target)} |`);
+  }
+  for (const t of extras.detect?.targets ?? []) lines.push(`| ${t.label} | ${t.measured} | ${pass(t.ok)} |`);
   const byFile = (f: string) => runs.find((r) => r.file === f);
   const ff = (f: string) => byFile(f)?.inProcess?.fillFlatten.median;
   const irs = ff(IRS);
@@ -473,8 +487,14 @@ async function main() {
   }
 
   // 3. every corpus form against pdftk, then the CLI against node itself, and Unicode against Latin text
-  const extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[] } = {};
-  const { benchCli, benchUnicode } = await import('./extras.js');
+  const extras: {
+    cli?: CliResult;
+    unicode?: UnicodeResult;
+    marks?: MarksResult;
+    corpus?: CorpusRow[];
+    detect?: DetectBench;
+  } = {};
+  const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
     const { benchCorpus } = await import('./corpus.js');
     const dir = path.join(corpus, 'pdfs');
@@ -502,6 +522,14 @@ async function main() {
   if (lux) {
     log(`${LUX}: Unicode vs Latin`);
     extras.unicode = await benchUnicode(lux.bytes, lux.run.analysis, `${LUX}#unicode`, timing);
+  }
+  log('combining marks (stream-safe limit)');
+  extras.marks = await benchMarks(timing);
+
+  if (process.env.BENCH_DETECT !== '0') {
+    log('field detection');
+    const { benchDetect } = await import('./detect.js');
+    extras.detect = await benchDetect(corpus, timing, log);
   }
 
   // 4. every kept output through qpdf --check
@@ -536,6 +564,13 @@ async function main() {
     '',
     ...(extras.corpus?.length
       ? ['### every corpus form: in-process fill+flatten against pdftk', corpusTable(extras.corpus), '']
+      : []),
+    ...(extras.detect
+      ? [
+          '### field detection: corpus forms with their widgets removed (appearances not drawn), IoU ≥ 0.5 and the same type family',
+          extras.detect.table,
+          '',
+        ]
       : []),
     '### targets',
     targets(runs, extras, overload),

@@ -2,6 +2,7 @@
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
 import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
 import type { CombineItem } from '../pdf/merge/combine.js';
+import type { DetectLimits, ExistingForm } from '../pdf/detect/detect.js';
 import type { FieldEdit, FieldEditProblem, FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
 
 /** Analyse an uploaded template. */
@@ -39,13 +40,24 @@ export interface EditJob {
   limits?: Partial<EditLimits>;
 }
 
+/**
+ * Detect the fields of a flat PDF (or those a form misses) and add them as real fields: answers a
+ * DetectedForm (pdf/detect/detect-form.ts).
+ */
+export interface DetectJob {
+  kind: 'detect';
+  bytes: Uint8Array;
+  existing?: ExistingForm;
+  limits?: { detect?: Partial<DetectLimits>; edit?: Partial<EditLimits> };
+}
+
 /** The hostile and diagnostic jobs of test-jobs.ts: they exist only when the pool enables test jobs. */
 export interface TestJob {
   kind: `test:${string}`;
   args: unknown[];
 }
 
-export type Job = AnalyseJob | FillJob | CombineJob | EditJob | TestJob;
+export type Job = AnalyseJob | FillJob | CombineJob | EditJob | DetectJob | TestJob;
 export type JobKind = Job['kind'];
 
 /** A job as the pool sends it: the job and the id its answer names. */

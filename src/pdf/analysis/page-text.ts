@@ -26,6 +26,8 @@ export interface PageTextBudget {
   deadline: number;
   /** text items read in all, across pages */
   maxItems: number;
+  /** pages left unread: a stream of theirs could not be decoded within bounds, and pdf.js's decoders have none */
+  skipPages?: ReadonlySet<number>;
 }
 
 /** A user-space point turned by -rotation, so text at `rotation` runs along +x. */
@@ -54,7 +56,7 @@ export function fromFrame(rect: Rect, rotation: number): Rect {
   return toFrame(rect, (360 - rotation) % 360);
 }
 
-interface RawItem {
+export interface RawItem {
   str: string;
   transform: number[];
   width: number;
@@ -72,7 +74,7 @@ function itemRotation(t: number[]): number | undefined {
 }
 
 /** The runs of one page's items: only those at the page's main angle (margins often carry turned text). */
-function pageRuns(items: RawItem[]): PageText {
+export function pageRuns(items: RawItem[]): PageText {
   const weight = new Map<number, number>();
   for (const it of items) {
     const r = itemRotation(it.transform);
@@ -126,6 +128,7 @@ async function readPages(doc: PdfjsDocument, pages: number[], budget: PageTextBu
   let read = 0;
   for (const n of pages) {
     if (n < 1 || n > doc.numPages || performance.now() > budget.deadline) break;
+    if (budget.skipPages?.has(n)) continue;
     const page = await doc.getPage(n);
     // whole pages only: cancelling pdf.js's text stream midway makes it throw outside any promise
     const { items } = await page.getTextContent();

@@ -186,7 +186,9 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
       continue;
     }
     const info = index.infoByName.get(name);
-    if (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly) continue;
+    // read-only fields keep the template's value, except computed ones: validation passes a caller's value
+    // for them only with `calculate: false` (the caller computes instead of the form)
+    if (!info?.computed && (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly)) continue;
     const pending = fillField(fc, field, info, value);
     if (pending) await pending;
     const label = info?.name ?? name;
