@@ -2,7 +2,7 @@
 // selected box's corner handles, and the gestures (pointer events: mouse, pen and touch alike; arrow
 // keys) that draw, move and resize. It reports finished gestures in PDF points and keeps no field state.
 import type { JSX } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Draft } from './BoxEditorDrafts.js';
 import {
   growRect,
@@ -69,6 +69,16 @@ export function EditLayer(props: Props) {
   const layer = useRef<HTMLDivElement>(null);
   const [drag, setDrag] = useState<Drag | null>(null);
   const size = shownSize(frame);
+
+  // a long press while drawing or on a box is part of the gesture, not a request for the context menu
+  const drawing = props.tool !== 'select';
+  useEffect(() => {
+    const el = layer.current;
+    if (!el) return;
+    const menu = (e: Event) => (drawing || e.target !== el) && e.preventDefault();
+    el.addEventListener('contextmenu', menu);
+    return () => el.removeEventListener('contextmenu', menu);
+  }, [drawing]);
   const pct = (b: ScreenBox) => ({
     left: `${(b.left / size.width) * 100}%`,
     top: `${(b.top / size.height) * 100}%`,
@@ -216,8 +226,6 @@ export function EditLayer(props: Props) {
       onPointerMove={onPointerMove}
       onPointerUp={onPointerUp}
       onPointerCancel={() => setDrag(null)}
-      // a long press while drawing or on a box is part of the gesture, not a request for the context menu
-      onContextMenu={(e) => (props.tool !== 'select' || e.target !== layer.current || drag) && e.preventDefault()}
     >
       {boxes}
       {drag?.kind === 'draw' && <div class="edit-rubber" style={pct(dragged(drag))} />}
