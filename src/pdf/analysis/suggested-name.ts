@@ -43,14 +43,78 @@ export function suggestName(label: string | null, fallback: string): string {
   return fromLabel || toSnakeCase(fallback) || 'field';
 }
 
+/** Words of a section kept in a prefix: a prefix names the section, the key says the rest. */
+const PREFIX_WORDS = 4;
+/** A numbered party or copy ("Debtor 2", "Maître d'apprentissage n°2"): its number must survive the cut. */
+const NUMBERED = /^(.*?)\s*(?:\bn[°º]|\bno\.?|#)?\s*\b(\d{1,2})$/iu;
+
+const dropShortTail = (words: string[]) => {
+  const out = [...words];
+  while (out.length > 1 && out[out.length - 1].length <= 2) out.pop();
+  return out;
+};
+
+/**
+ * The prefix a section gives `key`: the section's words before any ":" (so "Part 1: Give details..." is
+ * part_1; a numbered question gives its number), at most PREFIX_WORDS and within what the length leaves, a trailing number always kept
+ * (maitre_d_apprentissage_2); '' when none fits or the key already starts with it (the label was the heading).
+ */
+function sectionPrefix(section: string | undefined, key: string): string {
+  if (!section) return '';
+  const question = /^(\d{1,2})[.)]\s/.exec(section);
+  if (question) return key.startsWith(`${question[1]}_`) ? '' : question[1];
+  const head = section.split(/\s*[:–—]\s*|\s+-\s+/)[0] || section;
+  const numbered = NUMBERED.exec(head);
+  const words = toSnakeCase(numbered ? numbered[1] : head)
+    .split('_')
+    .filter(Boolean)
+    .slice(0, PREFIX_WORDS);
+  const tail = numbered ? `_${numbered[2]}` : '';
+  const room = MAX_SUGGESTED_CHARS - key.length - 1;
+  let out = '';
+  for (let n = words.length; n > 0 && !out; n--) {
+    // a cut that ends on an elided article ("maitre_d") drops it
+    const kept = n < words.length ? dropShortTail(words.slice(0, n)) : words;
+    const cand = kept.join('_') + tail;
+    if (kept.length && cand.length <= room) out = cand;
+  }
+  return out === '' || key === out || key.startsWith(`${out}_`) ? '' : out;
+}
+
+/**
+ * Keys shared by several fields, prefixed with the section each sits in (parallel to `keys`) when that
+ * tells them apart: a group whose fields are all in one section (or none) is left for uniqueNames' _2.
+ */
+export function withSectionPrefixes(keys: string[], sections: (string | undefined)[]): string[] {
+  const groups = new Map<string, number[]>();
+  keys.forEach((k, i) => {
+    const g = groups.get(k);
+    if (g) g.push(i);
+    else groups.set(k, [i]);
+  });
+  const out = [...keys];
+  for (const [key, members] of groups) {
+    if (members.length < 2) continue;
+    const prefixes = members.map((i) => sectionPrefix(sections[i], key));
+    if (new Set(prefixes.filter(Boolean)).size < 2) continue;
+    members.forEach((i, k) => {
+      if (prefixes[k]) out[i] = `${prefixes[k]}_${key}`;
+    });
+  }
+  return out;
+}
+
 /** Makes keys unique in order: the first keeps its key, later ones get _2, _3 ... (still within the length). */
 export function uniqueNames(keys: string[]): string[] {
   const used = new Set<string>();
+  // the next suffix to try per key: a form repeating one label hundreds of times stays linear
+  const next = new Map<string, number>();
   return keys.map((key) => {
     let out = key;
-    for (let n = 2; used.has(out); n++) {
+    for (let n = next.get(key) ?? 2; used.has(out); n++) {
       const suffix = `_${n}`;
       out = key.slice(0, MAX_SUGGESTED_CHARS - suffix.length).replace(/_+$/, '') + suffix;
+      next.set(key, n + 1);
     }
     used.add(out);
     return out;
