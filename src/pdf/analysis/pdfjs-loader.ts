@@ -45,18 +45,15 @@ const ORIGINALS: ReadonlyArray<readonly [object, ReadonlyMap<PropertyKey, Proper
 const same = (a: PropertyDescriptor, b: PropertyDescriptor) =>
   Object.is(a.value, b.value) && a.get === b.get && a.set === b.set;
 
-/** Puts back every original property a polyfill replaced; returns their names (for the tests). */
-export function restoreBuiltins(): string[] {
-  const restored: string[] = [];
+/** Puts back every original property a polyfill replaced. */
+function restoreBuiltins(): void {
   for (const [holder, props] of ORIGINALS) {
     for (const [key, original] of props) {
       const now = Reflect.getOwnPropertyDescriptor(holder, key);
       if (!now || same(now, original) || !now.configurable) continue;
       Reflect.defineProperty(holder, key, original);
-      restored.push(String(key));
     }
   }
-  return restored;
 }
 
 /**

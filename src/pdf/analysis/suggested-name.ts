@@ -61,8 +61,9 @@ const dropShortTail = (words: string[]) => {
  */
 function sectionPrefix(section: string | undefined, key: string): string {
   if (!section) return '';
+  const room = MAX_SUGGESTED_CHARS - key.length - 1;
   const question = /^(\d{1,2})[.)]\s/.exec(section);
-  if (question) return key.startsWith(`${question[1]}_`) ? '' : question[1];
+  if (question) return key.startsWith(`${question[1]}_`) || question[1].length > room ? '' : question[1];
   const head = section.split(/\s*[:–—]\s*|\s+-\s+/)[0] || section;
   const numbered = NUMBERED.exec(head);
   const words = toSnakeCase(numbered ? numbered[1] : head)
@@ -70,7 +71,6 @@ function sectionPrefix(section: string | undefined, key: string): string {
     .filter(Boolean)
     .slice(0, PREFIX_WORDS);
   const tail = numbered ? `_${numbered[2]}` : '';
-  const room = MAX_SUGGESTED_CHARS - key.length - 1;
   let out = '';
   for (let n = words.length; n > 0 && !out; n--) {
     // a cut that ends on an elided article ("maitre_d") drops it
