@@ -102,12 +102,14 @@ function fieldSections(pages: Map<number, LabelPage>, fields: LabelInput[]): (st
 /**
  * Captions of `fields` (parallel to them). `wanted(i)` false skips a field whose caption is not
  * needed (it has a tooltip and no options); its widgets still stand between text and other fields.
+ * `textOnly(pages)`, when given, makes the file pdf.js reads cheaper (text-only-pages.ts).
  */
 export async function findLabels(
   bytes: Uint8Array,
   fields: LabelInput[],
   budget: PageTextBudget,
   wanted: (i: number) => boolean = () => true,
+  textOnly?: (pages: number[]) => Uint8Array | undefined,
 ): Promise<FoundLabel[]> {
   const none = fields.map((): FoundLabel => ({ caption: null }));
   const pageNumbers = new Set<number>();
@@ -115,11 +117,17 @@ export async function findLabels(
     if (wanted(i)) for (const w of f.widgets) pageNumbers.add(w.page);
   });
   if (pageNumbers.size === 0) return none;
-  const texts = await readPageText(
-    bytes,
-    [...pageNumbers].sort((a, b) => a - b),
-    budget,
-  );
+  const list = [...pageNumbers].sort((a, b) => a - b);
+  let slim: Uint8Array | undefined;
+  try {
+    slim = textOnly?.(list);
+  } catch {
+    slim = undefined; // a content stream we cannot scan: pdf.js reads the file as it is
+  }
+  let texts = await readPageText(slim ?? bytes, list, budget);
+  // a page the slimmed file lost (it should not happen) is read from the file itself
+  if (slim && texts.size < list.length && performance.now() < budget.deadline)
+    texts = await readPageText(bytes, list, budget);
   try {
     const pages = new Map<number, LabelPage>();
     for (const [n, text] of texts) {
