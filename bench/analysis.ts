@@ -10,7 +10,7 @@ import type { AnalysisJob, AnalysisMemory, AnalysisTimes } from './analysis-chil
 import type { TimeOptions } from './stats.js';
 
 /** Warm median before pdf.js text was read (ms, measured on the bench machine, quiet), by form. */
-export const ANALYSIS_FORMS: Record<string, number> = {
+const ANALYSIS_FORMS: Record<string, number> = {
   'uscourts-b107-financial-affairs.pdf': 87,
   'us-dos-ds11-passport-application.pdf': 29,
   'canada-cra-cannabis-duty-return.pdf': 56,

@@ -16,7 +16,7 @@ const NUMBERED_ENTITY = /^\p{L}[\p{L}'’ -]{1,40}?\s(?:n[°º]\s?|no\.?\s?|#\s?
 const PAGE_NUMBER = /^(?:page|seite|página|pagina)\s+\d/iu;
 
 /** A numbered question ("3. Within the last 8 years, did you..."): its number is the section. */
-export const NUMBERED_QUESTION = /^(\d{1,2})[.)]\s+\p{L}/u;
+const NUMBERED_QUESTION = /^(\d{1,2})[.)]\s+\p{L}/u;
 
 /** Longest heading kept as a section (a sentence is an instruction, not a heading). */
 const MAX_HEADING_CHARS = 60;
