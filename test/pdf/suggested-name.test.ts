@@ -4,6 +4,7 @@ import {
   suggestName,
   toSnakeCase,
   uniqueNames,
+  withLabelTails,
   withSectionPrefixes,
 } from '../../src/pdf/analysis/suggested-name.js';
 
@@ -91,5 +92,27 @@ describe('suggested keys', () => {
       'part_1_name',
       'part_1_name',
     ]);
+  });
+
+  it('makes keys that only a cut made equal from where their labels differ', () => {
+    const labels = [
+      '2. Cannabis product inventory. Unpackaged. Line A. Opening inventory. Dried cannabis.',
+      '2. Cannabis product inventory. Unpackaged. Line B. Additions to inventory. Dried cannabis.',
+      'Déclare être inscrit sur la liste des sportifs de haut niveau : Oui',
+      'Déclare être inscrit sur la liste des sportifs de haut niveau : Non',
+      'City',
+      'City',
+    ];
+    const keys = labels.map((l) => suggestName(l, 'x'));
+    expect(keys[0]).toBe(keys[1]);
+    expect(withLabelTails(keys, labels)).toEqual([
+      '2_a_opening_inventory_dried_cannabis', // the shared words go first when room is short; the number stays
+      '2_b_additions_to_inventory_dried',
+      'declare_etre_inscrit_sur_la_liste_oui',
+      'declare_etre_inscrit_sur_la_liste_non',
+      'city', // equal labels: left to sections and _2
+      'city',
+    ]);
+    for (const k of withLabelTails(keys, labels)) expect(k.length).toBeLessThanOrEqual(MAX_SUGGESTED_CHARS);
   });
 });

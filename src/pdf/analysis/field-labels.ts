@@ -1,8 +1,9 @@
 // A field's label by the rule of docs/decisions.md: its tooltip (/TU) when the author wrote one,
 // else the caption printed beside it on the page, else none; and the key and option labels made from them
-// (a key several fields share is prefixed with each one's section, else numbered).
+// (a key several fields share is made from where their labels differ, else prefixed with each one's
+// section, else numbered).
 import type { FoundLabel } from './find-labels.js';
-import { suggestName, uniqueNames, withSectionPrefixes } from './suggested-name.js';
+import { suggestName, uniqueNames, withLabelTails, withSectionPrefixes } from './suggested-name.js';
 import type { AnalysedField, LabelSource } from '../types.js';
 
 /**
@@ -38,9 +39,13 @@ export function withLabels(fields: AnalysedField[], found: FoundLabel[]): Analys
       ...(labels ? { optionLabels: labels } : {}),
     };
   });
+  const labels = labelled.map((f) => f.label ?? null);
   const keys = uniqueNames(
     withSectionPrefixes(
-      labelled.map((f) => suggestName(f.label ?? null, f.name)),
+      withLabelTails(
+        labelled.map((f, i) => suggestName(labels[i], f.name)),
+        labels,
+      ),
       found.map((x) => x?.section),
     ),
   );

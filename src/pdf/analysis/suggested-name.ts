@@ -16,22 +16,30 @@ const HAN = /(\p{Script=Han})/gu;
 
 /** `text` as lower snake_case ASCII, cut at a word boundary near MAX_SUGGESTED_CHARS; '' when nothing is left. */
 export function toSnakeCase(text: string): string {
+  return cutWords(snakeWords(text));
+}
+
+/** The words of `text` in lower case ASCII, in order. */
+function snakeWords(text: string): string[] {
   // "N°" is the abbreviation of numéro/number, not "N degrees"
   const plain = text
     .normalize('NFC')
     .replace(/\b([Nn])\s?[°º]/g, '$1o ')
     .replace(HAN, ' $1 ');
-  const ascii = anyAscii(plain);
-  const words = ascii
+  return anyAscii(plain)
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2') // camelCase and "ZhongGuo" part into words
     .toLowerCase()
     .replace(/['’`]/g, ' ')
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
+}
+
+/** Words joined with _, cut at a word boundary within `max` characters. */
+function cutWords(words: string[], max = MAX_SUGGESTED_CHARS): string {
   let out = '';
   for (const w of words) {
     const next = out ? `${out}_${w}` : w;
-    if (next.length > MAX_SUGGESTED_CHARS) return out || w.slice(0, MAX_SUGGESTED_CHARS);
+    if (next.length > max) return out || w.slice(0, max);
     out = next;
   }
   return out;
@@ -41,6 +49,59 @@ export function toSnakeCase(text: string): string {
 export function suggestName(label: string | null, fallback: string): string {
   const fromLabel = label && !JAPANESE.test(label) ? toSnakeCase(label) : '';
   return fromLabel || toSnakeCase(fallback) || 'field';
+}
+
+/**
+ * Keys shared by fields whose labels differ only after MAX_SUGGESTED_CHARS (long tooltips in an outline:
+ * "5. Calculation of the sales and duty payable. Line 3. ..."): each made from what its label says
+ * beyond the words the group's labels all start with, behind the labels' leading number if they have one
+ * (5_line_3_...). Parallel to `keys`; a group the tails do not tell apart keeps its keys.
+ */
+export function withLabelTails(keys: string[], labels: (string | null)[]): string[] {
+  const out = [...keys];
+  for (const members of groupsOf(keys)) {
+    const words = members.map((i) =>
+      labels[i] && !JAPANESE.test(labels[i] as string) ? snakeWords(labels[i] as string) : [],
+    );
+    if (words.some((w) => w.length === 0)) continue;
+    let common = 0;
+    while (words.every((w) => common < w.length && w[common] === words[0][common])) common++;
+    if (common === 0) continue;
+    const tails = words.map((w) => (w.length > common ? headAndTail(w, common) : ''));
+    if (new Set(tails).size < 2) continue;
+    members.forEach((i, k) => {
+      if (tails[k]) out[i] = tails[k];
+    });
+  }
+  return out;
+}
+
+/**
+ * A key from the words after `common` (what tells a label from its group's), led by as many of the shared
+ * words as still fit: "Déclare être inscrit … : Oui" -> declare_etre_inscrit_sur_la_liste_oui; a leading
+ * line or part number always gets its place (2_line_a_opening_inventory_dried_fresh).
+ */
+function headAndTail(words: string[], common: number): string {
+  const lead = /^\d{1,3}[a-z]?$/.test(words[0]) ? words[0].length + 1 : 0;
+  const tail = cutWords(words.slice(common), MAX_SUGGESTED_CHARS - lead);
+  let head = '';
+  for (const w of words.slice(0, common)) {
+    const next = head ? `${head}_${w}` : w;
+    if (next.length + tail.length + 1 > MAX_SUGGESTED_CHARS) break;
+    head = next;
+  }
+  return head ? `${head}_${tail}` : tail;
+}
+
+/** Indexes of the keys that occur more than once, grouped by key. */
+function groupsOf(keys: string[]): number[][] {
+  const groups = new Map<string, number[]>();
+  keys.forEach((k, i) => {
+    const g = groups.get(k);
+    if (g) g.push(i);
+    else groups.set(k, [i]);
+  });
+  return [...groups.values()].filter((g) => g.length > 1);
 }
 
 /** Words of a section kept in a prefix: a prefix names the section, the key says the rest. */
@@ -86,15 +147,9 @@ function sectionPrefix(section: string | undefined, key: string): string {
  * tells them apart: a group whose fields are all in one section (or none) is left for uniqueNames' _2.
  */
 export function withSectionPrefixes(keys: string[], sections: (string | undefined)[]): string[] {
-  const groups = new Map<string, number[]>();
-  keys.forEach((k, i) => {
-    const g = groups.get(k);
-    if (g) g.push(i);
-    else groups.set(k, [i]);
-  });
   const out = [...keys];
-  for (const [key, members] of groups) {
-    if (members.length < 2) continue;
+  for (const members of groupsOf(keys)) {
+    const key = keys[members[0]];
     const prefixes = members.map((i) => sectionPrefix(sections[i], key));
     if (new Set(prefixes.filter(Boolean)).size < 2) continue;
     members.forEach((i, k) => {
