@@ -154,13 +154,13 @@ function pageContent(ctx: PDFContext, page: PDFDict): Uint8Array | undefined {
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
 
+/** The last `length` bytes of the file as text. */
+const tailText = (bytes: Uint8Array, length: number) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1', Math.max(0, bytes.length - length));
+
 /** The file's last `startxref` value (readers start there), undefined when its end is not a PDF's. */
 function lastStartXref(bytes: Uint8Array): number | undefined {
-  const tail = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(
-    'latin1',
-    Math.max(0, bytes.length - 1024),
-  );
-  const m = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+  const m = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tailText(bytes, 1024));
   return m ? Number(m[1]) : undefined;
 }
 
@@ -179,7 +179,9 @@ export function withTextOnlyPages(
   const prev = lastStartXref(bytes);
   const root = ctx.trailerInfo.Root;
   if (encrypted || prev === undefined || !(root instanceof PDFRef)) return undefined;
-  let next = ctx.largestObjectNumber + 1;
+  // above every object number of the file, those pdf-lib could not parse included (the last /Size)
+  const sizes = [...tailText(bytes, 4096).matchAll(/\/Size\s+(\d+)/g)].map((m) => Number(m[1]));
+  let next = Math.max(ctx.largestObjectNumber + 1, ...sizes);
   const chunks: Uint8Array[] = [ascii('\n')];
   let offset = bytes.length + 1;
   const entries: [number, number, number][] = []; // object number, generation, offset
