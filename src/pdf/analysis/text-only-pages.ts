@@ -180,7 +180,9 @@ export function withTextOnlyPages(
   const root = ctx.trailerInfo.Root;
   if (encrypted || prev === undefined || !(root instanceof PDFRef)) return undefined;
   // above every object number of the file, those pdf-lib could not parse included (the last /Size)
-  const sizes = [...tailText(bytes, 4096).matchAll(/\/Size\s+(\d+)/g)].map((m) => Number(m[1]));
+  const sizes = [...tailText(bytes, 4096).matchAll(/\/Size\s+(\d+)/g)]
+    .map((m) => Number(m[1]))
+    .filter((n) => n < 10_000_000); // a hostile /Size is no reason for an absurd object number
   let next = Math.max(ctx.largestObjectNumber + 1, ...sizes);
   const chunks: Uint8Array[] = [ascii('\n')];
   let offset = bytes.length + 1;
