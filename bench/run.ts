@@ -9,6 +9,7 @@
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
 // BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
 // BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time).
+// BENCH_ANALYSIS=0 (skip the template analysis table).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import type { BurstResult } from './client-child.js';
 import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';
 import type { DetectBench } from './detect.js';
+import type { AnalysisRow } from './analysis.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
 import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import type { FloorResult } from './floor.js';
@@ -237,9 +239,36 @@ function corpusTable(rows: CorpusRow[]): string {
   return lines.join('\n');
 }
 
+function analysisTable(rows: AnalysisRow[]): string {
+  const lines = [
+    '| form (fields) | first call ms | warm median ms | p95 ms | before page captions ms | warm / before | RSS MB after GC: engine → + pdf.js → after 5 analyses |',
+    '|---|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const r of rows) {
+    const name = `${r.file.replace(/\.pdf$/, '')} (${r.fields ?? '?'})`;
+    if (r.error || !r.warm || !r.rssMb) {
+      lines.push(`| ${name} | FAILED: ${(r.error ?? '?').replace(/\|/g, '/')} | | | | | |`);
+      continue;
+    }
+    const m = r.rssMb;
+    lines.push(
+      `| ${name} | ${ms(r.firstMs)} | ${ms(r.warm.median)} | ${ms(r.warm.p95)} | ${r.beforeMs} | ${ratio(r.warm.median / r.beforeMs)} | ${m.engine.toFixed(0)} → ${m.pdfjs.toFixed(0)} → ${m.analysed.toFixed(0)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 function targets(
   runs: FormRun[],
-  extras: { cli?: CliResult; unicode?: UnicodeResult; marks?: MarksResult; corpus?: CorpusRow[]; detect?: DetectBench },
+  extras: {
+    cli?: CliResult;
+    unicode?: UnicodeResult;
+    marks?: MarksResult;
+    corpus?: CorpusRow[];
+    detect?: DetectBench;
+    analysis?: AnalysisRow[];
+  },
+  analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined,
   overload: Overload,
 ): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
@@ -318,6 +347,19 @@ function targets(
   lines.push(
     `| RSS ≤ 300 MB at c=16 (server process + render workers) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= 300)} |`,
   );
+  for (const r of extras.analysis ?? []) {
+    const t = analysisTargets;
+    if (!t) break;
+    const warm = r.warm?.median;
+    const limit = t.warmFactor * r.beforeMs;
+    lines.push(
+      `| analysis warm median ≤ ${t.warmFactor}× before page captions (${r.file}: ≤ ${ms(limit)} ms) | ${ms(warm)} ms | ${pass(warm === undefined ? undefined : warm <= limit)} |`,
+    );
+    const extra = r.firstMs !== undefined && warm !== undefined ? r.firstMs - warm : undefined;
+    lines.push(
+      `| analysis first call ≤ warm + ${t.firstExtraMs} ms, fresh process (${r.file}) | +${ms(extra)} ms | ${pass(extra === undefined ? undefined : extra <= t.firstExtraMs)} |`,
+    );
+  }
   if (extras.corpus?.length) {
     // Compared: forms both engines filled. Not comparable: files the analysis refuses (not forms, as the
     // API answers) and forms pdftk fails on. Our own failure on a form is a miss.
@@ -493,6 +535,7 @@ async function main() {
     marks?: MarksResult;
     corpus?: CorpusRow[];
     detect?: DetectBench;
+    analysis?: AnalysisRow[];
   } = {};
   const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
@@ -509,6 +552,16 @@ async function main() {
       { iterations: n, warmup: WARMUP, maxSeconds: CASE_SECONDS / 2 },
       // pdftk's time is mostly the JVM starting: 2 timed calls per form keep the table to minutes.
       pdftk ? { iterations: Math.min(PDFTK_ITERATIONS, 2), warmup: 1, maxSeconds: CASE_SECONDS } : undefined,
+      log,
+    );
+  }
+  let analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined;
+  if (process.env.BENCH_ANALYSIS !== '0') {
+    const { benchAnalysis, WARM_FACTOR, FIRST_CALL_EXTRA_MS } = await import('./analysis.js');
+    analysisTargets = { warmFactor: WARM_FACTOR, firstExtraMs: FIRST_CALL_EXTRA_MS };
+    extras.analysis = await benchAnalysis(
+      path.join(corpus, 'pdfs'),
+      { iterations: Math.min(ITERATIONS, 10), warmup: Math.min(WARMUP, 10), maxSeconds: CASE_SECONDS },
       log,
     );
   }
@@ -572,8 +625,15 @@ async function main() {
           '',
         ]
       : []),
+    ...(extras.analysis?.length
+      ? [
+          '### template analysis (fields, page captions, suggested keys), one fresh process per form',
+          analysisTable(extras.analysis),
+          '',
+        ]
+      : []),
     '### targets',
-    targets(runs, extras, overload),
+    targets(runs, extras, analysisTargets, overload),
     ...(notes.length ? ['', '### notes', ...notes] : []),
     '',
     `_total bench time ${((Date.now() - started) / 1000).toFixed(0)} s_`,

@@ -10,6 +10,7 @@ import { resolveLimits, type AnalyseLimits } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { findRemovals } from '../sanitize/output-removals.js';
 import { assignNames } from './names.js';
+import { withTextOnlyPages } from './text-only-pages.js';
 import { collectPages } from '../pages.js';
 import { scriptBudget } from './script-source.js';
 import { getDict } from '../pdf-objects.js';
@@ -72,6 +73,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
       raws.map((raw, i) => labelInput(ctx, raw, described[i])),
       { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems, skipPages: undecodable },
       (i) => wantsPageText(described[i]),
+      (wanted) => withTextOnlyPages(bytes, ctx, pages, wanted, encrypted),
     );
     return {
       fields: withLabels(
