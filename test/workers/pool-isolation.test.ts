@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPoolEngine, poolEngine } from '../../src/adapters/engine/pool-engine.js';
+import { createPoolEngine } from '../../src/adapters/engine/pool-engine.js';
 import { EngineBusyError } from '../../src/ports/render-engine.js';
 import { WorkerPool, type PoolOptions } from '../../src/workers/pool.js';
 import { PdfEngineError } from '../../src/pdf/types.js';
@@ -23,7 +23,6 @@ describe('pool isolation', () => {
     testJobs: true,
     onWorkerLost: (e) => lost.push(e),
   });
-  const engine = poolEngine(pool, {});
   afterAll(() => pool.close());
 
   it('stops a job that hangs at the time budget, replaces the worker and runs the next job', async () => {
