@@ -7,7 +7,7 @@ import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pd
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
 import type { FillReply } from '../../workers/protocol.js';
 import type { DetectedForm } from '../../pdf/detect/detect-form.js';
-import { stagedCombine } from './combine-staging.js';
+import { stagedCombine, sweepDeadCombineFolders } from './combine-staging.js';
 
 export type { PoolStats } from '../../workers/pool.js';
 
@@ -40,6 +40,7 @@ export interface PoolEngine extends RenderEngine {
 
 export function createPoolEngine(options: PoolEngineOptions = {}): PoolEngine {
   const size = options.size ?? Math.max(1, os.availableParallelism());
+  void sweepDeadCombineFolders(); // what a server killed mid-combine left behind
   const pool = new WorkerPool({
     size,
     timeoutMs: options.timeoutMs ?? 30_000,

@@ -6,11 +6,11 @@
 // without the server holding the items"), rounded up.
 
 /** An idle worker with the engine loaded, and the heap's headroom, MiB. */
-export const COMBINE_BASE_MB = 130;
+const COMBINE_BASE_MB = 130;
 /** Parsing one item, per MiB of its file (measured ~20 for a 1.9 MB six-page form). */
-export const COMBINE_PARSE_PER_MB = 25;
+const COMBINE_PARSE_PER_MB = 25;
 /** Kept for the whole combine, per MiB of all items together (measured ~0.12). */
-export const COMBINE_KEPT_PER_MB = 0.15;
+const COMBINE_KEPT_PER_MB = 0.15;
 
 const MB = 1024 * 1024;
 
