@@ -127,9 +127,10 @@ for (const db of DATABASES) {
         const after50 = peakRssMb(proc!.pid!);
         const large = await combined(tpl, 300);
         const after300 = peakRssMb(proc!.pid!);
-        // Before: the server held all 300 items (~70 MB) and the combined file, then copied them to the worker.
+        // Before: the server held all 300 items (~70 MB) and the combined file, then copied them to the worker:
+        // +121 MB measured. Now +0 to +24 MB (garbage collection timing, 250 more item rows polled).
         console.log(`server peak RSS after 50 items ${after50.toFixed(0)} MB, after 300 ${after300.toFixed(0)} MB`);
-        expect(after300 - after50).toBeLessThan(40);
+        expect(after300 - after50).toBeLessThan(60);
 
         const dir = mkdtempSync(path.join(tmpdir(), 'combined-'));
         for (const [bytes, n] of [
