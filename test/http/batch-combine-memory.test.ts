@@ -89,7 +89,7 @@ for (const db of DATABASES) {
           LOG_LEVEL: 'silent',
           RENDER_WORKERS: '1',
           JOB_POLL_MS: '200',
-          MAX_BATCH_ITEMS: '2000',
+          MAX_BATCH_ITEMS: '5000',
           PLANS_FILE: path.join(dataDir, 'plans.json'),
           TMPDIR: serverTmp,
         };
@@ -153,7 +153,8 @@ for (const db of DATABASES) {
         const big = await upload(BIG_FORM);
         const usage = async () => (await call('GET', '/v1/renders/usage')).json.data.renders.used as number;
         const before = await usage();
-        const items = Array.from({ length: 2000 }, () => ({ templateId: big, data: {} }));
+        // 4,000 copies of the 1.9 MB DS-11: ~660 MB by the estimate, over the default 512 MB
+        const items = Array.from({ length: 4000 }, () => ({ templateId: big, data: {} }));
         const res = await call('POST', '/v1/renders/batch', { combine: true, items });
         expect(res.status).toBe(422);
         expect(res.json.error.code).toBe('VALIDATION_ERROR');

@@ -2,15 +2,16 @@
 // acceptance from its templates' file sizes (a render is about its template's size). A worker combining
 // holds one parsed item at a time and, for the whole file, only offsets, hashes of shared objects and
 // field numbers (pdf/merge/object-copy.ts), so its memory is a base, plus the parse of the largest item,
-// plus a little per MB of all items. Factors measured on corpus forms (docs/decisions.md, "Combining
-// without the server holding the items"), rounded up.
+// plus a little per item and per MB of all items. Factors measured on corpus forms with the real worker
+// (docs/decisions.md, "Combining without the server holding the items"), rounded up.
 
-/** An idle worker with the engine loaded, and the heap's headroom, MiB. */
+/** An idle worker (~80 MB measured) with headroom for the heap, MiB. */
 const COMBINE_BASE_MB = 130;
-/** Parsing one item, per MiB of its file (measured ~20 for a 1.9 MB six-page form). */
+/** Parsing one item, per MiB of its file (measured ~24 for the 1.9 MB DS-11). */
 const COMBINE_PARSE_PER_MB = 25;
-/** Kept for the whole combine, per MiB of all items together (measured ~0.12). */
-const COMBINE_KEPT_PER_MB = 0.15;
+/** Kept for the whole combine per item, MiB, and per MiB of all items (measured ~0.035 and ~0.026). */
+const COMBINE_KEPT_PER_ITEM_MB = 0.05;
+const COMBINE_KEPT_PER_MB = 0.04;
 
 const MB = 1024 * 1024;
 
@@ -22,5 +23,10 @@ export function combineMemoryMb(itemBytes: readonly number[]): number {
     largest = Math.max(largest, b);
     total += b;
   }
-  return COMBINE_BASE_MB + (COMBINE_PARSE_PER_MB * largest) / MB + (COMBINE_KEPT_PER_MB * total) / MB;
+  return (
+    COMBINE_BASE_MB +
+    (COMBINE_PARSE_PER_MB * largest) / MB +
+    COMBINE_KEPT_PER_ITEM_MB * itemBytes.length +
+    (COMBINE_KEPT_PER_MB * total) / MB
+  );
 }
