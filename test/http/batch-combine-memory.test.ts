@@ -4,7 +4,7 @@
 // page (qpdf, pdf.js), and the private temp folders of the combine must be gone afterwards. A combine
 // that could not be built within a worker's memory budget is refused at acceptance, nothing reserved.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,8 +37,8 @@ for (const db of DATABASES) {
     `combining a batch in a server process [${db.label}]${db.enabled ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`,
     { timeout: 600_000 },
     () => {
-      const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-combine-mem-'));
-      const serverTmp = path.join(dataDir, 'tmp'); // the server's TMPDIR: its combine folders go here
+      let dataDir = '';
+      let serverTmp = ''; // the server's TMPDIR: its combine folders go there
       let proc: ChildProcess | undefined;
       let base = '';
       let key = '';
@@ -83,6 +83,8 @@ for (const db of DATABASES) {
       };
 
       beforeAll(async () => {
+        dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-combine-mem-'));
+        serverTmp = path.join(dataDir, 'tmp');
         const env: Record<string, string> = {
           DATA_DIR: dataDir,
           HOST: '127.0.0.1',
@@ -93,7 +95,7 @@ for (const db of DATABASES) {
           PLANS_FILE: path.join(dataDir, 'plans.json'),
           TMPDIR: serverTmp,
         };
-        execFileSync('mkdir', ['-p', serverTmp]);
+        mkdirSync(serverTmp);
         writeFileSync(env.PLANS_FILE, JSON.stringify({ Business: { rendersPerMonth: 100_000 } }));
         if (db.name === 'postgres') {
           const pg = await freshPostgresUrl();
@@ -118,7 +120,7 @@ for (const db of DATABASES) {
         proc?.kill('SIGTERM');
         await new Promise((r) => (proc?.exitCode !== null ? r(null) : proc?.once('exit', r)));
         for (const stop of stops) await stop();
-        rmSync(dataDir, { recursive: true, force: true });
+        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       });
 
       it("keeps the server's memory flat from 50 to 300 items, with every page in the combined file and no temp file left", async () => {
