@@ -8,7 +8,8 @@
 // BENCH_RENDER_WORKERS (the server's RENDER_WORKERS; default: the service default, one per core),
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
 // BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
-// BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time).
+// BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time), BENCH_COMBINE=0 (skip the
+// 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows).
 // BENCH_ANALYSIS=0 (skip the template analysis table).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
@@ -25,6 +26,7 @@ import type { DetectBench } from './detect.js';
 import type { AnalysisRow } from './analysis.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
 import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
+import { benchCombine, combineTargets, type CombineBench } from './combine.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
@@ -267,12 +269,14 @@ function targets(
     corpus?: CorpusRow[];
     detect?: DetectBench;
     analysis?: AnalysisRow[];
+    combine?: CombineBench;
   },
   analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined,
   overload: Overload,
 ): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
   const pass = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
+  if (extras.combine) lines.push(...combineTargets(extras.combine, pass));
   const [c8, c128] = [8, 128].map((c) => overload.loads.find((l) => l.connections === c));
   if (c8 && c128) {
     const ratio = c128.rps / c8.rps;
@@ -405,8 +409,21 @@ function machine(): string {
 
 // ---- main ----------------------------------------------------------------------------------------
 
+/** The 1,000-copy combine of a two-page form (issue 27 item 9), in a server process of its own. */
+const COMBINE_FORM = 'irs-fw4-2009.pdf';
+const COMBINE_ITEMS = 1000;
+
 async function main() {
   const started = Date.now();
+  if (process.env.BENCH_ONLY === 'combine') {
+    log(`${COMBINE_ITEMS}-copy combine of ${COMBINE_FORM}`);
+    const c = await benchCombine(repoRoot, corpus, COMBINE_FORM, COMBINE_ITEMS);
+    const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+    process.stdout.write(
+      `${['| target | measured | result |', '|---|--:|---|', ...combineTargets(c, pass)].join('\n')}\n`,
+    );
+    return;
+  }
   const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-out-'));
   const pdftk = pdftkVersion();
   const pdftkNote = pdftk ? null : 'pdftk not installed: skipped';
@@ -536,6 +553,7 @@ async function main() {
     corpus?: CorpusRow[];
     detect?: DetectBench;
     analysis?: AnalysisRow[];
+    combine?: CombineBench;
   } = {};
   const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
@@ -583,6 +601,11 @@ async function main() {
     log('field detection');
     const { benchDetect } = await import('./detect.js');
     extras.detect = await benchDetect(corpus, timing, log);
+  }
+
+  if (process.env.BENCH_COMBINE !== '0') {
+    log(`${COMBINE_ITEMS}-copy combine of ${COMBINE_FORM} in a server process`);
+    extras.combine = await benchCombine(repoRoot, corpus, COMBINE_FORM, COMBINE_ITEMS);
   }
 
   // 4. every kept output through qpdf --check

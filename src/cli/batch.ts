@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { analyse } from '../pdf/analysis/analyse.js';
 import { DEFAULT_LIMITS } from '../pdf/limits.js';
-import { combineRenders } from '../pdf/merge/combine.js';
+import { combineFiles } from '../workers/combine-files.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../pdf/types.js';
 import type { RenderEngine } from '../ports/render-engine.js';
 import { validateData } from '../modules/render-data/validate-data.js';
@@ -124,10 +124,17 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
   const files = written.filter((f): f is string => f !== undefined);
   let combined: string | undefined;
   if (flags.combine && files.length > 0) {
-    const items = await Promise.all(
-      files.map(async (file) => ({ bytes: await readFile(file), flattened: !flags['no-flatten'] })),
-    );
-    await writeFile(flags.combine, await combineRenders(items));
+    // read one file at a time and written as it is made (combine-files.ts), then renamed into place
+    const tmp = `${flags.combine}.${process.pid}.tmp`;
+    try {
+      await combineFiles(
+        files.map((file) => ({ path: file, flattened: !flags['no-flatten'] })),
+        tmp,
+      );
+      await rename(tmp, flags.combine);
+    } finally {
+      await rm(tmp, { force: true });
+    }
     combined = flags.combine;
   }
 

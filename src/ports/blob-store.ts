@@ -8,6 +8,8 @@ import type { Readable } from 'node:stream';
 export interface BlobStore {
   /** `bytes` may be chunks written one after the other (e.g. a render's base + update), never joined in memory by the caller. */
   put(key: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void>;
+  /** Stores a local file's contents (read as a stream, never whole in memory), atomically as `put`. */
+  putFile(key: string, filePath: string): Promise<void>;
   get(key: string): Promise<Uint8Array>;
   /** Stream a blob, e.g. for downloads. */
   stream(key: string): Promise<{ body: Readable; size: number }>;

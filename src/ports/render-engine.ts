@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FieldEdit, FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
 import type { ExistingForm } from '../pdf/detect/detect.js';
 import type { DetectedForm } from '../pdf/detect/detect-form.js';
@@ -17,6 +18,23 @@ export interface EngineCallOptions {
    * jobs are slow cannot hold every worker.
    */
   tenant?: string;
+}
+
+/** One item of a combine: its file, opened only when the engine gets to it. */
+export interface CombineSource {
+  open(): Promise<Readable>;
+  /** the render was flattened (see pdf/merge/combine.ts CombineItem) */
+  flattened: boolean;
+}
+
+/**
+ * A combined PDF in a temporary file of the engine's: the caller stores it from `path`, then calls
+ * `dispose` (which removes it) whatever happened.
+ */
+export interface CombinedFile {
+  path: string;
+  size: number;
+  dispose(): Promise<void>;
 }
 
 /**
@@ -40,9 +58,10 @@ export interface RenderEngine {
   ): Promise<FillResult>;
   /**
    * One PDF of every item, in order (batch `combine`, see pdf/merge/combine.ts): flattened items merge as
-   * pages, unflattened ones keep working fields renamed per copy.
+   * pages, unflattened ones keep working fields renamed per copy. Items are read one at a time and the
+   * result is written to a file, so neither all items nor the result are ever held in memory at once.
    */
-  combine(items: { bytes: Uint8Array; flattened: boolean }[], opts?: EngineCallOptions): Promise<Uint8Array>;
+  combine(items: readonly CombineSource[], opts?: EngineCallOptions): Promise<CombinedFile>;
   /**
    * The template with `edits` applied (pdf/edit/edit-fields.ts): rejects with FieldEditError, listing
    * every problem, when any edit cannot be applied (nothing is then written).

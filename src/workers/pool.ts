@@ -79,6 +79,8 @@ interface Job {
   tenant?: string;
   /** see RunOptions */
   cache?: RunOptions;
+  /** this job's own time budget, ms (default: the pool's timeoutMs) */
+  timeoutMs?: number;
   /** the job went out without its bytes (the worker was thought to hold them) */
   withoutBytes?: boolean;
   /** already sent again once after its worker was killed from outside */
@@ -199,8 +201,15 @@ export class WorkerPool {
   /**
    * Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. Background jobs
    * skip the admission check (their submitter bounds them) and wait behind every interactive one.
+   * `timeoutMs` replaces the pool's budget for jobs whose work grows with their input (a combine).
    */
-  run<T>(input: JobInput, cache?: RunOptions, priority: JobPriority = 'interactive', tenant?: string): Promise<T> {
+  run<T>(
+    input: JobInput,
+    cache?: RunOptions,
+    priority: JobPriority = 'interactive',
+    tenant?: string,
+    timeoutMs?: number,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new PdfEngineError('RENDER_FAILED', 'the render engine is closed'));
     if (priority === 'interactive') {
       try {
@@ -211,7 +220,15 @@ export class WorkerPool {
     }
     if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0; // a new job: try starting again
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, input, cache, tenant, resolve: resolve as (v: unknown) => void, reject };
+      const job: Job = {
+        id: this.nextId++,
+        input,
+        cache,
+        tenant,
+        timeoutMs,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      };
       (priority === 'interactive' ? this.queue : this.background).push(job);
       this.pump();
     });
@@ -380,7 +397,7 @@ export class WorkerPool {
 
   private dispatch(w: Worker, job: Job): void {
     w.job = job;
-    w.timer = setTimeout(() => this.stop(w, 'timeout'), this.opts.timeoutMs);
+    w.timer = setTimeout(() => this.stop(w, 'timeout'), job.timeoutMs ?? this.opts.timeoutMs);
     w.child.channel?.ref(); // a running job keeps the process alive; an idle pool does not
     w.child.ref();
     this.send(w, job, !!job.cache && w.keys.has(job.cache.key));
@@ -425,7 +442,7 @@ export class WorkerPool {
     w.child.kill('SIGKILL');
     this.lost[reason]++;
     this.opts.onWorkerLost?.({ pid: w.child.pid, reason, kind: job?.input.kind, rssMb: rss });
-    job?.reject(stopError(job.input.kind, reason, this.opts));
+    job?.reject(stopError(job.input.kind, reason, { ...this.opts, timeoutMs: job.timeoutMs ?? this.opts.timeoutMs }));
     this.remove(w, true);
   }
 
@@ -495,7 +512,9 @@ function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEng
         ? 'editing the fields'
         : kind === 'detect'
           ? 'detecting the fields'
-          : 'render';
+          : kind === 'combine'
+            ? 'combining the items'
+            : 'render';
   const code = kind === 'analyse' ? 'INVALID_PDF' : 'RENDER_FAILED';
   if (reason === 'timeout') return new PdfEngineError(code, `${what} exceeded the time budget of ${opts.timeoutMs} ms`);
   if (reason === 'memory')

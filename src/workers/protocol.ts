@@ -1,7 +1,7 @@
 // Messages between the pool (parent) and a render worker (child process). Sent with
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
 import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
-import type { CombineItem } from '../pdf/merge/combine.js';
+import type { CombineFileItem } from './combine-files.js';
 import type { DetectLimits, ExistingForm } from '../pdf/detect/detect.js';
 import type { FieldEdit, FieldEditProblem, FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
 
@@ -26,10 +26,15 @@ export interface FillJob {
   heldBaseId?: string;
 }
 
-/** Join finished renders into one PDF (a batch's combined file). */
+/**
+ * Join finished renders into one PDF (a batch's combined file): the items are files the worker reads one
+ * at a time and `output` the file it writes (see combine-files.ts); answers the output's size. Paths,
+ * not bytes: the server never holds the items or the result whole, nor does the pipe carry them.
+ */
 export interface CombineJob {
   kind: 'combine';
-  items: CombineItem[];
+  items: CombineFileItem[];
+  output: string;
 }
 
 /** Apply field edits to a template (the field editor); answers the edited file. */

@@ -6,7 +6,7 @@
 import { analyse } from '../pdf/analysis/analyse.js';
 import { FontLibrary } from '../pdf/fonts/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
-import { combineRenders } from '../pdf/merge/combine.js';
+import { combineFiles } from './combine-files.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
 import { editFields } from '../pdf/edit/edit-fields.js';
 import { detectForm } from '../pdf/detect/detect-form.js';
@@ -67,7 +67,7 @@ function handle(job: Job): Promise<unknown> {
     case 'fill':
       return fill(job);
     case 'combine':
-      return combineRenders(job.items);
+      return combineFiles(job.items, job.output);
     case 'edit':
       return editFields(job.bytes, job.edits, job.limits);
     case 'detect':

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -104,6 +104,25 @@ for (const c of STORES) {
       const { body, size } = await store.stream('chunks/acc_a/rnd_1.pdf');
       body.destroy();
       expect(size).toBe(a.length + b.length);
+    });
+
+    it('stores a local file, leaving the file in place, and replaces a key the same way', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'formcast-putfile-'));
+      try {
+        const data = randomBytes(1_500_000); // more than one read chunk of a file stream
+        const file = path.join(dir, 'combined.pdf');
+        writeFileSync(file, data);
+        await store.putFile('batches/acc_a/bat_1.pdf', file);
+        expect(Buffer.compare(Buffer.from(await store.get('batches/acc_a/bat_1.pdf')), data)).toBe(0);
+        writeFileSync(file, 'second');
+        await store.putFile('batches/acc_a/bat_1.pdf', file);
+        expect(text(await store.get('batches/acc_a/bat_1.pdf'))).toBe('second');
+        expect(await collect(store.list('batches/acc_a'))).toEqual(['batches/acc_a/bat_1.pdf']);
+        await expect(store.putFile('batches/acc_a/bat_2.pdf', path.join(dir, 'absent.pdf'))).rejects.toThrow();
+        expect(await store.exists('batches/acc_a/bat_2.pdf')).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('replaces the content when a key is put again', async () => {

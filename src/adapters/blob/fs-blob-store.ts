@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { access, constants, mkdir, open, readFile, rename, rm, stat, readdir } from 'node:fs/promises';
+import { access, constants, copyFile, mkdir, open, readFile, rename, rm, stat, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { BlobNotFoundError, type BlobStore, BlobStoreUnavailableError } from '../../ports/blob-store.js';
@@ -38,6 +38,20 @@ export class FsBlobStore implements BlobStore {
       await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true }); // list() skips .tmp files, so no sweeper would find it
+      throw err;
+    }
+  }
+
+  async putFile(key: string, filePath: string): Promise<void> {
+    const file = this.resolve(key);
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    // copyFile copies in the kernel (or clones), never through our memory; then rename, as put.
+    await mkdir(path.dirname(file), { recursive: true });
+    try {
+      await copyFile(filePath, tmp);
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
       throw err;
     }
   }

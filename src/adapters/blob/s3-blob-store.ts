@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
@@ -98,6 +101,29 @@ export class S3BlobStore implements BlobStore {
       ContentLength: bytes.byteLength,
     });
     await this.call('put', (abortSignal) => this.client.send(command, { abortSignal }), bytes.byteLength);
+  }
+
+  async putFile(key: string, filePath: string): Promise<void> {
+    // One PutObject with a streamed body of known length (atomic; up to S3's 5 GB per PUT). A stream
+    // cannot be replayed, so a failed call is retried by our caller, not the SDK.
+    const { size } = await stat(filePath);
+    // The checksum is computed here, in a first pass over the file: the SDK would otherwise send the
+    // stream aws-chunked with a trailing checksum, which some S3-compatible servers refuse.
+    const sha256 = createHash('sha256');
+    for await (const chunk of createReadStream(filePath)) sha256.update(chunk as Buffer);
+    const body = createReadStream(filePath);
+    try {
+      const command = new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Body: body,
+        ContentLength: size,
+        ChecksumSHA256: sha256.digest('base64'),
+      });
+      await this.call('put', (abortSignal) => this.client.send(command, { abortSignal }), size);
+    } finally {
+      body.destroy();
+    }
   }
 
   async get(key: string): Promise<Uint8Array> {

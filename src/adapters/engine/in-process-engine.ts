@@ -3,7 +3,8 @@ import { analyse } from '../../pdf/analysis/analyse.js';
 import { FontLibrary } from '../../pdf/fonts/font-library.js';
 import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
-import { combineRenders } from '../../pdf/merge/combine.js';
+import { combineFiles } from '../../workers/combine-files.js';
+import { stagedCombine } from './combine-staging.js';
 import { editFields } from '../../pdf/edit/edit-fields.js';
 import { detectForm } from '../../pdf/detect/detect-form.js';
 import type { CacheSizes, Limits } from '../../config.js';
@@ -23,7 +24,8 @@ export function inProcessEngine(
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),
-    combine: async (items) => combineRenders(items),
+    // Through files as in the pool (combine-staging.ts): one item in memory at a time, the result on disk.
+    combine: (sources) => stagedCombine(sources, combineFiles),
     editFields: (template, edits) =>
       editFields(template, edits, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     detectFields: (template, existing) =>

@@ -16,7 +16,9 @@ import {
   type TemplateMemo,
 } from '../renders/render-steps.js';
 import { insertRenderJobs, PRIORITY } from '../render-jobs/job-records.js';
+import { findTemplate } from '../templates/template-records.js';
 import { insertBatch } from './batch-records.js';
+import { combineMemoryMb } from './combine-budget.js';
 import { getBatch } from './get-batch.js';
 
 export interface CreateBatchInput {
@@ -53,7 +55,11 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
     }
   }
 
-  // 2. reserve the whole batch at once
+  // 2. a combined file that could not be built within a worker's memory is refused now, not after the
+  //    renders were charged
+  if (input.combine) await checkCombineBudget(deps, account.id, prepared);
+
+  // 3. reserve the whole batch at once
   const now = deps.clock.now();
   const month = monthOf(now);
   const batchId = newId('bat');
@@ -124,6 +130,26 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
   });
   deps.jobs.wake();
   return getBatch(deps, account.id, batchId);
+}
+
+async function checkCombineBudget(deps: Deps, accountId: string, prepared: PreparedRender[]): Promise<void> {
+  const sizes = new Map<string, number>();
+  for (const p of prepared) {
+    if (sizes.has(p.template.id)) continue;
+    const row = await findTemplate(deps.db, accountId, p.template.id);
+    sizes.set(p.template.id, row?.file_size ?? 0);
+  }
+  const needMb = Math.ceil(combineMemoryMb(prepared.map((p) => sizes.get(p.template.id)!)));
+  const budgetMb = deps.config.limits.renderMemoryMb;
+  if (needMb > budgetMb)
+    throw validationError(
+      {
+        field: 'combine',
+        expected: `a combined file within the render memory budget (${budgetMb} MB)`,
+        received: `about ${needMb} MB for ${prepared.length} items`,
+      },
+      `This batch's combined PDF would need about ${needMb} MB to build, more than the ${budgetMb} MB of memory a render worker may use (RENDER_MEMORY_MB): send it without combine, or in smaller batches`,
+    );
 }
 
 /** An item's problem, as the batch's answer: same code, the field prefixed with the item's place. */

@@ -28,13 +28,20 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
     if (done.length === 0) combineError = 'No item completed: there is nothing to combine';
     else {
       try {
-        const inputs = [];
-        for (const r of done) {
-          inputs.push({ bytes: await deps.blobs.get(r.blob_key!), flattened: r.flattened !== 0 });
+        // Items are streamed from storage one at a time and the result is stored from the engine's file:
+        // whatever the batch, this process never holds the items or the combined PDF (issue 27 item 9).
+        const sources = done.map((r) => ({
+          open: async () => (await deps.blobs.stream(r.blob_key!)).body,
+          flattened: r.flattened !== 0,
+        }));
+        const file = await deps.engine.combine(sources, { priority: 'background', tenant: batch.account_id });
+        try {
+          const key = combinedBlobKey(batch.account_id, batch.id);
+          await deps.blobs.putFile(key, file.path);
+          combinedKey = key;
+        } finally {
+          await file.dispose();
         }
-        const bytes = await deps.engine.combine(inputs, { priority: 'background', tenant: batch.account_id });
-        combinedKey = combinedBlobKey(batch.account_id, batch.id);
-        await deps.blobs.put(combinedKey, bytes);
       } catch (err) {
         if (stopping()) {
           await releaseBatch(deps.db, batch.id, deps.instanceId);

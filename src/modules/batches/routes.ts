@@ -60,7 +60,11 @@ const BatchRequest = named(
         description: 'at most MAX_BATCH_ITEMS items (1,000 by default); templates may differ',
       }),
       combine: Type.Optional(
-        Type.Boolean({ default: false, description: 'also build one PDF of every completed item, in order' }),
+        Type.Boolean({
+          default: false,
+          description:
+            "also build one PDF of every completed item, in order; refused (VALIDATION_ERROR, field `combine`) when the templates' sizes times the items exceed what a render worker may hold (RENDER_MEMORY_MB)",
+        }),
       ),
     },
     { additionalProperties: false },

@@ -36,9 +36,24 @@ export interface CombineItem {
 const INHERITED = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
 
 /** One PDF with the items' pages in order and every interactive item's fields, renamed per item. */
-export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> {
-  if (items.length === 0) throw new PdfEngineError('RENDER_FAILED', 'there is nothing to combine');
-  const out = new CombinedWriter();
+export async function combineRenders(items: Iterable<CombineItem> | AsyncIterable<CombineItem>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  await combineInto(items, (chunk) => parts.push(chunk));
+  const bytes = Buffer.concat(parts);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * combineRenders for any number of items: they are taken one at a time (an async iterable may read
+ * each from a file only when its turn comes) and the output goes to `write` as it is made, so memory
+ * holds one parsed item and the bookkeeping of the combined file, never every item or the whole
+ * output. Answers the bytes written.
+ */
+export async function combineInto(
+  items: Iterable<CombineItem> | AsyncIterable<CombineItem>,
+  write: (chunk: Uint8Array) => void,
+): Promise<number> {
+  const out = new CombinedWriter(write);
   const catalogNum = out.reserve();
   const rootNum = out.reserve();
   const own = PDFContext.create(); // builds our own objects; their references are combined-file numbers
@@ -48,7 +63,9 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
   const resources = new ResourceMerge();
   let defaultDA: PDFObject | undefined;
 
-  for (const [index, item] of items.entries()) {
+  let index = -1;
+  for await (const item of items) {
+    index++;
     const n = index + 1;
     // Each item is parsed and copied in one go (~10-60 ms); in between, other work on this thread runs.
     if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -77,6 +94,7 @@ export async function combineRenders(items: CombineItem[]): Promise<Uint8Array> 
     out.write(plan);
     itemNodes.push({ num: nodeNum, pages: pageRefs.map((r) => plan.numbers.get(r)!) });
   }
+  if (index < 0) throw new PdfEngineError('RENDER_FAILED', 'there is nothing to combine');
 
   for (const node of itemNodes) {
     const dict = own.obj({

@@ -1,7 +1,8 @@
 // The combined file as it is written: objects of one source document after another, renumbered into
 // a single numbering, then our own objects (catalog, page tree, form) and a classic cross-reference
-// table. A source document is parsed, copied and dropped before the next, so memory holds the output
-// bytes, not a thousand parsed documents.
+// table. A source document is parsed, copied and dropped before the next, and its objects are handed
+// to the writer's sink once written, so memory holds neither a thousand parsed documents nor the output
+// (only the offsets and the hashes of shared objects).
 //
 // Objects that cannot belong to one page or one form copy (content streams, fonts, images, resource
 // dictionaries: anything acyclic that is not a page, annotation or field) are written once and shared
@@ -52,7 +53,8 @@ export class CombinedWriter {
   private mapping: Map<PDFRef, number> | undefined;
   private readonly out = new ObjectWriter((ref) => this.refText(ref));
 
-  constructor() {
+  /** `sink` receives the file's bytes in order, after each source and at the end. */
+  constructor(private readonly sink: (chunk: Uint8Array) => void) {
     // The binary comment tells transfer tools the file is binary.
     this.out.str('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n');
   }
@@ -106,6 +108,7 @@ export class CombinedWriter {
     } finally {
       this.mapping = undefined;
     }
+    this.drain();
   }
 
   /** Writes one of our own objects; its references are object numbers of the combined file. */
@@ -113,8 +116,8 @@ export class CombinedWriter {
     this.writeObject(num, obj);
   }
 
-  /** The finished file: cross-reference table and trailer after the objects. */
-  finish(root: number): Uint8Array {
+  /** Ends the file: cross-reference table and trailer after the objects. Answers its length in bytes. */
+  finish(root: number): number {
     const w = this.out;
     const xref = w.offset;
     const size = this.offsets.length;
@@ -125,9 +128,16 @@ export class CombinedWriter {
       w.str(offset < 0 ? '0000000000 00000 f\r\n' : `${String(offset).padStart(10, '0')} 00000 n\r\n`);
     }
     w.str(`trailer\n<<\n/Size ${size}\n/Root ${root} 0 R\n>>\nstartxref\n${xref}\n%%EOF\n`);
+    this.drain();
+    return w.offset;
+  }
+
+  /** Hands what is written so far to the sink; offsets keep counting from the start of the file. */
+  private drain(): void {
+    const w = this.out;
     w.flush();
-    const bytes = Buffer.concat(w.parts);
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (const part of w.parts) this.sink(part);
+    w.parts.length = 0;
   }
 
   private writeObject(num: number, obj: PDFObject): void {

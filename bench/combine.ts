@@ -1,0 +1,121 @@
+// Issue 27 item 9: a batch's combined PDF built without the server holding the items or the result.
+// A real server process (`bin/formcast.js serve`, SQLite in a temp DATA_DIR, the default worker pool)
+// renders 1,000 copies of a two-page corpus form with `combine: true`; measured: the combine (from the
+// last item done to the batch completed, polled every 50 ms) and the server process's peak RSS over the
+// whole batch (VmHWM of the main process alone; render workers have budgets of their own).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface CombineBench {
+  form: string;
+  items: number;
+  pages: number;
+  combineMs: number;
+  serverPeakMb: number;
+  combinedMb: number;
+}
+
+const BIG = 1_000_000_000;
+
+export async function benchCombine(
+  repoRoot: string,
+  corpus: string,
+  form: string,
+  items: number,
+): Promise<CombineBench> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-bench-combine-'));
+  const plansFile = path.join(dataDir, 'plans.json');
+  writeFileSync(plansFile, JSON.stringify({ Business: { rendersPerMonth: BIG, requestsPerMinute: BIG } }));
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PLANS_FILE: plansFile,
+    HOST: '127.0.0.1',
+    PORT: String(21000 + Math.floor(Math.random() * 20000)),
+    LOG_LEVEL: 'silent',
+    JOB_POLL_MS: '100',
+  };
+  const bin = path.join(repoRoot, 'bin/formcast.js');
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const created = spawn(
+    process.execPath,
+    [bin, 'accounts', 'create', '--name', 'bench', '--plan', 'Business', '--json'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  created.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  await new Promise((r) => created.once('exit', r));
+  const key = (JSON.parse(out) as { apiKey: string }).apiKey;
+  const server = spawn(process.execPath, [bin, 'serve'], { env, stdio: 'ignore' });
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/health`)).ok) break;
+      } catch {
+        /* starting */
+      }
+      if (i > 600) throw new Error('the server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const auth = { authorization: `Bearer ${key}` };
+    const body = new FormData();
+    body.append('file', new Blob([readFileSync(path.join(corpus, 'pdfs', form))]), form);
+    const tpl = ((await (await fetch(`${base}/v1/templates`, { method: 'POST', headers: auth, body })).json()) as any)
+      .data.id as string;
+    const batch = Array.from({ length: items }, (_, i) => ({
+      templateId: tpl,
+      data: {},
+      options: { flatten: i % 2 === 0 },
+    }));
+    const res = await fetch(`${base}/v1/renders/batch`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ combine: true, items: batch }),
+    });
+    const id = ((await res.json()) as any).data?.id as string;
+    if (!id) throw new Error(`batch refused: ${res.status}`);
+    let itemsDone: number | undefined;
+    let view: any;
+    for (;;) {
+      view = ((await (await fetch(`${base}/v1/render-batches/${id}`, { headers: auth })).json()) as any).data;
+      if (itemsDone === undefined && view.progress.pending === 0) itemsDone = performance.now();
+      if (view.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const combineMs = performance.now() - (itemsDone ?? performance.now());
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.pid}/status`, 'latin1'));
+    if (view.combineError) throw new Error(`combine failed: ${view.combineError}`);
+    const file = new Uint8Array(await (await fetch(view.combinedDownloadUrl)).arrayBuffer());
+    const pages = [
+      ...Buffer.from(file)
+        .toString('latin1')
+        .matchAll(/\/Type\s*\/Page\b/g),
+    ].length;
+    return {
+      form,
+      items,
+      pages,
+      combineMs,
+      serverPeakMb: hwm ? Number(hwm[1]) / 1024 : Number.NaN,
+      combinedMb: file.byteLength / 1_048_576,
+    };
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => (server.exitCode !== null ? r(null) : server.once('exit', r)));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The target rows of the combine bench. */
+export function combineTargets(c: CombineBench, pass: (ok: boolean) => string): string[] {
+  const what = `${c.items}-copy combine of ${c.form} (${c.pages} pages, ${c.combinedMb.toFixed(1)} MB)`;
+  return [
+    `| ${what}: combine ≤ 10 s | ${(c.combineMs / 1000).toFixed(1)} s | ${pass(c.combineMs <= 10_000)} |`,
+    `| ${what}: server RSS ≤ 200 MB (peak of the main process over the batch) | ${c.serverPeakMb.toFixed(0)} MB | ${pass(c.serverPeakMb <= 200)} |`,
+  ];
+}
