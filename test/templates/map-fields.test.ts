@@ -143,6 +143,7 @@ const built = (originalName: string, type: 'text' | 'checkbox', rect: Rect, labe
   label,
   labelSource: label === null ? 'none' : 'page',
   pdfMeta: { originalName, page: 1, rect },
+  detail: { ft: type === 'text' ? 'Tx' : 'Btn', widgetCount: 1, inAcroFormFields: true },
 });
 const box = (x: number, y: number, w: number, h = 14): Rect => [x, y, x + w, y + h];
 

@@ -38,10 +38,18 @@ function dice(a: Set<string>, b: Set<string>): number {
   return (2 * common) / (a.size + b.size);
 }
 
+/** words(), each field's computed once per call of a tier. */
+function wordsOnce(): (f: AnalysedField) => Set<string> {
+  const seen = new Map<AnalysedField, Set<string>>();
+  return (f) => {
+    let w = seen.get(f);
+    if (!w) seen.set(f, (w = words(f)));
+    return w;
+  };
+}
+
 /** Both labels say something and nothing alike: the layout's guess is contradicted. */
-function contradicts(a: AnalysedField, b: AnalysedField): boolean {
-  const wa = words(a);
-  const wb = words(b);
+function contradicts(wa: Set<string>, wb: Set<string>): boolean {
   return wa.size > 0 && wb.size > 0 && dice(wa, wb) === 0;
 }
 
@@ -78,10 +86,15 @@ export function pairBySimilarLabel(olds: AnalysedField[], nexts: AnalysedField[]
       if (score >= SIMILAR) candidates.push({ o, n, score });
     });
   });
-  const count = (side: 'o' | 'n', i: number, score: number) =>
-    candidates.filter((c) => c[side] === i && c.score === score).length;
+  // how many fields of the other side each field is alike to, at each likeness
+  const tally = new Map<string, number>();
+  const bump = (k: string) => tally.set(k, (tally.get(k) ?? 0) + 1);
+  for (const c of candidates) {
+    bump(`o${c.o}:${c.score}`);
+    bump(`n${c.n}:${c.score}`);
+  }
   const clear = candidates.filter(({ o, n, score }) => {
-    const [co, cn] = [count('o', o, score), count('n', n, score)];
+    const [co, cn] = [tally.get(`o${o}:${score}`)!, tally.get(`n${n}:${score}`)!];
     return (co === 1 && cn === 1) || (co > 1 && cn > 1);
   });
   clear.sort((a, b) => b.score - a.score || a.o - b.o || a.n - b.n);
@@ -124,6 +137,7 @@ export function pairByRow(
   made: ReadonlyMap<AnalysedField, AnalysedField>,
 ): LayoutPair[] {
   const madeNew = new Map([...made].map(([o, n]) => [n, o]));
+  const w = wordsOnce();
   const pairs: LayoutPair[] = [];
   const taken = new Set<AnalysedField>();
   for (const [anchor, anchorNext] of made) {
@@ -137,7 +151,7 @@ export function pairByRow(
     oldRow.forEach((f, i) => {
       const g = newRow[i + shift] as AnalysedField | undefined;
       if (!g || made.has(f) || madeNew.has(g) || taken.has(f) || taken.has(g)) return;
-      if (kind(f) !== kind(g) || contradicts(f, g)) return;
+      if (kind(f) !== kind(g) || contradicts(w(f), w(g))) return;
       taken.add(f).add(g);
       pairs.push({ old: f, next: g, by: 'row', confidence: 0.6 });
     });
@@ -148,27 +162,29 @@ export function pairByRow(
 /**
  * An unpaired old field follows its nearest paired neighbour on the page (centres within an inch): moved
  * by the same offset, its box must overlap a new unpaired box of its kind by half of their union, each
- * the other's best (the city line under the home address, a table's last row under the one before).
+ * the other's best, and one of the two be labelled (the city line under the home address, a table's last row under the one before).
  */
 export function pairByNeighbour(
   olds: AnalysedField[],
   nexts: AnalysedField[],
   made: ReadonlyMap<AnalysedField, AnalysedField>,
 ): LayoutPair[] {
+  const w = wordsOnce();
+  const anchors = byPage(
+    [...made].filter(([o, n]) => o.pdfMeta.page === n.pdfMeta.page && rectOf(o) && rectOf(n)),
+    ([o]) => o,
+  );
   const predicted = new Map<AnalysedField, Rect>();
   for (const f of olds) {
     const r = rectOf(f);
     if (!r) continue;
     const [cx, cy] = centre(r);
     let best: { d: number; dx: number; dy: number } | undefined;
-    for (const [o, n] of made) {
-      const ro = rectOf(o);
-      const rn = rectOf(n);
-      if (!ro || !rn || o.pdfMeta.page !== f.pdfMeta.page || n.pdfMeta.page !== f.pdfMeta.page) continue;
-      const [ox, oy] = centre(ro);
+    for (const [o, n] of anchors.get(f.pdfMeta.page) ?? []) {
+      const [ox, oy] = centre(rectOf(o)!);
       const d = Math.hypot(ox - cx, oy - cy);
       if (d > NEIGHBOUR_REACH || (best && d >= best.d)) continue;
-      const [nx, ny] = centre(rn);
+      const [nx, ny] = centre(rectOf(n)!);
       best = { d, dx: nx - ox, dy: ny - oy };
     }
     if (best) predicted.set(f, [r[0] + best.dx, r[1] + best.dy, r[2] + best.dx, r[3] + best.dy]);
@@ -176,8 +192,13 @@ export function pairByNeighbour(
   const score = (f: AnalysedField, g: AnalysedField) => {
     const p = predicted.get(f);
     const q = rectOf(g);
-    return p && q && f.pdfMeta.page === g.pdfMeta.page && kind(f) === kind(g) && !contradicts(f, g) ? iou(p, q) : 0;
+    if (!p || !q || f.pdfMeta.page !== g.pdfMeta.page || kind(f) !== kind(g) || contradicts(w(f), w(g))) return 0;
+    // words on one side at least: two unlabelled boxes in each other's place are a guess (a field
+    // removed at the end of a list, another added below it)
+    return w(f).size > 0 || w(g).size > 0 ? iou(p, q) : 0;
   };
+  const newByPage = byPage(nexts, (g) => g);
+  const oldByPage = byPage([...predicted.keys()], (f) => f);
   const bestOf = <T>(items: T[], value: (x: T) => number) => {
     let top: T | undefined;
     let s = NEIGHBOUR_OVERLAP;
@@ -189,11 +210,23 @@ export function pairByNeighbour(
   };
   const pairs: LayoutPair[] = [];
   for (const f of predicted.keys()) {
-    const g = bestOf(nexts, (n) => score(f, n));
-    if (g && bestOf(olds, (o) => score(o, g)) === f)
+    const g = bestOf(newByPage.get(f.pdfMeta.page) ?? [], (n) => score(f, n));
+    if (g && bestOf(oldByPage.get(g.pdfMeta.page) ?? [], (o) => score(o, g)) === f)
       pairs.push({ old: f, next: g, by: 'neighbour', confidence: round(0.6 * score(f, g)) });
   }
   return pairs;
+}
+
+/** Items grouped by the page of their field. */
+function byPage<T>(items: T[], fieldOf: (item: T) => AnalysedField): Map<number, T[]> {
+  const m = new Map<number, T[]>();
+  for (const item of items) {
+    const page = fieldOf(item).pdfMeta.page;
+    const list = m.get(page);
+    if (list) list.push(item);
+    else m.set(page, [item]);
+  }
+  return m;
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
