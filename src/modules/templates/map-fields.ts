@@ -3,14 +3,15 @@
 //
 // Tiers, each only among fields no earlier tier paired, each one-to-one:
 // 1. the same PDF name;
-// 2. the same label (tooltip, else the caption on the page) and type, unique on both sides;
+// 2. the same label (tooltip, else the caption on the page) and type, unique on both sides; a label of
+//    no word (". 12") is a line number and does not count;
 // 3. the same last part of the PDF name (digits read as numbers: f1_1 = f1_01) and type, on the same page,
 //    moved at most a third of an inch across and an inch down or up: a form regenerated under renamed
 //    parents with lines added above (the IRS W-9 2018 -> 2024: "Address" -> "Address_ReadOrder");
 // 4. the same type on the same page with widget boxes that overlap by 70 % of their union or more, each
 //    the other's best: a field renamed in place;
 // 5. labels worded alike (map-fields-layout.ts: word sets, Dice >= 0.7, same page and kind, greedy by
-//    likeness, ties in reading order): a redesign rewords its captions;
+//    likeness, ties among several on both sides in reading order): a redesign rewords its captions;
 // 6. then, until nothing more pairs, the layout around the pairs made: the rest of a row whose pairs sit
 //    at the same places in both files, and a box that moved with its nearest paired neighbour.
 // Precision first: a wrong pair sends a caller's value to another box, a missing one only asks the team
