@@ -1,5 +1,6 @@
 // PUT /v1/templates/:id/file keeps the keys, defaults and rules of the fields a new edition maps to the old
-// (same PDF name, else same label and type, else the same name part nearby, else the same place), and
+// (same PDF name, else same label and type, else the same name part nearby, else the same place, else the
+// labels alike and the layout around the pairs: test/templates/map-fields.test.ts), and
 // reports what it kept, renamed, added and removed; a key of a removed field is named with its version.
 // On two forms built here (fields moved, renamed, added, removed), on every storage backend.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -118,8 +119,8 @@ for (const db of DATABASES) {
             { key: 'country', originalName: 'country' },
           ],
           renamedInPdf: [
-            { key: 'mail', originalName: 'e_mail', from: 'email', by: 'place' },
-            { key: 'ok', originalName: 'consent', from: 'agree', by: 'label' },
+            { key: 'mail', originalName: 'e_mail', from: 'email', by: 'place', confidence: 0.8 },
+            { key: 'ok', originalName: 'consent', from: 'agree', by: 'label', confidence: 0.95 },
           ],
           added: [{ key: 'phone', originalName: 'phone' }],
           removed: [{ key: 'old_field', originalName: 'legacy' }],

@@ -14,8 +14,11 @@ export interface MappedField {
 export interface FieldMappingReport {
   /** same PDF name */
   kept: MappedField[];
-  /** paired under another PDF name: `from` is the old PDF name, `by` the sign that paired them */
-  renamedInPdf: (MappedField & { from: string; by: Exclude<MatchedBy, 'pdf-name'> })[];
+  /**
+   * paired under another PDF name: `from` is the old PDF name, `by` the sign that paired them,
+   * `confidence` (0..1) how strongly that sign says "the same field"
+   */
+  renamedInPdf: (MappedField & { from: string; by: Exclude<MatchedBy, 'pdf-name'>; confidence: number })[];
   /** new fields, with the analyser's key (or their PDF name when a kept key took it) */
   added: MappedField[];
   /** old fields with no counterpart: `key` is the key they had */
@@ -90,7 +93,9 @@ export function carrySettings(
   const report: FieldMappingReport = {
     kept: match.pairs.filter((p) => p.by === 'pdf-name').map((p) => mapped(p.next)),
     renamedInPdf: match.pairs.flatMap((p) =>
-      p.by === 'pdf-name' ? [] : [{ ...mapped(p.next), from: p.old.pdfMeta.originalName, by: p.by }],
+      p.by === 'pdf-name'
+        ? []
+        : [{ ...mapped(p.next), from: p.old.pdfMeta.originalName, by: p.by, confidence: p.confidence }],
     ),
     added: match.added.map(mapped),
     removed: match.removed.map((f) => ({

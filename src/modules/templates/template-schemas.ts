@@ -172,8 +172,19 @@ const FieldMapping = named(
           from: Type.String({ description: 'the PDF name in the previous file' }),
           by: Type.String({
             description:
-              'label (same label and type), name-part (same last name part, nearby) or place (overlapping box)',
+              'label (same label and type), name-part (same last name part, nearby), place (overlapping box), ' +
+              'similar-label (labels worded alike), row (the rest of a row a pair ties) or neighbour (moved with ' +
+              'its nearest paired neighbour)',
           }),
+          confidence: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              maximum: 1,
+              description:
+                'how strongly the sign that paired the fields says they are the same field (absent in reports ' +
+                'stored before it)',
+            }),
+          ),
         }),
       ),
       added: Type.Array(MappedField, { description: 'fields new in this file' }),
