@@ -1,29 +1,21 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestMissing, launchChromium, poll } from '../helpers/browser.js';
 import { api, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { readWithPdfjs } from '../helpers/pdfjs.js';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { DASHBOARD_DIR } from '../../src/http/dashboard.js';
 
 // The dashboard in a real browser: Debian's Chromium (installed by .ci/run; never downloaded) driven by
 // playwright-core against a real server serving the built dist/web. Screenshots go to /tmp/dash-*.png.
 
-const CHROMIUM = '/usr/bin/chromium';
 const corpus = corpusDir();
-const built = existsSync(path.join(DASHBOARD_DIR, 'index.html'));
-const missing = [
-  !existsSync(CHROMIUM) && `${CHROMIUM} not found (Debian: apt-get install chromium)`,
-  !built && 'dist/web not built (run "npm run build")',
-  !corpus && 'PDF corpus not found',
-].filter(Boolean);
+const missing = browserTestMissing();
 const FORM = 'pdfjs-form-example-multiselect.pdf';
-/** Wait for a condition (never a fixed sleep), generously: the box has 2 busy cores. */
-const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 30_000, interval: 100 });
 const SECOND = 'pdfjs-required-fields.pdf';
 
 describe.skipIf(missing.length > 0)(
@@ -41,18 +33,7 @@ describe.skipIf(missing.length > 0)(
     beforeAll(async () => {
       s = await startServer('sqlite');
       downloads = await mkdtemp(path.join(tmpdir(), 'formcast-dl-'));
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
       context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
       page = await context.newPage();
       // every console error (a CSP violation among them) and uncaught exception fails the suite at the end

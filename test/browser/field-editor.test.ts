@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PageViewport } from 'pdfjs-dist/types/src/display/display_utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_DIR } from '../../src/http/dashboard.js';
+import { browserTestMissing, launchChromium, poll } from '../helpers/browser.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { hasTool, pdftkFields, pdftotext } from '../helpers/pdf-tools.js';
 import { openWithPdfjs } from '../helpers/pdfjs.js';
@@ -17,28 +17,13 @@ import { api, startServer, uploadForm, type TestServer } from '../helpers/server
 // POST …/field-edits, then checked through the API (boxes within the tolerance a pixel means at the page's
 // scale), in a real render (pdftotext, pdftk) and by eye (screenshots in /tmp/shots-dash-editor/).
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = '/tmp/shots-dash-editor';
 const FORM = 'irs-fw9-2018.pdf';
 const corpus = corpusDir();
-const missing = [
-  !existsSync(CHROMIUM) && `${CHROMIUM} not found (Debian: apt-get install chromium)`,
-  !existsSync(path.join(DASHBOARD_DIR, 'index.html')) && 'dist/web not built (run "npm run build")',
-  !corpus && 'PDF corpus not found',
+const missing = browserTestMissing(
   !hasTool('pdftk') && 'pdftk not found',
   !hasTool('pdftotext') && 'pdftotext not found',
-].filter(Boolean);
-/** Wait for a condition (never a fixed sleep), generously: the box has 2 busy cores. */
-const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 30_000, interval: 100 });
-const LAUNCH = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+);
 
 type Rect = number[];
 type Point = [number, number];
@@ -131,7 +116,7 @@ describe.skipIf(missing.length > 0)(
       keyOf = (n) => byPdfName(n).name;
       rectsBefore = new Map(before.schema.fields.map((f) => [f.name, f.pdfMeta.rect]));
 
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH });
+      browser = await launchChromium();
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       await context.addInitScript((key) => (globalThis as any).sessionStorage.setItem('formcast.apiKey', key), s.a.key);
       page = await context.newPage();

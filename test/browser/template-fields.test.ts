@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_DIR } from '../../src/http/dashboard.js';
+import { browserTestMissing, launchChromium, poll } from '../helpers/browser.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { pdfjsValue, readWithPdfjs } from '../helpers/pdfjs.js';
 import { api, startServer, uploadForm, type TestServer } from '../helpers/server.js';
@@ -12,20 +12,12 @@ import { api, startServer, uploadForm, type TestServer } from '../helpers/server
 // computed here from the API's schema, not by the dashboard's own filter code. Screenshots go to
 // /tmp/shots-dash-fields/.
 
-const CHROMIUM = '/usr/bin/chromium';
 const corpus = corpusDir();
-const built = existsSync(path.join(DASHBOARD_DIR, 'index.html'));
-const missing = [
-  !existsSync(CHROMIUM) && `${CHROMIUM} not found (Debian: apt-get install chromium)`,
-  !built && 'dist/web not built (run "npm run build")',
-  !corpus && 'PDF corpus not found',
-].filter(Boolean);
+const missing = browserTestMissing();
 const CERFA = 'france-cerfa-10103-14-contrat-apprentissage.pdf';
 const W9_OLD = 'irs-fw9-2018.pdf';
 const W9_NEW = 'irs-fw9-2024-macos-quartz-resave.pdf';
 const SHOTS = '/tmp/shots-dash-fields';
-/** Wait for a condition (never a fixed sleep), generously: the box has 2 busy cores. */
-const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 30_000, interval: 100 });
 
 interface Field {
   name: string;
@@ -66,10 +58,7 @@ describe.skipIf(missing.length > 0)(
       const created = await api(s, s.a).post('/v1/templates', uploadForm(pdf(CERFA), CERFA));
       expect(created.status).toBe(201);
       cerfa = created.json.data.id;
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      });
+      browser = await launchChromium();
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       // signed in as the dashboard keeps it: the key in this tab's sessionStorage
       await context.addInitScript((key) => (globalThis as any).sessionStorage.setItem('formcast.apiKey', key), s.a.key);

@@ -1,23 +1,14 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestMissing, launchChromium, poll } from '../helpers/browser.js';
 import { api, startServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { DASHBOARD_DIR } from '../../src/http/dashboard.js';
 
 // The dashboard's Webhooks page in a real browser (Debian's Chromium, driven by playwright-core) against a
 // real server whose delivery worker posts to a real receiver on loopback that verifies the signatures.
 // Screenshots go to /tmp/dash2-*.png.
 
-const CHROMIUM = '/usr/bin/chromium';
-const built = existsSync(path.join(DASHBOARD_DIR, 'index.html'));
-const missing = [
-  !existsSync(CHROMIUM) && `${CHROMIUM} not found (Debian: apt-get install chromium)`,
-  !built && 'dist/web not built (run "npm run build")',
-].filter(Boolean);
-/** Wait for a condition (never a fixed sleep), generously: the box has 2 busy cores. */
-const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 30_000, interval: 100 });
+const missing = browserTestMissing();
 const scrollWidth = (page: Page) =>
   page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
 
@@ -43,18 +34,7 @@ describe.skipIf(missing.length > 0)(
       // loopback receivers need WEBHOOK_ALLOW_PRIVATE; a short poll keeps the test quick (it still waits on
       // conditions, never on time)
       s = await startServer('sqlite', { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '50' } });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.url });
       page = await context.newPage();

@@ -15,6 +15,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { BlobNotFoundError, type BlobStore, BlobStoreUnavailableError } from '../../ports/blob-store.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
+import { NETWORK_ERROR_CODES } from '../../lib/network-errors.js';
 
 /** The subset of the SDK client we call (design rule 2). */
 export type S3Like = Pick<S3Client, 'send' | 'destroy'>;
@@ -227,22 +228,13 @@ export class S3BlobStore implements BlobStore {
   }
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
 const SERVER_FAULTS = new Set(['SlowDown', 'ServiceUnavailable', 'InternalError', 'RequestTimeout', 'TimeoutError']);
 
 /** A fault of the store or the way to it (as opposed to a refusal such as access denied or a missing bucket). */
 function isUnreachable(err: unknown): boolean {
   const e = err as { code?: string; name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   if (!e || typeof e !== 'object') return false;
-  if ((e.code && NETWORK_CODES.has(e.code)) || (e.name && SERVER_FAULTS.has(e.name))) return true;
+  if ((e.code && NETWORK_ERROR_CODES.has(e.code)) || (e.name && SERVER_FAULTS.has(e.name))) return true;
   if (e.name === 'AbortError' || /socket hang up/i.test(e.message ?? '')) return true;
   return (e.$metadata?.httpStatusCode ?? 0) >= 500;
 }

@@ -1,3 +1,5 @@
+import { NETWORK_ERROR_CODES } from '../../lib/network-errors.js';
+
 // Which database errors mean "the database cannot be reached right now" (a server fault the client
 // should retry: 503 + Retry-After), as opposed to a bug or bad input. PostgreSQL: the server shut the
 // connection (57P01 admin shutdown, e.g. pg_terminate_backend; 57P02/57P03 crash or start-up), a
@@ -7,13 +9,7 @@ const CODES = new Set([
   '57P02',
   '57P03',
   '53300', // admin shutdown, crash shutdown, cannot connect now, too many connections
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
+  ...NETWORK_ERROR_CODES,
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
   'SQLITE_FULL',

@@ -1,7 +1,7 @@
 // The printed text of a form's pages, as runs with positions, read by pdf.js (a maintained text
 // extractor: fonts, encodings, ToUnicode). Only geometry leaves this file: each run in its page's
 // reading frame, so that the caption finder can think "left of" and "above" on any page rotation.
-import { loadPdfjs } from './pdfjs-loader.js';
+import { openPdfjs } from './pdfjs-loader.js';
 import type { Rect } from '../types.js';
 
 /** One run of text as drawn (a string shown in one go), in the page's reading frame (points). */
@@ -158,17 +158,7 @@ export async function readPageText(
     timer = setTimeout(() => reject(new Error('text budget spent')), Math.max(0, budget.deadline - performance.now()));
   });
   const work = async () => {
-    const { getDocument } = await loadPdfjs();
-    // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
-    task = getDocument({
-      data: new Uint8Array(bytes),
-      verbosity: 0,
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      isOffscreenCanvasSupported: false,
-      stopAtErrors: false,
-    });
+    task = await openPdfjs(bytes);
     return readPages(await task.promise, pages, budget);
   };
   try {

@@ -5,7 +5,11 @@
 // what it adds that Node 20 lacks (Promise.withResolvers, Set methods, ArrayBuffer.transfer...) stays,
 // since pdf.js uses it.
 
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
 type PdfjsModule = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+export type PdfjsLoadingTask = ReturnType<PdfjsModule['getDocument']>;
 
 /** pdf.js's worker code (no type declarations: only its side effect, globalThis.pdfjsWorker, is wanted). */
 const WORKER_MODULE = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
@@ -68,4 +72,32 @@ export async function loadPdfjs(): Promise<PdfjsModule> {
   ]);
   restoreBuiltins();
   return lib;
+}
+
+/** A folder shipped inside pdfjs-dist, as pdf.js's Node readers want it (a path ending in a separator). */
+function pdfjsAsset(folder: string): string {
+  const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+  return path.join(root, folder) + path.sep;
+}
+
+/**
+ * Opens `bytes` with pdf.js as the engine reads documents: no eval, no font faces, no system fonts, no
+ * canvas, going on past errors. `cMaps`: with pdf.js's character maps and standard font data, which CJK
+ * text needs (without them a Japanese form reads as having no text).
+ */
+export async function openPdfjs(bytes: Uint8Array, opts: { cMaps?: boolean } = {}): Promise<PdfjsLoadingTask> {
+  const { getDocument } = await loadPdfjs();
+  // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
+  return getDocument({
+    data: new Uint8Array(bytes),
+    verbosity: 0,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    isOffscreenCanvasSupported: false,
+    stopAtErrors: false,
+    ...(opts.cMaps
+      ? { cMapUrl: pdfjsAsset('cmaps'), cMapPacked: true, standardFontDataUrl: pdfjsAsset('standard_fonts') }
+      : {}),
+  });
 }

@@ -2,9 +2,8 @@
 // both read by pdf.js. Bounded: a page budget, a time budget, caps on lines, boxes and candidates per
 // page; whatever a cap leaves out is named in `warnings`. Pages that are pictures (scans) with no
 // text and no lines are listed in `rasterPages`: detection needs drawn lines or printed text.
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { pageRuns, fromFrame, type PageText, type RawItem } from '../analysis/page-text.js';
+import { loadPdfjs, openPdfjs } from '../analysis/pdfjs-loader.js';
 import { toPhrases } from '../analysis/text-phrases.js';
 import { suggestName, uniqueNames } from '../analysis/suggested-name.js';
 import { PdfEngineError, type Rect } from '../types.js';
@@ -74,12 +73,6 @@ export interface DetectResult {
 export interface ExistingForm {
   widgets: { page: number; rect: Rect }[];
   keys: string[];
-}
-
-/** A folder shipped inside pdfjs-dist, as pdf.js's Node readers want it (a path ending in a separator). */
-function pdfjsAsset(folder: string): string {
-  const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-  return path.join(root, folder) + path.sep;
 }
 
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -195,21 +188,9 @@ export async function detectFields(
   if (bytes.byteLength > lim.maxBytes)
     throw new PdfEngineError('PDF_LIMIT', `the PDF is larger than ${lim.maxBytes} bytes`);
   const deadline = performance.now() + lim.maxMs;
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
-  const task = pdfjs.getDocument({
-    data: new Uint8Array(bytes),
-    verbosity: 0,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    isOffscreenCanvasSupported: false,
-    stopAtErrors: false,
-    // CJK text needs pdf.js's character maps; without them a Japanese form reads as having no text
-    cMapUrl: pdfjsAsset('cmaps'),
-    cMapPacked: true,
-    standardFontDataUrl: pdfjsAsset('standard_fonts'),
-  });
+  // loaded through the loader, which puts back the built-ins pdf.js's polyfills replace
+  const pdfjs = await loadPdfjs();
+  const task = await openPdfjs(bytes, { cMaps: true });
   let timer: NodeJS.Timeout | undefined;
   try {
     const doc = await task.promise.catch((err: unknown) => {
