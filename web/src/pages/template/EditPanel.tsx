@@ -45,7 +45,7 @@ export function EditPanel(props: Props) {
   const { draft: d, errors } = props;
   const off = props.disabled !== null;
   return (
-    <aside class="edit-panel" aria-label="Field properties and pending changes">
+    <aside class="split-side edit-panel" aria-label="Field properties and pending changes">
       {d ? (
         <FieldForm {...props} draft={d} off={off} />
       ) : (
