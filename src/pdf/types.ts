@@ -150,9 +150,38 @@ export interface FillRequest {
   watermark?: string;
   /** keep plain /URI web links (default: stripped with every other active content; active-content.ts) */
   keepUriLinks?: boolean;
+  /**
+   * Run the form's own scripts (default true): calculations, then their format for what is drawn;
+   * keystroke and validate scripts check the caller's values. false skips every script, and values for
+   * calculated (even read-only) fields are then written as sent.
+   */
+  calculate?: boolean;
 }
 
-export interface FillResult {
+/** Something a form script could not do in this render (SCRIPT_UNSUPPORTED, SCRIPT_ERROR, SCRIPT_BUDGET). */
+export interface ScriptWarning {
+  /** the field's schema name (or PDF name; `document script "..."`, or `form` for the whole run) */
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** A caller's value that the field's keystroke or validate script refused (event.rc = false). */
+export interface ScriptRejection {
+  field: string;
+  /** the value as the engine received it */
+  value: string;
+  /** what the script said (its app.alert), when it said something */
+  message?: string;
+}
+
+/** What the form's scripts reported in one render (empty when they all ran, or none ran). */
+export interface ScriptReport {
+  scriptWarnings: ScriptWarning[];
+  scriptRejections: ScriptRejection[];
+}
+
+export interface FillResult extends ScriptReport {
   bytes: Uint8Array;
   /** non-fatal problems, e.g. a widget that could not be drawn */
   warnings: string[];
@@ -168,7 +197,7 @@ export interface FillResult {
  * Written one after the other they are the output PDF; kept apart, the base (the bulk of the file,
  * the same for every render of a template version) need not be copied per render.
  */
-export interface RenderParts {
+export interface RenderParts extends ScriptReport {
   /** the base file, shared by every render of the template version: never modify it */
   base: Uint8Array;
   /** names the base's exact bytes (a hash of them): a process that holds it need not receive it again */

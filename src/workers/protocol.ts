@@ -2,7 +2,14 @@
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
 import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
 import type { CombineItem } from '../pdf/merge/combine.js';
-import type { FieldEdit, FieldEditProblem, FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
+import type {
+  FieldEdit,
+  FieldEditProblem,
+  FillRequest,
+  PdfEngineError,
+  ScriptReport,
+  TemplateAnalysis,
+} from '../pdf/types.js';
 
 /** Analyse an uploaded template. */
 export interface AnalyseJob {
@@ -83,7 +90,7 @@ export type WorkerMessage =
  * `heldBaseId` (the base the pool already holds for that key). The base is most of a render's bytes; sending it once
  * per template instead of once per render saves the pipe copy (~5 ms/MB).
  */
-export interface FillReply {
+export interface FillReply extends ScriptReport {
   baseId: string;
   base?: Uint8Array;
   update: Uint8Array;

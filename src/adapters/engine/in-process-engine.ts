@@ -3,6 +3,7 @@ import { analyse } from '../../pdf/analysis/analyse.js';
 import { FontLibrary } from '../../pdf/fonts/font-library.js';
 import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
+import { ScriptSandbox } from '../../pdf/scripts/sandbox.js';
 import { combineRenders } from '../../pdf/merge/combine.js';
 import { editFields } from '../../pdf/edit/edit-fields.js';
 import type { CacheSizes, Limits } from '../../config.js';
@@ -18,7 +19,12 @@ export function inProcessEngine(
   caches: Pick<CacheSizes, 'templateEntries' | 'templateMb'> & Partial<Pick<CacheSizes, 'fontShapeEntries'>>,
 ): RenderEngine {
   const fonts = new FontLibrary({ shapeCacheEntries: caches.fontShapeEntries ?? 4096 });
-  const templates = new TemplateCache({ maxEntries: caches.templateEntries, maxBytes: caches.templateMb * MB, fonts });
+  const templates = new TemplateCache({
+    maxEntries: caches.templateEntries,
+    maxBytes: caches.templateMb * MB,
+    fonts,
+    sandbox: new ScriptSandbox(),
+  });
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),

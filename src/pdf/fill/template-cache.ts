@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Lru } from '../../lib/lru.js';
 import type { FontLibrary } from '../fonts/font-library.js';
+import type { ScriptSandbox } from '../scripts/sandbox.js';
 import type { TemplateAnalysis } from '../types.js';
 import { prepareTemplate, type PreparedTemplate } from './prepare.js';
 
@@ -12,6 +13,8 @@ export interface TemplateCacheOptions {
   maxBytes: number;
   /** the engine's font library, shared by every template it prepares (font-library.ts) */
   fonts?: FontLibrary;
+  /** the engine's script sandbox, used by every render of every template it prepares (scripts/sandbox.ts) */
+  sandbox?: ScriptSandbox;
 }
 
 export class TemplateCache {
@@ -20,9 +23,11 @@ export class TemplateCache {
   private readonly preparing = new Map<string, Promise<PreparedTemplate>>();
 
   private readonly fonts: FontLibrary | undefined;
+  private readonly sandbox: ScriptSandbox | undefined;
 
   constructor(opts: TemplateCacheOptions) {
     this.fonts = opts.fonts;
+    this.sandbox = opts.sandbox;
     // One template bigger than the whole budget is used once and not kept (Lru's rule).
     this.entries = new Lru(opts.maxEntries, opts.maxBytes, (p) => p.approxBytes);
   }
@@ -48,7 +53,7 @@ export class TemplateCache {
     if (hit && hit.sourceLength === template.length) return hit;
     let pending = this.preparing.get(key);
     if (!pending) {
-      pending = prepareTemplate(template, analysis, { keepUriLinks, fonts: this.fonts }).finally(() =>
+      pending = prepareTemplate(template, analysis, { keepUriLinks, fonts: this.fonts, sandbox: this.sandbox }).finally(() =>
         this.preparing.delete(key),
       );
       this.preparing.set(key, pending);

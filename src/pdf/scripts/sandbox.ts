@@ -1,0 +1,141 @@
+// The script sandbox of one engine process: pdf.js's QuickJS (WebAssembly) in a worker thread, started
+// on first use and kept for every later render; the composition root that owns the engine builds it and
+// passes it in (template-cache.ts). QuickJS here has no interrupt handler, so the budget is enforced from
+// outside: a session that runs past its time is ended by terminating the thread (which stops a busy wasm
+// loop), as is one that crashes QuickJS; the next session starts a fresh thread. Memory is capped inside
+// the thread (sandbox-thread.ts). The render worker itself is never at risk.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { THREAD_SOURCE } from './sandbox-thread.js';
+
+/** What a session's thread said, in order. */
+export type ThreadMessage =
+  | { type: 'step'; index: number }
+  | { type: 'send'; detail: Record<string, unknown> }
+  | { type: 'alert'; message: string }
+  | { type: 'unsupported'; what: string }
+  | { type: 'crash'; message: string }
+  | { type: 'done'; memoryBytes: number }
+  | { type: 'ready' };
+
+export interface SessionOutcome {
+  messages: ThreadMessage[];
+  /** done: every step ran; time: the budget ran out; crash: QuickJS failed (stack, memory, start) */
+  ended: 'done' | 'time' | 'crash';
+}
+
+/** One event for pdf.js's dispatcher (`{ id, name, value, willCommit... }`). */
+export type SandboxEvent = Record<string, unknown>;
+
+export interface SandboxOptions {
+  /** time one session may take, ms (default 1000) */
+  timeMs?: number;
+  /** WebAssembly memory QuickJS may grow to, MiB (default 64) */
+  maxMemoryMb?: number;
+}
+
+/** A thread that grew past this after a session is replaced, to give the memory back. */
+const KEEP_BELOW_BYTES = 32 * 1024 * 1024;
+/** Loading the wasm takes ~50 ms; this only catches a thread that never comes up. */
+const START_TIMEOUT_MS = 30_000;
+
+export class ScriptSandbox {
+  private readonly timeMs: number;
+  private readonly maxMemoryBytes: number;
+  private thread: Promise<Worker> | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: SandboxOptions = {}) {
+    this.timeMs = opts.timeMs ?? 1000;
+    this.maxMemoryBytes = (opts.maxMemoryMb ?? 64) * 1024 * 1024;
+  }
+
+  /** Runs one session (sessions of this sandbox run one at a time). */
+  run(data: unknown, steps: SandboxEvent[]): Promise<SessionOutcome> {
+    const next = this.queue.then(() => this.session(data, steps));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Stops the thread (a later run starts a new one). */
+  async close(): Promise<void> {
+    const t = this.thread;
+    this.thread = undefined;
+    if (t) await (await t.catch(() => undefined))?.terminate();
+  }
+
+  private start(): Promise<Worker> {
+    const url = pathToFileURL(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.sandbox.mjs')).href;
+    const worker = new Worker(THREAD_SOURCE, {
+      eval: true,
+      workerData: { sandboxUrl: url, maxMemoryBytes: this.maxMemoryBytes },
+      // the thread's own JavaScript heap (messages, pdf.js glue); QuickJS lives in wasm memory
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+      stdout: true,
+      stderr: true,
+    });
+    worker.unref();
+    // QuickJS's own printing (an abort message) is dropped: what matters comes back as messages.
+    worker.stdout.resume();
+    worker.stderr.resume();
+    return new Promise<Worker>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error('the script sandbox did not start')), START_TIMEOUT_MS);
+      const exited = () => fail(new Error('the script sandbox exited while starting'));
+      const off = () => {
+        clearTimeout(timer);
+        worker.off('error', fail).off('exit', exited).off('message', first);
+      };
+      const fail = (err: Error) => {
+        off();
+        void worker.terminate();
+        reject(err);
+      };
+      const first = (m: ThreadMessage) => {
+        if (m.type !== 'ready') return fail(new Error(`the script sandbox did not start (${m.type === 'crash' ? m.message : m.type})`));
+        off();
+        resolve(worker);
+      };
+      worker.on('error', fail).on('exit', exited).on('message', first);
+    });
+  }
+
+  private async session(data: unknown, steps: SandboxEvent[]): Promise<SessionOutcome> {
+    this.thread ??= this.start();
+    let worker: Worker;
+    try {
+      worker = await this.thread;
+    } catch {
+      this.thread = undefined;
+      return { messages: [{ type: 'crash', message: 'the script sandbox could not start' }], ended: 'crash' };
+    }
+    const messages: ThreadMessage[] = [];
+    const ended = await new Promise<SessionOutcome['ended']>((resolve) => {
+      const onMessage = (m: ThreadMessage) => {
+        messages.push(m);
+        if (m.type === 'done') finish('done');
+        else if (m.type === 'crash') finish('crash');
+      };
+      const onError = (err: Error) => {
+        messages.push({ type: 'crash', message: err.message.slice(0, 200) });
+        finish('crash');
+      };
+      const onExit = () => finish('crash');
+      const finish = (how: SessionOutcome['ended']) => {
+        clearTimeout(timer);
+        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        resolve(how);
+      };
+      // A ref'd timer: it also keeps a process with nothing else to do alive until the session ends.
+      const timer = setTimeout(() => finish('time'), this.timeMs);
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      worker.postMessage({ data, steps });
+    });
+    const done = messages.at(-1);
+    if (ended !== 'done' || (done?.type === 'done' && done.memoryBytes > KEEP_BELOW_BYTES)) {
+      this.thread = undefined;
+      await worker.terminate();
+    }
+    return { messages, ended };
+  }
+}
