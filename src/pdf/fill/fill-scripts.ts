@@ -10,6 +10,18 @@ import type { RawField } from '../field-tree.js';
 import type { AnalysedField, FillRequest, ScriptReport } from '../types.js';
 import { fieldLabel, type FillContext } from './fill-context.js';
 import { fillText } from './field-text.js';
+import { N, getNumber } from '../pdf-objects.js';
+
+/** Annotation flag Hidden (PDF 32000-1, table 165). */
+const HIDDEN = 1 << 1;
+
+function setHidden(fc: FillContext, field: RawField, hidden: boolean): void {
+  for (const w of field.widgets) {
+    const flags = getNumber(w, 'F') ?? 0;
+    const next = hidden ? flags | HIDDEN : flags & ~HIDDEN;
+    if (next !== flags) w.set(N('F'), fc.ctx.obj(next));
+  }
+}
 
 export async function applyScripts(
   fc: FillContext,
@@ -36,14 +48,17 @@ export async function applyScripts(
     return field ? fieldLabel(fc, field) : name;
   };
   const results = await runScripts(sandbox, { scripts, values, sent, label });
+
   // Calculated text fields only: a script computing a check box or a list is rare enough to leave alone.
   const text = new Set(scripts.fields.filter((f) => f.kind === 'text').map((f) => f.name));
   for (const name of scripts.calculationOrder) {
     const field = index.byName.get(name);
     if (!field || !text.has(name)) continue;
     const computed = results.computed.get(name);
-    if (computed) fillText(fc, field, computed.value || null, computed.color, computed.display);
-    else if (results.failed.has(name) && !request.values[name]) fillText(fc, field, null);
+    if (computed) {
+      fillText(fc, field, computed.value || null, computed.color, computed.display);
+      if (computed.hidden !== undefined) setHidden(fc, field, computed.hidden);
+    } else if (results.failed.has(name) && !request.values[name]) fillText(fc, field, null);
   }
   return { scriptWarnings: results.warnings, scriptRejections: results.rejections };
 }

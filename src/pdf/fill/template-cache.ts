@@ -53,8 +53,8 @@ export class TemplateCache {
     if (hit && hit.sourceLength === template.length) return hit;
     let pending = this.preparing.get(key);
     if (!pending) {
-      pending = prepareTemplate(template, analysis, { keepUriLinks, fonts: this.fonts, sandbox: this.sandbox }).finally(() =>
-        this.preparing.delete(key),
+      pending = prepareTemplate(template, analysis, { keepUriLinks, fonts: this.fonts, sandbox: this.sandbox }).finally(
+        () => this.preparing.delete(key),
       );
       this.preparing.set(key, pending);
       const p = await pending;

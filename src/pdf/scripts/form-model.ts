@@ -3,7 +3,18 @@
 // before preparation strips the active content from the base file; run-scripts.ts hands it to the sandbox.
 import { PDFArray, PDFDict, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import type { RawField } from '../field-tree.js';
-import { MAX_FIELD_DEPTH, N, asDict, getArray, getDict, inherited, inheritedNumber, resolve, streamText, textOf } from '../pdf-objects.js';
+import {
+  MAX_FIELD_DEPTH,
+  N,
+  asDict,
+  getArray,
+  getDict,
+  inherited,
+  inheritedNumber,
+  resolve,
+  streamText,
+  textOf,
+} from '../pdf-objects.js';
 
 /** pdf.js's names of the field events we run. */
 export type ScriptEvent = 'Keystroke' | 'Format' | 'Validate' | 'Calculate';
@@ -85,7 +96,7 @@ function kindOf(field: RawField): ScriptFieldKind | undefined {
   return undefined;
 }
 
-function valueOf(obj: PDFObject | undefined): string | string[] {
+function fieldValue(obj: PDFObject | undefined): string | string[] {
   if (obj instanceof PDFArray) {
     const out: string[] = [];
     for (let i = 0; i < obj.size(); i++) {
@@ -191,7 +202,7 @@ export function readFormScripts(
     out.push({
       name: f.fullName,
       kind,
-      value: isButton ? (textOf(inherited(f.dict, 'V')) ?? 'Off') : valueOf(inherited(f.dict, 'V')),
+      value: isButton ? (textOf(inherited(f.dict, 'V')) ?? 'Off') : fieldValue(inherited(f.dict, 'V')),
       actions,
       exportValues: isButton ? onStates(f) : undefined,
       items: kind === 'combobox' || kind === 'listbox' ? choiceItems(f) : undefined,
@@ -200,5 +211,9 @@ export function readFormScripts(
   }
   if (!active) return undefined;
   const calculated = new Set(out.filter((f) => f.actions.Calculate).map((f) => f.name));
-  return { fields: out, calculationOrder: calculationOrder(acroForm, fields, calculated), documentScripts: documentScripts(ctx, catalog) };
+  return {
+    fields: out,
+    calculationOrder: calculationOrder(acroForm, fields, calculated),
+    documentScripts: documentScripts(ctx, catalog),
+  };
 }

@@ -17,6 +17,11 @@ export interface ComputedValue {
   display: string;
   /** the colour the format script gave the text (AFNumber_Format's red negatives) */
   color?: TextColor;
+  /**
+   * A script set event.target.hidden (forms hide a total until its lines have values): true keeps the
+   * value and draws nothing; both change the widgets' Hidden flag.
+   */
+  hidden?: boolean;
 }
 
 export interface ScriptResults {
@@ -114,6 +119,17 @@ function buildSession(run: ScriptRun, skip: ReadonlySet<string>, warnings: Scrip
     const value = run.values.get(f.name) ?? f.value;
     objects[f.name] = [pdfjsField(f, id, value, actions)];
   });
+  // Parent fields ("row" of "row.0", "row.1") as pdf.js's containers: getField("row").getArray() finds them.
+  const parents = new Map<string, string[]>();
+  for (const [id, name] of names) {
+    const parts = name.split('.');
+    for (let i = 1; i < parts.length; i++) {
+      const parent = parts.slice(0, i).join('.');
+      if (!objects[parent]) parents.set(parent, [...(parents.get(parent) ?? []), id]);
+    }
+  }
+  let p = 0;
+  for (const [parent, kidIds] of parents) objects[parent] = [{ id: `p${p++}`, name: parent, type: '', kidIds }];
 
   const steps: SandboxEvent[] = [];
   const stepOwner: (string | undefined)[] = [];
@@ -128,7 +144,11 @@ function buildSession(run: ScriptRun, skip: ReadonlySet<string>, warnings: Scrip
     const bad = unsupportedApi(s.code);
     if (bad) {
       if (report) {
-        warnings.push({ field: label, code: 'SCRIPT_UNSUPPORTED', message: `it uses ${bad}, which a server cannot run; not run` });
+        warnings.push({
+          field: label,
+          code: 'SCRIPT_UNSUPPORTED',
+          message: `it uses ${bad}, which a server cannot run; not run`,
+        });
       }
       return;
     }
@@ -179,6 +199,7 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
   let step = -1;
   let alert: string | undefined;
   const colors = new Map<string, TextColor>();
+  const hidden = new Map<string, boolean>();
   const warn = (name: string | undefined, code: string, message: string) => {
     const field = name && !name.startsWith('document script') ? run.label(name) : (name ?? 'form');
     results.warnings.push({ field, code, message });
@@ -203,19 +224,35 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
         const id = /^Error when calculating value for field "([^"]+)"/.exec(text)?.[1];
         const name = id ? session.names.get(id) : current;
         const memory = /out of memory|memory budget/i.test(text);
-        warn(name, memory ? 'SCRIPT_BUDGET' : 'SCRIPT_ERROR', memory ? 'its script ran out of memory' : `its script failed: ${errorText(text)}`);
+        warn(
+          name,
+          memory ? 'SCRIPT_BUDGET' : 'SCRIPT_ERROR',
+          memory ? 'its script ran out of memory' : `its script failed: ${errorText(text)}`,
+        );
       } else if (typeof d.id === 'string') {
         const name = session.names.get(d.id);
         const commit = session.commits.get(step);
         if (name && commit === name && d.value === '' && (d.focus === true || Array.isArray(d.selRange))) {
-          results.rejections.push({ field: run.label(name), value: run.sent.get(name) ?? '', ...(alert ? { message: alert } : {}) });
+          results.rejections.push({
+            field: run.label(name),
+            value: run.sent.get(name) ?? '',
+            ...(alert ? { message: alert } : {}),
+          });
         } else if (name && session.calculated.has(d.id) && commit === undefined) {
           if (Array.isArray(d.textColor)) colors.set(name, isRed(d.textColor) ? 'red' : 'black');
+          if (typeof d.hidden === 'boolean') hidden.set(name, d.hidden);
           if ('formattedValue' in d) {
             const value = d.value === null || d.value === undefined ? '' : String(d.value);
-            const shown = d.formattedValue === null || d.formattedValue === undefined ? value : String(d.formattedValue);
+            const shown =
+              d.formattedValue === null || d.formattedValue === undefined ? value : String(d.formattedValue);
             const color = colors.get(name);
-            results.computed.set(name, color ? { value, display: shown, color } : { value, display: shown });
+            const hide = hidden.get(name);
+            results.computed.set(name, {
+              value,
+              display: hide ? '' : shown,
+              ...(color ? { color } : {}),
+              ...(hide !== undefined ? { hidden: hide } : {}),
+            });
           }
         }
       }
@@ -261,7 +298,11 @@ export async function runScripts(sandbox: ScriptSandbox, run: ScriptRun): Promis
       for (const name of run.scripts.calculationOrder) results.failed.add(name);
       results.computed.clear();
       if (!stuckOn || attempt >= MAX_ATTEMPTS) {
-        results.warnings.push({ field: 'form', code: 'SCRIPT_BUDGET', message: 'the form\'s scripts were stopped; its calculated fields were not computed' });
+        results.warnings.push({
+          field: 'form',
+          code: 'SCRIPT_BUDGET',
+          message: "the form's scripts were stopped; its calculated fields were not computed",
+        });
       }
       return results;
     }

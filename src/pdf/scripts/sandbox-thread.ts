@@ -10,7 +10,7 @@
 // What the page gives QuickJS (`window`) is inert: no timers, no network, no alerts shown; a dialog that
 // needs an answer (confirm, prompt) is reported as unsupported. WebAssembly memory growth is capped, so a
 // huge allocation fails inside QuickJS ("out of memory") instead of growing the process.
-export const THREAD_SOURCE = String.raw`
+export const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const post = (m) => parentPort.postMessage(m);
 const grow = WebAssembly.Memory.prototype.grow;

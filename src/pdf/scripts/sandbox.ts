@@ -92,7 +92,8 @@ export class ScriptSandbox {
         reject(err);
       };
       const first = (m: ThreadMessage) => {
-        if (m.type !== 'ready') return fail(new Error(`the script sandbox did not start (${m.type === 'crash' ? m.message : m.type})`));
+        if (m.type !== 'ready')
+          return fail(new Error(`the script sandbox did not start (${m.type === 'crash' ? m.message : m.type})`));
         off();
         resolve(worker);
       };
