@@ -55,10 +55,13 @@ export async function applyScripts(
     const field = index.byName.get(name);
     if (!field || !text.has(name)) continue;
     const computed = results.computed.get(name);
-    if (computed) {
+    // A script that failed or asked for something we cannot give may have produced a value anyway: not trusted.
+    if (results.failed.has(name)) {
+      if (!request.values[name]) fillText(fc, field, null);
+    } else if (computed) {
       fillText(fc, field, computed.value || null, computed.color, computed.display);
       if (computed.hidden !== undefined) setHidden(fc, field, computed.hidden);
-    } else if (results.failed.has(name) && !request.values[name]) fillText(fc, field, null);
+    }
   }
   return { scriptWarnings: results.warnings, scriptRejections: results.rejections };
 }
