@@ -75,7 +75,9 @@ describe.skipIf(!hasTool('pdftotext'))('hostile form scripts', () => {
     const form = await hostile(probe);
     const r = await renderCalc(cache, form, {});
     expect(r.v.bad.split(',')).toEqual(Array(9).fill('undefined'));
-    const ctor = await hostile('event.value = String((function () { return this; }).constructor("return typeof process")());');
+    const ctor = await hostile(
+      'event.value = String((function () { return this; }).constructor("return typeof process")());',
+    );
     expect((await renderCalc(cache, ctor, {})).v.bad).toBe('undefined');
   });
 
