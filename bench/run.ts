@@ -21,6 +21,7 @@ import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
 import type { CliResult, UnicodeResult } from './extras.js';
+import type { ScriptsResult } from './scripts.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
@@ -237,7 +238,7 @@ function corpusTable(rows: CorpusRow[]): string {
 
 function targets(
   runs: FormRun[],
-  extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[] },
+  extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[]; scripts?: ScriptsResult },
   overload: Overload,
 ): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
@@ -265,6 +266,13 @@ function targets(
     const ratio = extras.unicode.unicode.median / extras.unicode.latin.median;
     lines.push(
       `| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`,
+    );
+  }
+  if (extras.scripts) {
+    const sc = extras.scripts;
+    const ratio = sc.on.median / sc.off.median;
+    lines.push(
+      `| 50 calculated fields ≤ 2× \`calculate: false\`, fill (${ms(sc.on.median)} vs ${ms(sc.off.median)} ms; sandbox start once per worker: ${ms(sc.firstMs)} ms; ${sc.warnings} script warnings) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2 && sc.warnings === 0)} |`,
     );
   }
   const byFile = (f: string) => runs.find((r) => r.file === f);
@@ -473,7 +481,7 @@ async function main() {
   }
 
   // 3. every corpus form against pdftk, then the CLI against node itself, and Unicode against Latin text
-  const extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[] } = {};
+  const extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[]; scripts?: ScriptsResult } = {};
   const { benchCli, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
     const { benchCorpus } = await import('./corpus.js');
@@ -503,6 +511,8 @@ async function main() {
     log(`${LUX}: Unicode vs Latin`);
     extras.unicode = await benchUnicode(lux.bytes, lux.run.analysis, `${LUX}#unicode`, timing);
   }
+  log('form scripts: 50 calculated fields, scripts on vs off');
+  extras.scripts = await (await import('./scripts.js')).benchScripts(timing);
 
   // 4. every kept output through qpdf --check
   log('qpdf --check');
