@@ -12,7 +12,15 @@
 // huge allocation fails inside QuickJS ("out of memory") instead of growing the process.
 export const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const post = (m) => parentPort.postMessage(m);
+// What a session may send back in all: a script printing or computing huge strings in a loop must not
+// fill the render worker's memory with messages. Past it the session ends as a crash (a budget warning).
+let sentBytes = 0;
+const post = (m) => {
+  if (sentBytes > workerData.maxOutputBytes) return;
+  sentBytes += JSON.stringify(m).length;
+  if (sentBytes > workerData.maxOutputBytes) parentPort.postMessage({ type: 'crash', message: 'the scripts sent too much output' });
+  else parentPort.postMessage(m);
+};
 const grow = WebAssembly.Memory.prototype.grow;
 WebAssembly.Memory.prototype.grow = function (delta) {
   if (this.buffer.byteLength + delta * 65536 > workerData.maxMemoryBytes) throw new RangeError('script memory budget');
@@ -21,34 +29,46 @@ WebAssembly.Memory.prototype.grow = function (delta) {
 const inert = () => 0;
 globalThis.window = {
   setTimeout: inert, clearTimeout: inert, setInterval: inert, clearInterval: inert,
-  alert: (message) => post({ type: 'alert', message: String(message) }),
+  alert: (message) => post({ type: 'alert', message: String(message).slice(0, 500) }),
   confirm: (message) => { post({ type: 'unsupported', what: 'app.alert with a reply (' + String(message).slice(0, 80) + ')' }); return false; },
   prompt: () => { post({ type: 'unsupported', what: 'app.response' }); return null; },
   URL: function () { throw new Error('URLs are not available to form scripts'); },
   CustomEvent: function (type, init) { this.detail = init.detail; },
   dispatchEvent: (e) => post({ type: 'send', detail: e.detail }),
-  console: { log() {}, warn() {}, error: (e) => post({ type: 'crash', message: String(e && e.message || e).slice(0, 200) }) },
+  console: { log() {}, warn() {}, error() {} },
 };
 (async () => {
   const { QuickJSSandbox } = await import(workerData.sandboxUrl);
   const sandbox = await QuickJSSandbox();
+  // After QuickJS crashed (an abort: stack overflow, a broken module) nothing more is run in it: the parent
+  // ends the thread on the crash message.
+  let crashed = false;
+  const crash = (e) => {
+    crashed = true;
+    post({ type: 'crash', message: String((e && e.message) || e).slice(0, 200) });
+  };
+  globalThis.window.console.error = crash;
   parentPort.on('message', ({ data, steps }) => {
+    if (crashed) return;
+    sentBytes = 0;
     try {
       sandbox.create(data);
     } catch (e) {
-      post({ type: 'crash', message: 'the script context could not start' });
+      crash('the script context could not start');
       return;
     }
     try {
-      for (let i = 0; i < steps.length; i++) {
+      for (let i = 0; i < steps.length && !crashed; i++) {
         post({ type: 'step', index: i });
         sandbox.dispatchEvent(steps[i]);
       }
-    } finally {
+      if (crashed) return;
       sandbox._module.ccall('nukeSandbox', null, []);
       sandbox.support.commFun = null;
+      post({ type: 'done', memoryBytes: sandbox._module.HEAPU8.byteLength });
+    } catch (e) {
+      crash(e);
     }
-    post({ type: 'done', memoryBytes: sandbox._module.HEAPU8.byteLength });
   });
   post({ type: 'ready' });
 })().catch((e) => post({ type: 'crash', message: String(e && e.message || e).slice(0, 200) }));

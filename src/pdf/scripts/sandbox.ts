@@ -29,7 +29,7 @@ export interface SessionOutcome {
 export type SandboxEvent = Record<string, unknown>;
 
 export interface SandboxOptions {
-  /** time one session may take, ms (default 1000) */
+  /** time one session's scripts may take, ms, from the first script on (default 2000) */
   timeMs?: number;
   /** WebAssembly memory QuickJS may grow to, MiB (default 64) */
   maxMemoryMb?: number;
@@ -37,7 +37,9 @@ export interface SandboxOptions {
 
 /** A thread that grew past this after a session is replaced, to give the memory back. */
 const KEEP_BELOW_BYTES = 32 * 1024 * 1024;
-/** Loading the wasm takes ~50 ms; this only catches a thread that never comes up. */
+/** What one session's messages may add up to (JSON length): a computed form sends kilobytes. */
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** Loading the wasm (or a context) takes ~50 ms; this only catches a thread that never comes up. */
 const START_TIMEOUT_MS = 30_000;
 
 export class ScriptSandbox {
@@ -47,7 +49,7 @@ export class ScriptSandbox {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(opts: SandboxOptions = {}) {
-    this.timeMs = opts.timeMs ?? 1000;
+    this.timeMs = opts.timeMs ?? 2000;
     this.maxMemoryBytes = (opts.maxMemoryMb ?? 64) * 1024 * 1024;
   }
 
@@ -69,13 +71,16 @@ export class ScriptSandbox {
     const url = pathToFileURL(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.sandbox.mjs')).href;
     const worker = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { sandboxUrl: url, maxMemoryBytes: this.maxMemoryBytes },
+      workerData: { sandboxUrl: url, maxMemoryBytes: this.maxMemoryBytes, maxOutputBytes: MAX_OUTPUT_BYTES },
       // the thread's own JavaScript heap (messages, pdf.js glue); QuickJS lives in wasm memory
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
       stdout: true,
       stderr: true,
     });
     worker.unref();
+    // A thread failing after its session was given up (terminated, or crashed late) must never become an
+    // uncaught error of the engine's process.
+    worker.on('error', () => undefined);
     // QuickJS's own printing (an abort message) is dropped: what matters comes back as messages.
     worker.stdout.resume();
     worker.stderr.resume();
@@ -112,8 +117,15 @@ export class ScriptSandbox {
     }
     const messages: ThreadMessage[] = [];
     const ended = await new Promise<SessionOutcome['ended']>((resolve) => {
+      // The budget starts with the first step: creating the context runs only pdf.js's layer and the
+      // form's data, never a script, and on a busy machine it alone can take a good part of a second.
+      let timer = setTimeout(() => finish('time'), START_TIMEOUT_MS);
       const onMessage = (m: ThreadMessage) => {
         messages.push(m);
+        if (m.type === 'step' && m.index === 0) {
+          clearTimeout(timer);
+          timer = setTimeout(() => finish('time'), this.timeMs);
+        }
         if (m.type === 'done') finish('done');
         else if (m.type === 'crash') finish('crash');
       };
@@ -127,8 +139,7 @@ export class ScriptSandbox {
         worker.off('message', onMessage).off('error', onError).off('exit', onExit);
         resolve(how);
       };
-      // A ref'd timer: it also keeps a process with nothing else to do alive until the session ends.
-      const timer = setTimeout(() => finish('time'), this.timeMs);
+      // Both timers are ref'd: they also keep a process with nothing else to do alive until the session ends.
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
       worker.postMessage({ data, steps });
     });
