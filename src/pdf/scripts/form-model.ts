@@ -161,7 +161,7 @@ function documentScripts(ctx: PDFContext, catalog: PDFDict): { name: string; cod
 }
 
 /** /AcroForm /CO, then every other field with a calculate script in field order. */
-export function calculationOrder(acroForm: PDFDict | undefined, fields: RawField[], calculated: Set<string>): string[] {
+function calculationOrder(acroForm: PDFDict | undefined, fields: RawField[], calculated: Set<string>): string[] {
   const byDict = new Map<PDFDict, string>();
   for (const f of fields) byDict.set(f.dict, f.fullName);
   const order: string[] = [];

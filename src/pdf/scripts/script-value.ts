@@ -15,7 +15,7 @@ const SEPARATORS: [string, string][] = [
 ];
 
 /** "1.234,50" (sepStyle 2, currency, parentheses or a minus) -> "1234,50"; undefined when not a number. */
-export function typedNumber(
+function typedNumber(
   text: string,
   format: Extract<FieldFormat, { kind: 'number' | 'percent' }>,
 ): string | undefined {
