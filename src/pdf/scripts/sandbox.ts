@@ -40,7 +40,7 @@ const KEEP_BELOW_BYTES = 32 * 1024 * 1024;
 /** What one session's messages may add up to (JSON length): a computed form sends kilobytes. */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** Loading the wasm (or a context) takes ~50 ms; this only catches a thread that never comes up. */
-const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 15_000;
 
 export class ScriptSandbox {
   private readonly timeMs: number;
@@ -71,6 +71,8 @@ export class ScriptSandbox {
     const url = pathToFileURL(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.sandbox.mjs')).href;
     const worker = new Worker(THREAD_SOURCE, {
       eval: true,
+      // plain JavaScript only: no loader of the parent's (tsx, test runners) is started in the thread
+      execArgv: [],
       workerData: { sandboxUrl: url, maxMemoryBytes: this.maxMemoryBytes, maxOutputBytes: MAX_OUTPUT_BYTES },
       // the thread's own JavaScript heap (messages, pdf.js glue); QuickJS lives in wasm memory
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
