@@ -6,7 +6,6 @@
 //
 // A field whose script runs out of time, memory or stack is reported (SCRIPT_BUDGET) and the session is
 // run again without that script, up to MAX_ATTEMPTS times, so one hostile script costs only its field.
-import { randomBytes } from 'node:crypto';
 import type { ScriptRejection, ScriptWarning, TextColor } from '../types.js';
 import type { FormScripts, ScriptField } from './form-model.js';
 import type { SandboxEvent, ScriptSandbox, SessionOutcome, ThreadMessage } from './sandbox.js';
@@ -82,8 +81,13 @@ function pdfjsField(f: ScriptField, id: string, value: string | string[], action
   return base;
 }
 
-function buildSession(run: ScriptRun, skip: ReadonlySet<string>, warnings: ScriptWarning[], report: boolean): Session {
-  const nonce = randomBytes(8).toString('hex');
+function buildSession(
+  run: ScriptRun,
+  nonce: string,
+  skip: ReadonlySet<string>,
+  warnings: ScriptWarning[],
+  report: boolean,
+): Session {
   const names = new Map<string, string>();
   const ids = new Map<string, string>();
   const calculated = new Set<string>();
@@ -116,7 +120,11 @@ function buildSession(run: ScriptRun, skip: ReadonlySet<string>, warnings: Scrip
       markers.set(`PDF.js Console:: ${marker}`, f.name);
       actions.Calculate.unshift(`console.println(${JSON.stringify(marker)});`);
     }
-    const value = run.values.get(f.name) ?? f.value;
+    // The data holds the template's values (so that it is the same for every render of the form and its
+    // context can be made ahead); a caller's text and choices arrive as committed values (steps below).
+    // Buttons take theirs here: committing a button's value is an export-value dance pdf.js does not need.
+    const button = f.kind === 'checkbox' || f.kind === 'radiobutton';
+    const value = (button ? run.values.get(f.name) : undefined) ?? f.value;
     objects[f.name] = [pdfjsField(f, id, value, actions)];
   });
   // Parent fields ("row" of "row.0", "row.1") as pdf.js's containers: getField("row").getArray() finds them.
@@ -160,10 +168,12 @@ function buildSession(run: ScriptRun, skip: ReadonlySet<string>, warnings: Scrip
   stepOwner.push(undefined);
   for (const f of run.scripts.fields) {
     const value = run.values.get(f.name);
+    if (value === undefined || f.kind === 'checkbox' || f.kind === 'radiobutton') continue;
     const id = ids.get(f.name)!;
     const checks = (objects[f.name][0] as { actions: Record<string, string[]> }).actions;
-    if (typeof value !== 'string' || value === '' || !(checks.Keystroke || checks.Validate)) continue;
-    commits.set(steps.length, f.name);
+    // A commit runs the field's keystroke and validate scripts (if any) and sets the value.
+    if (typeof value === 'string' && value !== '' && (checks.Keystroke || checks.Validate))
+      commits.set(steps.length, f.name);
     steps.push({ id, name: 'Keystroke', value, willCommit: true, change: '', changeEx: '', selStart: 0, selEnd: 0 });
     stepOwner.push(f.name);
   }
@@ -284,7 +294,7 @@ export async function runScripts(sandbox: ScriptSandbox, run: ScriptRun): Promis
   const budgetWarnings: ScriptWarning[] = [];
   for (let attempt = 1; ; attempt++) {
     const warnings: ScriptWarning[] = [...budgetWarnings];
-    const session = buildSession(run, skip, warnings, true);
+    const session = buildSession(run, sandbox.nonce, skip, warnings, true);
     const outcome = await sandbox.run(session.data, session.steps);
     const { results, stuckOn } = readOutcome(run, session, outcome, warnings);
     if (outcome.ended === 'done') {

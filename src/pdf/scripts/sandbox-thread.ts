@@ -3,9 +3,10 @@
 // fixed code; template scripts never reach a JavaScript engine of Node's, only QuickJS inside WebAssembly.
 //
 // The thread loads pdf.js's QuickJS sandbox once, then runs one session per message: a fresh QuickJS
-// context holding the form model (pdf.js's scripting layer: AF functions, event model, util), the steps
-// in order, every message the scripts send streamed back as it happens (so a stuck session still tells
-// which field it was on), and the context destroyed. Nothing of a session survives into the next.
+// context holding the form model (pdf.js's scripting layer: AF functions, event model, util; the
+// template's values, never a caller's), the steps in order, every message the scripts send streamed back
+// as it happens (so a stuck session still tells which field it was on), and the context destroyed.
+// Nothing of a session survives into the next; the next session's context is made right after, unused.
 //
 // What the page gives QuickJS (`window`) is inert: no timers, no network, no alerts shown; a dialog that
 // needs an answer (confirm, prompt) is reported as unsupported. WebAssembly memory growth is capped, so a
@@ -48,11 +49,24 @@ globalThis.window = {
     post({ type: 'crash', message: String((e && e.message) || e).slice(0, 200) });
   };
   globalThis.window.console.error = crash;
-  parentPort.on('message', ({ data, steps }) => {
-    if (crashed) return;
+  // The context made after a session for the next one (the same form is the likeliest next render): made
+  // between renders, it has run no script yet, so it is as fresh as one made on demand.
+  let readyKey = null;
+  const drop = () => {
+    if (readyKey === null) return;
+    readyKey = null;
+    sandbox._module.ccall('nukeSandbox', null, []);
+    sandbox.support.commFun = null;
+  };
+  parentPort.on('message', ({ key, data, steps }) => {
+    if (crashed) return post({ type: 'crash', message: 'the script engine had crashed' });
     sentBytes = 0;
     try {
-      sandbox.create(data);
+      if (readyKey !== key) {
+        drop();
+        sandbox.create(data);
+      }
+      readyKey = null;
     } catch (e) {
       crash('the script context could not start');
       return;
@@ -66,6 +80,8 @@ globalThis.window = {
       sandbox._module.ccall('nukeSandbox', null, []);
       sandbox.support.commFun = null;
       post({ type: 'done', memoryBytes: sandbox._module.HEAPU8.byteLength });
+      sandbox.create(data);
+      readyKey = key;
     } catch (e) {
       crash(e);
     }

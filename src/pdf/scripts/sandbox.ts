@@ -4,6 +4,7 @@
 // outside: a session that runs past its time is ended by terminating the thread (which stops a busy wasm
 // loop), as is one that crashes QuickJS; the next session starts a fresh thread. Memory is capped inside
 // the thread (sandbox-thread.ts). The render worker itself is never at risk.
+import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -47,6 +48,14 @@ export class ScriptSandbox {
   private readonly maxMemoryBytes: number;
   private thread: Promise<Worker> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** threads that reported a crash between sessions: replaced before their next session */
+  private readonly broken = new WeakSet<Worker>();
+  /**
+   * Marks that sessions put in calculate scripts to say which field runs (run-scripts.ts). Random per
+   * sandbox, not per session, so that a form's session data is the same from render to render and its
+   * context can be made ahead (sandbox-thread.ts); scripts cannot read action sources to forge one.
+   */
+  readonly nonce = randomBytes(8).toString('hex');
 
   constructor(opts: SandboxOptions = {}) {
     this.timeMs = opts.timeMs ?? 2000;
@@ -83,6 +92,9 @@ export class ScriptSandbox {
     // A thread failing after its session was given up (terminated, or crashed late) must never become an
     // uncaught error of the engine's process.
     worker.on('error', () => undefined);
+    worker.on('message', (m: ThreadMessage) => {
+      if (m.type === 'crash') this.broken.add(worker);
+    });
     // QuickJS's own printing (an abort message) is dropped: what matters comes back as messages.
     worker.stdout.resume();
     worker.stderr.resume();
@@ -109,14 +121,22 @@ export class ScriptSandbox {
   }
 
   private async session(data: unknown, steps: SandboxEvent[]): Promise<SessionOutcome> {
-    this.thread ??= this.start();
     let worker: Worker;
     try {
+      this.thread ??= this.start();
       worker = await this.thread;
+      if (this.broken.has(worker)) {
+        void worker.terminate();
+        this.thread = this.start();
+        worker = await this.thread;
+      }
     } catch {
       this.thread = undefined;
       return { messages: [{ type: 'crash', message: 'the script sandbox could not start' }], ended: 'crash' };
     }
+    // The thread keeps a context made for the last form's data: the same data (key) finds it ready.
+    const json = JSON.stringify(data);
+    const key = createHash('sha256').update(json).digest('base64url');
     const messages: ThreadMessage[] = [];
     const ended = await new Promise<SessionOutcome['ended']>((resolve) => {
       // The budget starts with the first step: creating the context runs only pdf.js's layer and the
@@ -143,7 +163,7 @@ export class ScriptSandbox {
       };
       // Both timers are ref'd: they also keep a process with nothing else to do alive until the session ends.
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-      worker.postMessage({ data, steps });
+      worker.postMessage({ key, data, steps });
     });
     const done = messages.at(-1);
     if (ended !== 'done' || (done?.type === 'done' && done.memoryBytes > KEEP_BELOW_BYTES)) {

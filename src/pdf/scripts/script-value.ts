@@ -15,10 +15,7 @@ const SEPARATORS: [string, string][] = [
 ];
 
 /** "1.234,50" (sepStyle 2, currency, parentheses or a minus) -> "1234,50"; undefined when not a number. */
-function typedNumber(
-  text: string,
-  format: Extract<FieldFormat, { kind: 'number' | 'percent' }>,
-): string | undefined {
+function typedNumber(text: string, format: Extract<FieldFormat, { kind: 'number' | 'percent' }>): string | undefined {
   const [group, mark] = SEPARATORS[Math.min(4, Math.max(0, Math.floor(format.sepStyle)))] ?? SEPARATORS[0];
   let t = text.trim();
   if (format.kind === 'number' && format.currency) t = t.split(format.currency).join('');
