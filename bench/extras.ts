@@ -90,3 +90,58 @@ export async function benchUnicode(
   }
   return { latin: summarise(samples[0]), unicode: summarise(samples[1]) };
 }
+
+export interface MarksResult {
+  /** a letter and 99,999 combining marks (issue 27: 30 s of a worker before the stream-safe limit) */
+  tower: { oneLine: Summary; multiLine: Summary };
+  /** 100,000 code points of letters each with 30 marks (the limit), in one word */
+  dense: { oneLine: Summary; multiLine: Summary };
+}
+
+/** A one-line and a multi-line auto-size field on one page, as a customer's template has them. */
+async function markForm(): Promise<{ bytes: Uint8Array; analysis: TemplateAnalysis }> {
+  const { PDFDocument, PDFName, PDFString } = await import('@cantoo/pdf-lib');
+  const { analyse } = await import('../src/pdf/analysis/analyse.js');
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([400, 400]);
+  const form = doc.getForm();
+  for (const [name, multiline] of [
+    ['one', false],
+    ['multi', true],
+  ] as const) {
+    const field = form.createTextField(name);
+    if (multiline) field.enableMultiline();
+    field.addToPage(page, {
+      x: 20,
+      y: multiline ? 100 : 300,
+      width: 300,
+      height: multiline ? 150 : 20,
+      borderWidth: 0,
+    });
+    field.acroField.dict.set(PDFName.of('DA'), PDFString.of('/Helv 0 Tf 0 g'));
+  }
+  const bytes = await doc.save({ updateFieldAppearances: false });
+  return { bytes, analysis: await analyse(bytes) };
+}
+
+/** In-process fill+flatten of values heavy in combining marks, in each kind of field. */
+export async function benchMarks(opts: TimeOptions): Promise<MarksResult> {
+  const { bytes, analysis } = await markForm();
+  const cache = new TemplateCache({
+    maxEntries: 4,
+    maxBytes: 64 * 1024 * 1024,
+    fonts: new FontLibrary({ shapeCacheEntries: 4096 }),
+  });
+  const o = { ...opts, iterations: Math.min(opts.iterations, 20), warmup: Math.min(opts.warmup, 3) };
+  const time = (field: string, text: string) =>
+    timeIt(
+      () => fillPdf(bytes, analysis, { values: { [field]: { kind: 'text', text } }, flatten: true }, 'marks', cache),
+      o,
+    );
+  const tower = `a${'\u0301'.repeat(99_999)}`;
+  const dense = `a${'\u0301'.repeat(30)}`.repeat(3225);
+  return {
+    tower: { oneLine: await time('one', tower), multiLine: await time('multi', tower) },
+    dense: { oneLine: await time('one', dense), multiLine: await time('multi', dense) },
+  };
+}

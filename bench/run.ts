@@ -7,7 +7,9 @@
 // BENCH_PDFTK_ITERATIONS (default 5), BENCH_FORMS (comma-separated corpus file names),
 // BENCH_RENDER_WORKERS (the server's RENDER_WORKERS; default: the service default, one per core),
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
-// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20).
+// BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
+// BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time).
+// BENCH_ANALYSIS=0 (skip the template analysis table).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +21,10 @@ import { validateData } from '../src/modules/render-data/validate-data.js';
 import type { BurstResult } from './client-child.js';
 import { generateData, renderBody } from './data.js';
 import type { CorpusRow } from './corpus.js';
+import type { DetectBench } from './detect.js';
+import type { AnalysisRow } from './analysis.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
-import type { CliResult, UnicodeResult } from './extras.js';
+import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import type { ScriptsResult } from './scripts.js';
 import type { FloorResult } from './floor.js';
 import {
@@ -236,9 +240,37 @@ function corpusTable(rows: CorpusRow[]): string {
   return lines.join('\n');
 }
 
+function analysisTable(rows: AnalysisRow[]): string {
+  const lines = [
+    '| form (fields) | first call ms | warm median ms | p95 ms | before page captions ms | warm / before | RSS MB after GC: engine → + pdf.js → after 5 analyses |',
+    '|---|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const r of rows) {
+    const name = `${r.file.replace(/\.pdf$/, '')} (${r.fields ?? '?'})`;
+    if (r.error || !r.warm || !r.rssMb) {
+      lines.push(`| ${name} | FAILED: ${(r.error ?? '?').replace(/\|/g, '/')} | | | | | |`);
+      continue;
+    }
+    const m = r.rssMb;
+    lines.push(
+      `| ${name} | ${ms(r.firstMs)} | ${ms(r.warm.median)} | ${ms(r.warm.p95)} | ${r.beforeMs} | ${ratio(r.warm.median / r.beforeMs)} | ${m.engine.toFixed(0)} → ${m.pdfjs.toFixed(0)} → ${m.analysed.toFixed(0)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 function targets(
   runs: FormRun[],
-  extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[]; scripts?: ScriptsResult },
+  extras: {
+    cli?: CliResult;
+    unicode?: UnicodeResult;
+    marks?: MarksResult;
+    corpus?: CorpusRow[];
+    detect?: DetectBench;
+    analysis?: AnalysisRow[];
+    scripts?: ScriptsResult;
+  },
+  analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined,
   overload: Overload,
 ): string {
   const lines = ['| target | measured | result |', '|---|--:|---|'];
@@ -275,6 +307,18 @@ function targets(
       `| 50 calculated fields ≤ 2× \`calculate: false\`, fill (${ms(sc.on.median)} vs ${ms(sc.off.median)} ms; sandbox start once per worker: ${ms(sc.firstMs)} ms; ${sc.warnings} script warnings) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2 && sc.warnings === 0)} |`,
     );
   }
+  if (extras.marks) {
+    // issue 27: a letter and 99,999 combining marks took 30 s of a worker before Unicode's stream-safe limit
+    const { tower, dense } = extras.marks;
+    for (const [what, s, target] of [
+      ['a letter + 99,999 combining marks, one-line field', tower.oneLine, 50],
+      ['a letter + 99,999 combining marks, multi-line field', tower.multiLine, 50],
+      ['100,000 code points of letters with 30 marks each, one-line field', dense.oneLine, 1000],
+      ['100,000 code points of letters with 30 marks each, multi-line field', dense.multiLine, 1000],
+    ] as const)
+      lines.push(`| ${what}: fill+flatten median ≤ ${target} ms | ${ms(s.median)} ms | ${pass(s.median <= target)} |`);
+  }
+  for (const t of extras.detect?.targets ?? []) lines.push(`| ${t.label} | ${t.measured} | ${pass(t.ok)} |`);
   const byFile = (f: string) => runs.find((r) => r.file === f);
   const ff = (f: string) => byFile(f)?.inProcess?.fillFlatten.median;
   const irs = ff(IRS);
@@ -312,6 +356,19 @@ function targets(
   lines.push(
     `| RSS ≤ 300 MB at c=16 (server process + render workers) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= 300)} |`,
   );
+  for (const r of extras.analysis ?? []) {
+    const t = analysisTargets;
+    if (!t) break;
+    const warm = r.warm?.median;
+    const limit = t.warmFactor * r.beforeMs;
+    lines.push(
+      `| analysis warm median ≤ ${t.warmFactor}× before page captions (${r.file}: ≤ ${ms(limit)} ms) | ${ms(warm)} ms | ${pass(warm === undefined ? undefined : warm <= limit)} |`,
+    );
+    const extra = r.firstMs !== undefined && warm !== undefined ? r.firstMs - warm : undefined;
+    lines.push(
+      `| analysis first call ≤ warm + ${t.firstExtraMs} ms, fresh process (${r.file}) | +${ms(extra)} ms | ${pass(extra === undefined ? undefined : extra <= t.firstExtraMs)} |`,
+    );
+  }
   if (extras.corpus?.length) {
     // Compared: forms both engines filled. Not comparable: files the analysis refuses (not forms, as the
     // API answers) and forms pdftk fails on. Our own failure on a form is a miss.
@@ -481,8 +538,16 @@ async function main() {
   }
 
   // 3. every corpus form against pdftk, then the CLI against node itself, and Unicode against Latin text
-  const extras: { cli?: CliResult; unicode?: UnicodeResult; corpus?: CorpusRow[]; scripts?: ScriptsResult } = {};
-  const { benchCli, benchUnicode } = await import('./extras.js');
+  const extras: {
+    cli?: CliResult;
+    unicode?: UnicodeResult;
+    marks?: MarksResult;
+    corpus?: CorpusRow[];
+    detect?: DetectBench;
+    analysis?: AnalysisRow[];
+    scripts?: ScriptsResult;
+  } = {};
+  const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
     const { benchCorpus } = await import('./corpus.js');
     const dir = path.join(corpus, 'pdfs');
@@ -500,6 +565,16 @@ async function main() {
       log,
     );
   }
+  let analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined;
+  if (process.env.BENCH_ANALYSIS !== '0') {
+    const { benchAnalysis, WARM_FACTOR, FIRST_CALL_EXTRA_MS } = await import('./analysis.js');
+    analysisTargets = { warmFactor: WARM_FACTOR, firstExtraMs: FIRST_CALL_EXTRA_MS };
+    extras.analysis = await benchAnalysis(
+      path.join(corpus, 'pdfs'),
+      { iterations: Math.min(ITERATIONS, 10), warmup: Math.min(WARMUP, 10), maxSeconds: CASE_SECONDS },
+      log,
+    );
+  }
   log('CLI start-up');
   try {
     extras.cli = await benchCli(repoRoot, timing);
@@ -513,6 +588,14 @@ async function main() {
   }
   log('form scripts: 50 calculated fields, scripts on vs off');
   extras.scripts = await (await import('./scripts.js')).benchScripts(timing);
+  log('combining marks (stream-safe limit)');
+  extras.marks = await benchMarks(timing);
+
+  if (process.env.BENCH_DETECT !== '0') {
+    log('field detection');
+    const { benchDetect } = await import('./detect.js');
+    extras.detect = await benchDetect(corpus, timing, log);
+  }
 
   // 4. every kept output through qpdf --check
   log('qpdf --check');
@@ -547,8 +630,22 @@ async function main() {
     ...(extras.corpus?.length
       ? ['### every corpus form: in-process fill+flatten against pdftk', corpusTable(extras.corpus), '']
       : []),
+    ...(extras.detect
+      ? [
+          '### field detection: corpus forms with their widgets removed (appearances not drawn), IoU ≥ 0.5 and the same type family',
+          extras.detect.table,
+          '',
+        ]
+      : []),
+    ...(extras.analysis?.length
+      ? [
+          '### template analysis (fields, page captions, suggested keys), one fresh process per form',
+          analysisTable(extras.analysis),
+          '',
+        ]
+      : []),
     '### targets',
-    targets(runs, extras, overload),
+    targets(runs, extras, analysisTargets, overload),
     ...(notes.length ? ['', '### notes', ...notes] : []),
     '',
     `_total bench time ${((Date.now() - started) / 1000).toFixed(0)} s_`,

@@ -91,7 +91,12 @@ export async function benchScripts(opts: TimeOptions): Promise<ScriptsResult> {
       }
       if (i >= 4 && performance.now() > deadline) break;
     }
-    return { firstMs, on: summarise(samples[0]), off: summarise(samples[1]), warnings: first.scriptWarnings.length };
+    return {
+      firstMs,
+      on: summarise(samples[0]),
+      off: summarise(samples[1]),
+      warnings: first.scriptWarnings?.length ?? 0,
+    };
   } finally {
     await sandbox.close();
   }

@@ -18,6 +18,7 @@ import { accountComponents, accountRoutes } from './modules/accounts/routes.js';
 import { templateComponents, templateRoutes } from './modules/templates/routes.js';
 import { fieldComponents, fieldRoutes } from './modules/templates/field-routes.js';
 import { fieldEditComponents, fieldEditRoutes } from './modules/templates/field-edit-routes.js';
+import { detectComponents, detectRoutes } from './modules/templates/detect-routes.js';
 import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
 import { dashboard } from './http/dashboard.js';
@@ -91,6 +92,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...templateComponents,
     ...fieldComponents,
     ...fieldEditComponents,
+    ...detectComponents,
     ...renderComponents,
     ...batchComponents,
     ...webhookComponents,
@@ -103,6 +105,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await ping(deps.db);
     } catch {
       throw new AppError('SERVICE_UNAVAILABLE', 'database unreachable');
+    }
+    try {
+      await deps.blobs.ping?.();
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', 'file store unreachable');
     }
     return { status: 'ready' };
   });
@@ -131,6 +138,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         await api.register(templateRoutes(deps));
         await api.register(fieldRoutes(deps));
         await api.register(fieldEditRoutes(deps));
+        await api.register(detectRoutes(deps));
         await api.register(renderRoutes(deps));
         await api.register(batchRoutes(deps));
         await api.register(webhookRoutes(deps));

@@ -18,6 +18,8 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import { createLogger } from './logger.js';
 import { PromMetrics } from './adapters/metrics/prom-metrics.js';
 import { createJobSignal, startJobRunner } from './modules/render-jobs/job-runner.js';
+import { startDbClock } from './adapters/clock/db-clock.js';
+import { readDbTime } from './adapters/db/db-time.js';
 import { staleAfterMs } from './modules/renders/dead-renders.js';
 import { HttpWebhookSender } from './adapters/webhook-sender/http-webhook-sender.js';
 import { createDeliveryWorker } from './modules/webhooks/delivery-worker.js';
@@ -48,7 +50,15 @@ export async function createRuntime(
   const dbHandle = await openDatabase(config.database, (err) =>
     log.warn({ err: err.message }, 'database connection lost; reconnecting on next use'),
   );
-  const clock = overrides.clock ?? systemClock;
+  // The database's time, so that instances on different machines agree (see adapters/clock/db-clock.ts).
+  const dbClock = overrides.clock
+    ? undefined
+    : await startDbClock(() => readDbTime(dbHandle.db, dbHandle.kind), {
+        everyMs: DB_CLOCK_SYNC_MS,
+        followBackward: dbHandle.kind === 'postgres',
+        onError: (err) => log.warn({ err }, 'could not read the database time; keeping the last reading'),
+      });
+  const clock = overrides.clock ?? dbClock!.clock;
   // Registered first and removed last: while this process may hold work, it is seen alive.
   const heartbeat = await startHeartbeat(dbHandle.db, clock, heartbeatTtlMs(config.limits.renderTimeoutMs), (err) =>
     log.warn({ err }, 'instance heartbeat failed'),
@@ -147,12 +157,15 @@ export async function createRuntime(
       await rateLimiter.close?.();
       await blobs.close?.();
       await heartbeat.stop();
+      dbClock?.stop();
       await dbHandle.close();
     },
   };
 }
 
 const MB = 1024 * 1024;
+/** How often the clock is read again from the database. */
+const DB_CLOCK_SYNC_MS = 10_000;
 /** Entry cap of the template file cache: its budget is in bytes, the cap only bounds bookkeeping. */
 const TEMPLATE_FILES_MAX = 512;
 

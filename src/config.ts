@@ -19,7 +19,8 @@ export interface Config {
   signingSecret?: string;
   limits: Limits;
   caches: CacheSizes;
-  s3?: { bucket: string; endpoint?: string; region: string; forcePathStyle: boolean };
+  /** `timeoutMs`: deadline of one storage call, retries included (more for large bodies). */
+  s3?: { bucket: string; endpoint?: string; region: string; forcePathStyle: boolean; timeoutMs: number };
   redisUrl?: string;
   /** when set, GET /metrics requires `Authorization: Bearer <token>` */
   metricsToken?: string;
@@ -40,6 +41,9 @@ export interface WebhookConfig {
   pollMs: number;
   /** attempts in flight at once per instance */
   concurrency: number;
+  /** attempts in flight at once to one endpoint, and for one account (fair shares of `concurrency`) */
+  endpointConcurrency: number;
+  accountConcurrency: number;
   /** an endpoint whose attempts have all failed for this long is disabled, hours */
   disableAfterHours: number;
   /** events and finished deliveries older than this are deleted, days */
@@ -67,6 +71,11 @@ export interface Limits {
   renderMemoryMb: number;
   /** Retention sweeper period, ms. */
   sweepIntervalMs: number;
+  /**
+   * How long accepted async work (an async render, a batch item, a batch's combined file) keeps being
+   * retried through server faults (storage, database, busy engine) before it is failed, hours.
+   */
+  jobRetryHours: number;
   /** Longest a request body may take to arrive, ms. */
   bodyTimeoutMs: number;
   /** Least average throughput of a request body over each `bodyRateWindowMs`, bytes per second. */
@@ -190,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // jobs queue behind interactive ones in the pool, so a request waits at most for the jobs running.
     renderJobConcurrency: int('RENDER_JOB_CONCURRENCY', 0, 0, 1024),
     jobPollMs: int('JOB_POLL_MS', 1000, 50, 600_000),
+    jobRetryHours: int('JOB_RETRY_HOURS', 24, 1, 24 * 30),
   };
   if (limits.renderJobConcurrency === 0) limits.renderJobConcurrency = 2 * Math.max(1, limits.renderWorkers);
 
@@ -213,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       endpoint: str('S3_ENDPOINT'),
       region: str('S3_REGION') ?? str('AWS_REGION') ?? 'us-east-1',
       forcePathStyle: (str('S3_FORCE_PATH_STYLE') ?? (str('S3_ENDPOINT') ? 'true' : 'false')) === 'true',
+      timeoutMs: int('S3_TIMEOUT_MS', 10_000, 100, 600_000),
     };
   }
   const redisUrl = str('REDIS_URL');
@@ -234,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     pollMs: int('WEBHOOK_POLL_MS', 1_000, 10, 60_000),
     concurrency: int('WEBHOOK_CONCURRENCY', 8, 1, 256),
+    endpointConcurrency: int('WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 256),
+    accountConcurrency: int('WEBHOOK_ACCOUNT_CONCURRENCY', 4, 1, 256),
     disableAfterHours: int('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
     // longer than the retry schedule (about 3 days), so a delivery is never purged while it may be retried
     retentionDays: int('EVENT_RETENTION_DAYS', 30, 4, 3650),

@@ -39,6 +39,8 @@ export interface ValidationDetails {
   field: string;
   expected: string;
   received: string;
+  /** every problem, when one answer refuses several fields (the first is field/expected/received) */
+  errors?: { field: string; message: string; value?: string }[];
 }
 
 export class AppError extends Error {
@@ -86,7 +88,7 @@ export class DataValidationError extends Error {
   readonly code = 'VALIDATION_ERROR' as const;
 
   constructor(
-    /** `field`: the data key as sent (or "data", "options.locale", "options.timezone"); all strings. */
+    /** `field`: the data key as sent (or "data", "options.locale", "options.timezone"). */
     readonly details: ValidationDetails,
     message: string,
   ) {

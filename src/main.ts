@@ -12,14 +12,18 @@ Usage:
   formcast keys list --account ID [--json]
   formcast keys revoke --account ID --key KEY_ID
   formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
-                                                   fill a PDF offline with the same engine (no server, no database)
+                 [--no-calculate]                  fill a PDF offline with the same engine (no server, no database);
+                                                   --no-calculate: the form's scripts do not run, data fills its
+                                                   computed fields
+  formcast backup OUT_DIR [--json]                  copy the embedded set-up (SQLite, files, signing key) while it
+                                                   runs; restore by starting with DATA_DIR=OUT_DIR
   formcast openapi [-o openapi.json] [--server URL]  print the OpenAPI document (no database, no server)
   formcast types TEMPLATE_ID|TEMPLATE.pdf [-o FILE.ts] [--check] [--name Interface] [--url URL] [--api-key KEY]
                                                    TypeScript types of a template's render data (a .pdf is analysed
                                                    offline; an id is read from FORMCAST_URL with FORMCAST_API_KEY);
                                                    --check exits 1 when FILE.ts no longer matches the template
   formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--json]
-                 [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
+                 [--no-flatten] [--no-calculate] [--watermark] [--locale L] [--timezone TZ] [--strict]
                                                    one PDF per row (0001.pdf, ...) offline; progress on stderr
 Plans: Free, Pro, Business. Environment: see README.md (PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, PLANS_FILE, LOG_LEVEL).`;
 
@@ -37,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       combine: { type: 'string' },
       workers: { type: 'string' },
       'no-flatten': { type: 'boolean', default: false },
+      'no-calculate': { type: 'boolean', default: false },
       watermark: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       locale: { type: 'string' },
@@ -69,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/accounts.js')).accountsCommand(config, sub, values);
     case 'keys':
       return (await import('./cli/keys.js')).keysCommand(config, sub, values);
+    case 'backup':
+      return (await import('./cli/backup.js')).backupCommand(config, sub, values);
     default:
       console.error(`Unknown command "${command}".\n\n${USAGE}`);
       return 1;

@@ -11,6 +11,7 @@ import { combineRenders } from '../pdf/merge/combine.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../pdf/types.js';
 import type { RenderEngine } from '../ports/render-engine.js';
 import { validateData } from '../modules/render-data/validate-data.js';
+import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
 import { DataValidationError } from '../errors.js';
 import { fail } from './accounts.js';
 import { csvRows, isCsv, jsonlRows, type Row } from './batch-input.js';
@@ -21,6 +22,7 @@ export interface BatchFlags {
   combine?: string;
   workers?: string;
   'no-flatten'?: boolean;
+  'no-calculate'?: boolean;
   watermark?: boolean;
   strict?: boolean;
   locale?: string;
@@ -29,7 +31,7 @@ export interface BatchFlags {
 }
 
 const USAGE =
-  'usage: formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--no-flatten] [--json]';
+  'usage: formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--no-flatten] [--no-calculate] [--json]';
 
 /** Distinct warnings printed at the end (each once, with how many rows had it). */
 const MAX_WARNINGS_LISTED = 20;
@@ -162,20 +164,24 @@ async function renderRow(job: Job, row: Row): Promise<Outcome> {
   const { flags } = job;
   if (!row.data) return { error: { row: row.row, line: row.line, message: row.error ?? 'unreadable row' } };
   try {
+    const strict = flags.strict ?? false;
+    const calculate = !flags['no-calculate'];
     const { values, warnings } = validateData(job.analysis.fields, row.data, {
-      strict: flags.strict ?? false,
+      strict,
       locale: flags.locale ?? 'fr-FR',
       timezone: flags.timezone ?? 'Europe/Paris',
+      calculate,
     });
     const result = await job.engine.fill(
       job.template,
       job.analysis,
-      { values, flatten: !flags['no-flatten'], watermark: flags.watermark ? 'formcast' : undefined },
+      { values, flatten: !flags['no-flatten'], watermark: flags.watermark ? 'formcast' : undefined, calculate },
       job.cacheKey,
     );
+    const rejected = scriptRejectionWarnings(job.analysis.fields, result.scriptRejections, strict);
     const file = path.join(job.outDir, `${String(row.row).padStart(job.width, '0')}.pdf`);
     await writeResult(file, result);
-    return { file, warnings: [...warnings, ...result.warnings] };
+    return { file, warnings: [...warnings, ...result.warnings, ...rejected] };
   } catch (err) {
     if (err instanceof DataValidationError)
       return { error: { row: row.row, line: row.line, field: err.details.field, message: err.message } };

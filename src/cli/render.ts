@@ -3,12 +3,14 @@ import { analyse } from '../pdf/analysis/analyse.js';
 import { fillPdf } from '../pdf/fill/fill.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { validateData } from '../modules/render-data/validate-data.js';
+import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
 import { DataValidationError } from '../errors.js';
 import { fail } from './accounts.js';
 
 interface Flags {
   output?: string;
   'no-flatten'?: boolean;
+  'no-calculate'?: boolean;
   watermark?: boolean;
   strict?: boolean;
   locale?: string;
@@ -19,23 +21,29 @@ interface Flags {
 export async function renderCommand(args: string[], flags: Flags): Promise<number> {
   const [templatePath, dataPath] = args;
   if (!templatePath || !dataPath || !flags.output)
-    return fail('usage: formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten]');
+    return fail('usage: formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--no-calculate]');
   try {
     const template = await readFile(templatePath);
     const data: unknown = JSON.parse(await readFile(dataPath, 'utf8'));
     const analysis = await analyse(template);
+    const strict = flags.strict ?? false;
+    // --no-calculate: the form's scripts do not run, and its computed fields take values from DATA.json
+    const calculate = !flags['no-calculate'];
     const { values, warnings } = validateData(analysis.fields, data, {
-      strict: flags.strict ?? false,
+      strict,
       locale: flags.locale ?? 'fr-FR',
       timezone: flags.timezone ?? 'Europe/Paris',
+      calculate,
     });
     const result = await fillPdf(template, analysis, {
       values,
       flatten: !flags['no-flatten'],
       watermark: flags.watermark ? 'formcast' : undefined,
+      calculate,
     });
+    const rejected = scriptRejectionWarnings(analysis.fields, result.scriptRejections, strict);
     await writeFile(flags.output, result.bytes);
-    for (const w of [...warnings, ...result.warnings]) console.error(`warning: ${w}`);
+    for (const w of [...warnings, ...result.warnings, ...rejected]) console.error(`warning: ${w}`);
     console.error(`wrote ${flags.output} (${result.bytes.byteLength} bytes)`);
     return 0;
   } catch (err) {

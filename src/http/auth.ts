@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { AppError } from '../errors.js';
@@ -22,15 +23,28 @@ declare module 'fastify' {
 
 /** Client addresses remembered as blocked, per process (the counts themselves live in the rate limiter). */
 const MAX_BLOCKED_ADDRESSES = 10_000;
+/** Keys remembered as valid, and as unknown, per process: a SHA-256 digest (~100 bytes) each. */
+const MAX_REMEMBERED_KEYS = 10_000;
+
+const digest = (secret: string) => createHash('sha256').update(secret).digest('base64url');
 
 /**
  * Require `Authorization: Bearer <key>`; a missing, malformed, unknown or revoked key is 401.
  * Failed attempts are counted per client address (shared across instances with Redis); past
- * `authFailuresPerMinute` the address gets 429 RATE_LIMITED for the rest of the window, answered
- * from memory before any key lookup, so a flood of bad keys costs no database work.
+ * `authFailuresPerMinute` the address is throttled for the rest of the window: its failures get 429
+ * RATE_LIMITED, answered without a key lookup, but its valid keys keep working (issue 27: behind a
+ * proxy without TRUST_PROXY every client shares one address, and one misconfigured client locked
+ * every customer out). From a throttled address:
+ * - a key this process has seen valid is looked up as usual (so a revocation still holds at once);
+ * - a key it has seen fail is refused at once;
+ * - any other key is looked up within a second per-address budget of `authFailuresPerMinute` lookups
+ *   a minute, so a flood of made-up keys costs that many lookups at most (past it, 429);
+ * - a missing or malformed header is refused at once.
  */
 export function authenticate(deps: Pick<Deps, 'rateLimiter' | 'clock' | 'config'>, lookupKey: KeyLookup) {
   const blockedUntil = new Lru<string, number>(MAX_BLOCKED_ADDRESSES);
+  const valid = new Lru<string, true>(MAX_REMEMBERED_KEYS);
+  const invalid = new Lru<string, true>(MAX_REMEMBERED_KEYS);
   const limit = deps.config.limits.authFailuresPerMinute;
   const throttled = (seconds: number) =>
     new AppError(
@@ -47,27 +61,45 @@ export function authenticate(deps: Pick<Deps, 'rateLimiter' | 'clock' | 'config'
     throw throttled(r.resetSeconds);
   };
 
+  /** Seconds the address stays throttled, 0 when it is not. */
+  const throttledFor = (ip: string): number => {
+    const until = blockedUntil.get(ip);
+    if (until === undefined) return 0;
+    const left = Math.ceil((until - deps.clock.now().getTime()) / 1000);
+    if (left > 0) return left;
+    blockedUntil.delete(ip);
+    return 0;
+  };
+
   return async (request: FastifyRequest): Promise<void> => {
-    const until = blockedUntil.get(request.ip);
-    if (until !== undefined) {
-      const left = Math.ceil((until - deps.clock.now().getTime()) / 1000);
-      if (left > 0) throw throttled(left);
-      blockedUntil.delete(request.ip);
-    }
     const header = request.headers.authorization;
+    const secret = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+    const key = secret === undefined ? undefined : digest(secret);
+    const left = throttledFor(request.ip);
+    if (left > 0) {
+      if (key === undefined || invalid.get(key)) throw throttled(left);
+      if (!valid.get(key)) {
+        const probe = await deps.rateLimiter.hit(`authprobe:${request.ip}`, limit, 60);
+        if (!probe.allowed) throw throttled(left);
+      }
+    }
     if (!header)
       return fail(
         request.ip,
         new AppError('UNAUTHORIZED', 'Missing Authorization header; send "Authorization: Bearer <API key>"'),
       );
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match)
+    if (secret === undefined || key === undefined)
       return fail(
         request.ip,
         new AppError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API key>"'),
       );
-    const found = await lookupKey(match[1]);
-    if (!found) return fail(request.ip, new AppError('UNAUTHORIZED', 'Invalid or revoked API key'));
+    const found = await lookupKey(secret);
+    if (!found) {
+      valid.delete(key);
+      invalid.set(key, true);
+      return fail(request.ip, new AppError('UNAUTHORIZED', 'Invalid or revoked API key'));
+    }
+    valid.set(key, true);
     request.auth = { accountId: found.accountId, plan: found.plan as PlanName, keyId: found.keyId };
   };
 }

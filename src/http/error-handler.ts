@@ -9,6 +9,7 @@ import {
 } from '../errors.js';
 import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
+import { BlobStoreUnavailableError } from '../ports/blob-store.js';
 
 /** How long a client should wait before retrying when the database is unreachable. */
 const DB_RETRY_AFTER_SECONDS = 5;
@@ -98,6 +99,9 @@ function fieldEditError(err: FieldEditError): AppError {
   });
 }
 
+/** How long a client is asked to wait after the file store did not answer. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
 /** Map any thrown value to an AppError; undefined for errors we did not expect. */
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
@@ -113,6 +117,11 @@ function toAppError(err: unknown): AppError | undefined {
   if (err instanceof EngineCrashedError) {
     return new AppError('SERVICE_UNAVAILABLE', 'The render worker stopped unexpectedly; retry shortly', undefined, {
       'Retry-After': String(err.retryAfterSeconds),
+    });
+  }
+  if (err instanceof BlobStoreUnavailableError) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The file store is unavailable; retry shortly', undefined, {
+      'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS),
     });
   }
   if (isDatabaseUnavailable(err)) {

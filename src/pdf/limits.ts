@@ -18,6 +18,13 @@ export interface AnalyseLimits {
   maxLabelMs: number;
   /** Text items read for captions, all pages together (a page of text is a few hundred to a few thousand). */
   maxTextItems: number;
+  /**
+   * Decoded size of one content stream (a page's, a form XObject's, a font's, an appearance's); the
+   * largest of the corpus is 2.5 MB. Past it a stream is a decompression bomb to us (issue 27).
+   */
+  maxStreamBytes: number;
+  /** Decoded size of all the streams the analysis checks together (the corpus's largest form: 6.5 MB). */
+  maxDecodedBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<AnalyseLimits> = Object.freeze({
@@ -29,6 +36,8 @@ export const DEFAULT_LIMITS: Readonly<AnalyseLimits> = Object.freeze({
   maxParseMs: 10_000,
   maxLabelMs: 10_000,
   maxTextItems: 200_000,
+  maxStreamBytes: 64 * 1024 * 1024,
+  maxDecodedBytes: 256 * 1024 * 1024,
 });
 
 /** Fills in defaults and drops nonsense values (non-positive or non-integer) for safe ones. */

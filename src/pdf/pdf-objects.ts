@@ -8,16 +8,15 @@ import {
   PDFHexString,
   PDFName,
   PDFNumber,
-  PDFRawStream,
   PDFRef,
   PDFStream,
   PDFString,
-  decodePDFRawStream,
   pdfDocEncodingDecode,
   utf16Decode,
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
+import { decodedBytes } from './stream-bytes.js';
 
 /** Deepest /Parent chain we follow; real forms stay under ~10 levels. */
 export const MAX_FIELD_DEPTH = 64;
@@ -156,9 +155,23 @@ export function inheritedNumber(dict: PDFDict, key: string): number | undefined 
 
 // ---- text ------------------------------------------------------------------------------------------
 
+// pdf-lib's decoders spread every code point into one call (String.fromCodePoint(...all)), which overflows
+// the stack past ~100 KB: longer text (a form's big script) is decoded in pieces or by TextDecoder.
+const DECODE_CHUNK = 16 * 1024;
+const utf16be = new TextDecoder('utf-16be');
+
+function pdfDocText(bytes: Uint8Array): string {
+  if (bytes.length <= DECODE_CHUNK) return pdfDocEncodingDecode(bytes);
+  let out = '';
+  for (let i = 0; i < bytes.length; i += DECODE_CHUNK) out += pdfDocEncodingDecode(bytes.subarray(i, i + DECODE_CHUNK));
+  return out;
+}
+
 /** A PDF text string (PDFDocEncoding, UTF-16BE with BOM, or PDF 2.0 UTF-8 with BOM). */
 function decodeTextBytes(bytes: Uint8Array): string {
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return utf16Decode(bytes);
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+    return bytes.length <= DECODE_CHUNK ? utf16Decode(bytes) : utf16be.decode(bytes);
+  }
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     try {
       return utf8.decode(bytes.subarray(3));
@@ -166,7 +179,7 @@ function decodeTextBytes(bytes: Uint8Array): string {
       // not UTF-8 after all: treat as PDFDocEncoding
     }
   }
-  return pdfDocEncodingDecode(bytes);
+  return pdfDocText(bytes);
 }
 
 /** Text of a string, hex string or name object (already looked up); undefined for anything else. */
@@ -184,9 +197,7 @@ export function streamText(ctx: PDFContext, obj: PDFObject | undefined, maxBytes
   const v = deref(ctx, obj);
   if (!(v instanceof PDFStream)) return undefined;
   try {
-    const bytes =
-      v instanceof PDFRawStream ? decodePDFRawStream(v).getBytes(maxBytes) : v.getContents().subarray(0, maxBytes);
-    return decodeTextBytes(new Uint8Array(bytes));
+    return decodeTextBytes(decodedBytes(v, maxBytes, { cut: true }));
   } catch {
     return undefined;
   }

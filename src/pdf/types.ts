@@ -26,6 +26,42 @@ export type FieldFormat =
 
 export type LabelSource = 'tooltip' | 'page' | 'none';
 
+// ---- the form's own scripts, as the analyser reads them (analysis/field-scripts.ts) ----
+
+/**
+ * What a field's calculate action (/AA /C) does: AFSimple_Calculate's SUM, PRD, AVG, MIN, MAX
+ * (sum ... maximum), Acrobat's simplified field notation, or any other script (custom).
+ */
+export type CalculationKind = 'sum' | 'product' | 'average' | 'minimum' | 'maximum' | 'simplified' | 'custom';
+
+/** What a format, keystroke or validate action is: one of Acrobat's AF* built-ins, or any other script. */
+export type ScriptKind = 'AFNumber' | 'AFPercent' | 'AFDate' | 'AFTime' | 'AFSpecial' | 'AFRange_Validate' | 'custom';
+
+export type ScriptAction = 'calculate' | 'format' | 'keystroke' | 'validate';
+
+/** A script using an API the render-time sandbox does not offer (e.g. app.response, xfa, SOAP). */
+export interface UnsupportedScript {
+  action: ScriptAction;
+  /** the API, as the script names it (e.g. "app.alert", "SOAP") */
+  api: string;
+  reason: string;
+}
+
+/** A document-level script (/Names /JavaScript): the functions it defines for the fields' scripts. */
+export interface DocumentScript {
+  name: string;
+  /** functions it declares (first 100), e.g. ["calcTotal"] */
+  functions: string[];
+  unsupported?: Omit<UnsupportedScript, 'action'>[];
+}
+
+/** The form's scripts as a whole; absent in analyses stored before scripts were read. */
+export interface AnalysedScripts {
+  /** fully qualified names of the fields /AcroForm /CO lists, in that order (the calculation order) */
+  calculationOrder: string[];
+  document: DocumentScript[];
+}
+
 /** [x1, y1, x2, y2] in PDF user space (points, origin at the page's bottom left), x1 <= x2, y1 <= y2. */
 export type Rect = [number, number, number, number];
 
@@ -84,6 +120,17 @@ export interface AnalysedField {
     /** Present and true only for combo boxes with the Edit flag: any text is accepted. */
     editable?: true;
   };
+  /**
+   * Present and true only when the form computes the field's value (a JavaScript calculate action,
+   * /AA /C): at render time the form's script writes it, not the caller.
+   */
+  computed?: true;
+  /** computed fields: the kind of calculation and the fields it reads (their PDF names), when readable statically */
+  calculation?: { kind: CalculationKind; reads?: string[] };
+  /** the kinds of the field's format (/AA /F), keystroke (/AA /K) and validate (/AA /V) scripts, when it has them */
+  scripts?: { format?: ScriptKind; keystroke?: ScriptKind; validate?: ScriptKind };
+  /** scripts of the field that use APIs the render-time sandbox does not offer, and why */
+  unsupportedScripts?: UnsupportedScript[];
   /** Engine-internal details, not part of the public schema. */
   detail: FieldDetail;
 }
@@ -122,6 +169,8 @@ export interface TemplateAnalysis {
   hasXfa: boolean;
   /** features of the template that outputs leave out, and why (absent in analyses stored before it existed) */
   removedFromOutput?: Removal[];
+  /** the calculation order and document-level scripts (absent in analyses stored before they were read) */
+  scripts?: AnalysedScripts;
 }
 
 /**
@@ -150,38 +199,32 @@ export interface FillRequest {
   watermark?: string;
   /** keep plain /URI web links (default: stripped with every other active content; active-content.ts) */
   keepUriLinks?: boolean;
-  /**
-   * Run the form's own scripts (default true): calculations, then their format for what is drawn;
-   * keystroke and validate scripts check the caller's values. false skips every script, and values for
-   * calculated (even read-only) fields are then written as sent.
-   */
+  /** run the form's calculate, format, keystroke and validate scripts (default true; false skips every script) */
   calculate?: boolean;
 }
 
-/** Something a form script could not do in this render (SCRIPT_UNSUPPORTED, SCRIPT_ERROR, SCRIPT_BUDGET). */
+/** A problem one of the form's scripts met at render time (also in the fill's `warnings`). */
 export interface ScriptWarning {
-  /** the field's schema name (or PDF name; `document script "..."`, or `form` for the whole run) */
   field: string;
   code: string;
   message: string;
 }
 
-/** A caller's value that the field's keystroke or validate script refused (event.rc = false). */
+/** A value a validate or keystroke script refused (`event.rc = false`), with the script's message if any. */
 export interface ScriptRejection {
+  /** the field's fully qualified PDF name */
   field: string;
-  /** the value as the engine received it */
   value: string;
-  /** what the script said (its app.alert), when it said something */
   message?: string;
 }
 
-/** What the form's scripts reported in one render (empty when they all ran, or none ran). */
+/** What the form's scripts reported in one render, as the engine builds it (empty: none ran, or all ran). */
 export interface ScriptReport {
   scriptWarnings: ScriptWarning[];
   scriptRejections: ScriptRejection[];
 }
 
-export interface FillResult extends ScriptReport {
+export interface FillResult {
   bytes: Uint8Array;
   /** non-fatal problems, e.g. a widget that could not be drawn */
   warnings: string[];
@@ -190,6 +233,10 @@ export interface FillResult extends ScriptReport {
    * these in order rather than reading `bytes`, which then joins them into a new buffer.
    */
   chunks?: readonly Uint8Array[];
+  /** problems of the form's scripts, each already in `warnings` (absent: no script ran) */
+  scriptWarnings?: ScriptWarning[];
+  /** values the form's validate or keystroke scripts refused (absent: none, or no script ran) */
+  scriptRejections?: ScriptRejection[];
 }
 
 /**
@@ -197,7 +244,7 @@ export interface FillResult extends ScriptReport {
  * Written one after the other they are the output PDF; kept apart, the base (the bulk of the file,
  * the same for every render of a template version) need not be copied per render.
  */
-export interface RenderParts extends ScriptReport {
+export interface RenderParts {
   /** the base file, shared by every render of the template version: never modify it */
   base: Uint8Array;
   /** names the base's exact bytes (a hash of them): a process that holds it need not receive it again */
@@ -205,6 +252,8 @@ export interface RenderParts extends ScriptReport {
   /** the incremental update (empty when the render changed nothing) */
   update: Uint8Array;
   warnings: string[];
+  scriptWarnings?: ScriptWarning[];
+  scriptRejections?: ScriptRejection[];
 }
 
 /** Thrown by the engine for input it cannot work with. The HTTP layer maps `code`. */

@@ -20,7 +20,20 @@ export interface BlobStore {
    * Null means the service signs and serves the download itself.
    */
   presignedUrl(key: string, expiresInSeconds: number, fileName: string): Promise<string | null>;
+  /** Resolves when the store answers (for /ready); throws BlobStoreUnavailableError when it does not. */
+  ping?(): Promise<void>;
   close?(): Promise<void>;
+}
+
+/**
+ * The store did not answer in time or could not be reached (refused, reset, a 5xx, a deadline passed):
+ * a passing fault of ours, answered 503 with Retry-After, never the caller's failure.
+ */
+export class BlobStoreUnavailableError extends Error {
+  constructor(operation: string, options?: { cause?: unknown }) {
+    super(`the file store is unavailable (${operation})`, options);
+    this.name = 'BlobStoreUnavailableError';
+  }
 }
 
 export class BlobNotFoundError extends Error {

@@ -1,4 +1,6 @@
 import type { FieldEdit, FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
+import type { ExistingForm } from '../pdf/detect/detect.js';
+import type { DetectedForm } from '../pdf/detect/detect-form.js';
 
 // What an engine throws besides PdfEngineError, part of this port's contract. Defined in src/errors.ts
 // (visible to every layer; http/error-handler.ts maps them) and named here so callers of the port need
@@ -10,6 +12,11 @@ export interface EngineCallOptions {
    * only when no interactive job waits and is not refused by the admission check (the job runner bounds it).
    */
   priority?: 'interactive' | 'background';
+  /**
+   * Whose work it is (an account id): a pool shares its workers fairly between tenants, and one whose
+   * jobs are slow cannot hold every worker.
+   */
+  tenant?: string;
 }
 
 /**
@@ -18,7 +25,7 @@ export interface EngineCallOptions {
  * when they cannot take the job in time, and EngineCrashedError when the process running it was lost.
  */
 export interface RenderEngine {
-  analyse(bytes: Uint8Array): Promise<TemplateAnalysis>;
+  analyse(bytes: Uint8Array, opts?: EngineCallOptions): Promise<TemplateAnalysis>;
   /**
    * `cacheKey` names the template version (unique per content, e.g. its blob key): the engine keeps
    * the template prepared under it, and a worker pool need not send the bytes to a worker that has
@@ -40,7 +47,13 @@ export interface RenderEngine {
    * The template with `edits` applied (pdf/edit/edit-fields.ts): rejects with FieldEditError, listing
    * every problem, when any edit cannot be applied (nothing is then written).
    */
-  editFields(template: Uint8Array, edits: readonly FieldEdit[]): Promise<Uint8Array>;
+  editFields(template: Uint8Array, edits: readonly FieldEdit[], opts?: EngineCallOptions): Promise<Uint8Array>;
+  /**
+   * The fields detected in a PDF's drawing and text, added to it as real fields (pdf/detect/): the
+   * file with them (null when none was found) and the detections. `existing` is what the form
+   * already has: detections over its widgets are skipped and its keys are not reused.
+   */
+  detectFields(template: Uint8Array, existing?: ExistingForm, opts?: EngineCallOptions): Promise<DetectedForm>;
   close?(): Promise<void>;
   /**
    * Throws EngineBusyError when a job submitted now could not start within the engine's wait budget:

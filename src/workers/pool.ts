@@ -75,6 +75,8 @@ type StopReason = 'timeout' | 'memory' | 'crash';
 interface Job {
   id: number;
   input: JobInput;
+  /** whose work it is (an account id), for fair shares of the workers */
+  tenant?: string;
   /** see RunOptions */
   cache?: RunOptions;
   /** the job went out without its bytes (the worker was thought to hold them) */
@@ -123,6 +125,15 @@ const INITIAL_JOB_MS = 100;
 const JOB_MS_WEIGHT = 0.1;
 /** Consecutive start failures after which waiting jobs are failed instead of retried forever. */
 const MAX_START_FAILURES = 3;
+/**
+ * A tenant whose jobs average this long or more (hostile files, huge values, heavy previews) may hold
+ * all workers but one: whatever it sends, another tenant's job finds a worker without waiting behind it.
+ * Tenants with ordinary jobs (a few ms) keep the whole pool.
+ */
+const SLOW_TENANT_MS = 100;
+/** Weight of a tenant's newest job in its moving average; tenants remembered at most. */
+const TENANT_MS_WEIGHT = 0.3;
+const TENANTS_REMEMBERED = 4096;
 
 /**
  * interactive: a request waits for the answer (sync renders, uploads); first in line and subject to the
@@ -141,10 +152,17 @@ export class WorkerPool {
   /** moving average of the time a worker spends per job, ms (the admission estimate) */
   private jobMs = INITIAL_JOB_MS;
   private startFailures = 0;
+  /** moving average of each tenant's time per job, ms */
+  private readonly tenantMs = new Lru<string, number>(TENANTS_REMEMBERED);
   private closed = false;
   private readonly poll: NodeJS.Timeout;
   /** the script workers run (see worker-script.ts); jobs wait in the queue until it is known */
   private script?: string;
+
+  /** The budget of one job once a worker runs it, ms. */
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
 
   constructor(private readonly opts: PoolOptions) {
     if (!(opts.size >= 1)) throw new RangeError('pool size must be at least 1');
@@ -182,7 +200,7 @@ export class WorkerPool {
    * Runs one job on a worker; rejects with PdfEngineError, or EngineBusyError when full. Background jobs
    * skip the admission check (their submitter bounds them) and wait behind every interactive one.
    */
-  run<T>(input: JobInput, cache?: RunOptions, priority: JobPriority = 'interactive'): Promise<T> {
+  run<T>(input: JobInput, cache?: RunOptions, priority: JobPriority = 'interactive', tenant?: string): Promise<T> {
     if (this.closed) return Promise.reject(new PdfEngineError('RENDER_FAILED', 'the render engine is closed'));
     if (priority === 'interactive') {
       try {
@@ -193,7 +211,7 @@ export class WorkerPool {
     }
     if (this.startFailures >= MAX_START_FAILURES) this.startFailures = 0; // a new job: try starting again
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, input, cache, resolve: resolve as (v: unknown) => void, reject };
+      const job: Job = { id: this.nextId++, input, cache, tenant, resolve: resolve as (v: unknown) => void, reject };
       (priority === 'interactive' ? this.queue : this.background).push(job);
       this.pump();
     });
@@ -238,7 +256,8 @@ export class WorkerPool {
     for (;;) {
       const idle = this.workers.filter((w) => w.ready && !w.job && !w.dead);
       if (!(this.queue.length || this.background.length) || !idle.length) break;
-      const job = this.queue.shift() ?? this.background.shift()!;
+      const job = this.takeNext();
+      if (!job) break; // only work of tenants at their share waits
       // Affinity: a worker that already holds the job's template gets it without the bytes.
       const key = job.cache?.key;
       this.dispatch((key !== undefined && idle.find((w) => w.keys.has(key))) || idle[0], job);
@@ -252,6 +271,34 @@ export class WorkerPool {
     ) {
       this.spawn();
     }
+  }
+
+  /**
+   * The next job: interactive first; within a queue, the oldest job of the tenant with the fewest jobs
+   * running (round-robin between tenants), skipping tenants at their share (see SLOW_TENANT_MS).
+   */
+  private takeNext(): Job | undefined {
+    const running = new Map<string, number>();
+    for (const w of this.workers) if (w.job?.tenant) running.set(w.job.tenant, (running.get(w.job.tenant) ?? 0) + 1);
+    for (const queue of [this.queue, this.background]) {
+      let best = -1;
+      let fewest = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < queue.length && fewest > 0; i++) {
+        const tenant = queue[i]!.tenant;
+        const n = tenant === undefined ? 0 : (running.get(tenant) ?? 0);
+        if (tenant !== undefined && this.atShare(tenant, n)) continue;
+        if (n < fewest) {
+          best = i;
+          fewest = n;
+        }
+      }
+      if (best >= 0) return queue.splice(best, 1)[0];
+    }
+    return undefined;
+  }
+
+  private atShare(tenant: string, running: number): boolean {
+    return this.opts.size >= 2 && running >= this.opts.size - 1 && (this.tenantMs.get(tenant) ?? 0) >= SLOW_TENANT_MS;
   }
 
   private settings(): WorkerSettings {
@@ -355,6 +402,11 @@ export class WorkerPool {
   /** Detaches and returns the worker's job. */
   private settle(w: Worker): Job | undefined {
     const job = w.job;
+    if (job?.tenant !== undefined && job.sentAt !== undefined) {
+      const ms = performance.now() - job.sentAt;
+      const avg = this.tenantMs.get(job.tenant);
+      this.tenantMs.set(job.tenant, avg === undefined ? ms : avg + TENANT_MS_WEIGHT * (ms - avg));
+    }
     clearTimeout(w.timer);
     w.job = undefined;
     this.idle(w);
@@ -436,11 +488,18 @@ export class WorkerPool {
 
 /** An upload whose analysis is stopped is an unprocessable file (INVALID_PDF); a stopped fill or edit is RENDER_FAILED. */
 function stopError(kind: JobKind, reason: StopReason, opts: PoolOptions): PdfEngineError {
-  const what = kind === 'analyse' ? 'analysing the PDF' : kind === 'edit' ? 'editing the fields' : 'render';
+  const what =
+    kind === 'analyse'
+      ? 'analysing the PDF'
+      : kind === 'edit'
+        ? 'editing the fields'
+        : kind === 'detect'
+          ? 'detecting the fields'
+          : 'render';
   const code = kind === 'analyse' ? 'INVALID_PDF' : 'RENDER_FAILED';
   if (reason === 'timeout') return new PdfEngineError(code, `${what} exceeded the time budget of ${opts.timeoutMs} ms`);
   if (reason === 'memory')
     return new PdfEngineError(code, `${what} exceeded the memory budget of ${opts.maxMemoryMb} MB`);
-  const doing = kind === 'analyse' ? 'analysing the PDF' : kind === 'edit' ? 'editing the fields' : 'rendering';
+  const doing = what === 'render' ? 'rendering' : what;
   return new PdfEngineError(code, `the render worker stopped unexpectedly while ${doing}`);
 }

@@ -2,6 +2,7 @@
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
 import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
 import type { CombineItem } from '../pdf/merge/combine.js';
+import type { DetectLimits, ExistingForm } from '../pdf/detect/detect.js';
 import type {
   FieldEdit,
   FieldEditProblem,
@@ -46,13 +47,24 @@ export interface EditJob {
   limits?: Partial<EditLimits>;
 }
 
+/**
+ * Detect the fields of a flat PDF (or those a form misses) and add them as real fields: answers a
+ * DetectedForm (pdf/detect/detect-form.ts).
+ */
+export interface DetectJob {
+  kind: 'detect';
+  bytes: Uint8Array;
+  existing?: ExistingForm;
+  limits?: { detect?: Partial<DetectLimits>; edit?: Partial<EditLimits> };
+}
+
 /** The hostile and diagnostic jobs of test-jobs.ts: they exist only when the pool enables test jobs. */
 export interface TestJob {
   kind: `test:${string}`;
   args: unknown[];
 }
 
-export type Job = AnalyseJob | FillJob | CombineJob | EditJob | TestJob;
+export type Job = AnalyseJob | FillJob | CombineJob | EditJob | DetectJob | TestJob;
 export type JobKind = Job['kind'];
 
 /** A job as the pool sends it: the job and the id its answer names. */
@@ -90,7 +102,7 @@ export type WorkerMessage =
  * `heldBaseId` (the base the pool already holds for that key). The base is most of a render's bytes; sending it once
  * per template instead of once per render saves the pipe copy (~5 ms/MB).
  */
-export interface FillReply extends ScriptReport {
+export interface FillReply extends Partial<ScriptReport> {
   baseId: string;
   base?: Uint8Array;
   update: Uint8Array;

@@ -10,6 +10,7 @@ import { combineRenders } from '../pdf/merge/combine.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
 import { ScriptSandbox } from '../pdf/scripts/sandbox.js';
 import { editFields } from '../pdf/edit/edit-fields.js';
+import { detectForm } from '../pdf/detect/detect-form.js';
 import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import {
   ENV_SETTINGS,
@@ -74,6 +75,8 @@ function handle(job: Job): Promise<unknown> {
       return combineRenders(job.items);
     case 'edit':
       return editFields(job.bytes, job.edits, job.limits);
+    case 'detect':
+      return detectForm(job.bytes, job.existing, job.limits);
     default: {
       const test = testJobs?.testJobs[job.kind];
       if (!test) throw new Error(`unknown job kind "${job.kind}"`);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, FormcastError, pages, type FormcastClient } from '../../packages/client/src/index.js';
 import { corpusDir } from '../helpers/corpus.js';
+import { halfForm, printedForm } from '../helpers/flat-forms.js';
 import { hasTool, pdftotext } from '../helpers/pdf-tools.js';
 import { DATABASES, startServer, TestClock, type TestServer } from '../helpers/server.js';
 
@@ -108,6 +109,17 @@ for (const db of DATABASES)
           code: 'TEMPLATE_NOT_FOUND',
           status: 404,
         });
+      });
+
+      it('detects the fields of a flat PDF with upload({ detectFields }) and adds missed ones with detectFields(id)', async () => {
+        await expect(client.templates.upload(await printedForm())).rejects.toMatchObject({ code: 'INVALID_PDF' });
+        const created = await client.templates.upload(await printedForm(), { detectFields: true });
+        expect(created.detections?.map((d) => d.key)).toContain('code_postal');
+        expect(created.fieldCount).toBe(created.detections?.length);
+        const half = await client.templates.upload(await halfForm());
+        const added = await client.templates.detectFields(half.id);
+        expect(added.detections.map((d) => [d.key, d.type])).toEqual([['employer', 'text']]);
+        expect(added.template.version).toBe(2);
       });
 
       it('takes a Blob (or File) as well as bytes, named after the File', async () => {

@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { constants, createDeflateRaw, deflateSync } from 'node:zlib';
 
 // Hand-built hostile PDFs. Each is a small, well-formed file around one attack, so the test shows that the
 // attack itself, not some other defect, is what the service survives.
@@ -61,6 +61,77 @@ export function decompressionBomb(inflatedMb = 512): Buffer {
   // the same bomb as an object stream, which a parser must inflate to read the objects inside
   objs.push(stream('/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode', bomb));
   return buildPdf(objs);
+}
+
+/**
+ * zlib data of `mib` MiB of zeros, built without ever holding them: one MiB deflated with a full
+ * flush (which resets the compressor, so every further MiB encodes to the same bytes) repeated, then
+ * an empty final block and the Adler-32 of n zeros (a = 1, b = n mod 65521).
+ */
+async function zerosDeflated(mib: number): Promise<Buffer> {
+  const chunk = await new Promise<Buffer>((resolve, reject) => {
+    const z = createDeflateRaw({ level: 9 });
+    const out: Buffer[] = [];
+    z.on('data', (d: Buffer) => out.push(d));
+    z.on('error', reject);
+    const zeros = Buffer.alloc(1024 * 1024);
+    // the second MiB's bytes: the first carries no state from before, the second starts on a reset one
+    z.write(zeros);
+    z.flush(constants.Z_FULL_FLUSH, () => {
+      const first = Buffer.concat(out).length;
+      z.write(zeros);
+      z.flush(constants.Z_FULL_FLUSH, () => {
+        resolve(Buffer.concat(out).subarray(first));
+        z.close();
+      });
+    });
+  });
+  const adler = Buffer.alloc(4);
+  adler.writeUInt32BE(((((mib * 1024 * 1024) % 65521) << 16) | 1) >>> 0);
+  return Buffer.concat([Buffer.from([0x78, 0xda]), ...Array(mib).fill(chunk), Buffer.from([0x03, 0x00]), adler]);
+}
+
+/**
+ * Flate over Flate (issue 27): a few KB whose `/Filter [/FlateDecode /FlateDecode]` stream inflates to
+ * `gib` GiB of zeros (whitespace to a content parser). `where` puts it in the page's content, or in a
+ * form XObject the page draws (read by text extraction, not by the filler), or in a check box's
+ * on-appearance (read when a template is prepared for filling).
+ */
+export async function nestedFlateBomb(where: 'page' | 'xobject' | 'appearance' = 'page', gib = 2): Promise<Buffer> {
+  const inner = await zerosDeflated(gib * 1024);
+  const data = deflateSync(inner, { level: 9 });
+  const bomb = stream('/Filter [/FlateDecode /FlateDecode]', data);
+  const objs = formSkeleton('/F 4'); // printed: a flattened render draws it into the page
+  if (where === 'page') {
+    objs[2] = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] /Contents 5 0 R >>';
+    objs.push(bomb);
+  } else if (where === 'xobject') {
+    objs[2] =
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] /Contents 5 0 R /Resources << /XObject << /X1 6 0 R >> >> >>';
+    objs.push(stream('', Buffer.from('q /X1 Do Q')));
+    objs.push(Buffer.concat([Buffer.from('<< /Type /XObject /Subtype /Form /BBox [0 0 10 10]'), bomb.subarray(2)]));
+  } else {
+    objs[0] = '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 5 0 R] >> >>';
+    objs[2] = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R 5 0 R] >>';
+    objs.push(
+      '<< /Type /Annot /Subtype /Widget /FT /Btn /T (tick) /F 4 /Rect [50 650 70 670] /P 3 0 R /AS /Off /AP << /N << /Yes 6 0 R /Off 7 0 R >> >> >>',
+    );
+    objs.push(Buffer.concat([Buffer.from('<< /Type /XObject /Subtype /Form /BBox [0 0 20 20]'), bomb.subarray(2)]));
+    objs.push(stream('/Type /XObject /Subtype /Form /BBox [0 0 20 20]', Buffer.from('')));
+  }
+  return buildPdf(objs);
+}
+
+/** A form with a one-line field `one` and a multi-line field `multi`, both auto-sized Helvetica, printed. */
+export function lineAndMultiLineForm(): Buffer {
+  return buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 5 0 R] /DR << /Font << /Helv 6 0 R >> >> /DA (/Helv 0 Tf 0 g) >> >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Annots [4 0 R 5 0 R] >>',
+    '<< /Type /Annot /Subtype /Widget /FT /Tx /T (one) /F 4 /Rect [20 300 320 320] /P 3 0 R /DA (/Helv 0 Tf 0 g) >>',
+    '<< /Type /Annot /Subtype /Widget /FT /Tx /T (multi) /Ff 4096 /F 4 /Rect [20 100 320 250] /P 3 0 R /DA (/Helv 0 Tf 0 g) >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ]);
 }
 
 /** Arrays nested `depth` deep inside the field dictionary (recursive parsers overflow their stack). */

@@ -104,7 +104,8 @@ export async function startServer(
       env.DATABASE_URL = pgUrl.url;
       dropSchema = pgUrl.drop;
     }
-    if (!opts.env?.S3_BUCKET) {
+    // S3_BUCKET given (even empty, for PostgreSQL + folder) means: no S3 server of our own
+    if (opts.env?.S3_BUCKET === undefined) {
       const s3 = await startS3();
       Object.assign(env, s3.env);
       stopS3 = s3.stop;

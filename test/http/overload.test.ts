@@ -11,6 +11,7 @@ const fullEngine: RenderEngine = {
   fill: () => Promise.reject(new Error('a shed render must not reach the engine')),
   combine: () => Promise.reject(new Error('not used')),
   editFields: () => Promise.reject(new Error('not used')),
+  detectFields: () => Promise.reject(new Error('not used')),
   admit: () => {
     throw new EngineBusyError(7);
   },

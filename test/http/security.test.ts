@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startServer, type TestServer } from '../helpers/server.js';
+import { randomBytes } from 'node:crypto';
+import { api, startServer, TestClock, type TestServer } from '../helpers/server.js';
+import { RedisRateLimiter } from '../../src/adapters/rate-limit/redis-rate-limiter.js';
 import { registeredRoutes } from '../helpers/routes.js';
 
 // The shared security suite: every authenticated route refuses a missing, malformed, unknown or revoked key
@@ -25,6 +27,7 @@ const ROUTES: [string, string, unknown?][] = [
   ['PATCH', '/v1/templates/tpl_x/fields', { useSuggestedNames: true }],
   ['PUT', '/v1/templates/tpl_x/file', {}],
   ['POST', '/v1/templates/tpl_x/field-edits', { edits: [{ op: 'delete', name: 'x' }] }],
+  ['POST', '/v1/templates/tpl_x/detect-fields'],
   ['DELETE', '/v1/templates/tpl_x'],
   ['GET', '/v1/api-keys'],
   ['POST', '/v1/api-keys', { name: 'x' }],
@@ -109,7 +112,9 @@ describe('failed authentication is throttled per client address', () => {
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
     // missing and malformed headers count too, and the address stays throttled for the window
     expect((await api(s).get('/v1/templates')).status).toBe(429);
-    expect((await api(s, s.a).get('/v1/templates')).status).toBe(429);
+    expect((await api(s, bad).get('/v1/templates')).status).toBe(429);
+    // while a valid key keeps working (issue 27)
+    expect((await api(s, s.a).get('/v1/templates')).status).toBe(200);
   });
 
   it('keeps unauthenticated routes open to a throttled address', async () => {
@@ -132,3 +137,74 @@ describe('failed authentication behind a trusted proxy', () => {
     expect((await api(s, s.a).get('/v1/templates', from('203.0.113.8'))).status).toBe(200);
   });
 });
+
+// Issue 27, item 5: the throttle is on failures, not on the address. Behind a proxy without TRUST_PROXY
+// every client shares one address, and one misconfigured client locked every customer out. Both rate
+// limiters (the failure counts live there); the clock is held mid-minute so no window ends mid-test.
+const LIMITERS = [
+  { name: 'memory', enabled: true },
+  { name: 'Redis', enabled: Boolean(process.env.TEST_REDIS_URL) },
+] as const;
+
+for (const limiter of LIMITERS) {
+  describe.skipIf(!limiter.enabled)(
+    `a throttled address keeps its valid keys [${limiter.name} rate limiter]${limiter.enabled ? '' : ' (skipped: TEST_REDIS_URL not set)'}`,
+    () => {
+      let s: TestServer;
+      const clock = new TestClock(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
+      beforeAll(async () => {
+        const rateLimiter =
+          limiter.name === 'Redis'
+            ? new RedisRateLimiter(process.env.TEST_REDIS_URL!, {
+                clock,
+                keyPrefix: `formcast-test:${randomBytes(6).toString('hex')}:`,
+              })
+            : undefined;
+        s = await startServer('sqlite', {
+          env: { AUTH_FAILURES_PER_MINUTE: '3' },
+          overrides: { clock, ...(rateLimiter ? { rateLimiter } : {}) },
+        });
+      });
+      afterAll(async () => s?.close());
+
+      it('answers valid keys, new or known, while the failures get 429 without lookups', async () => {
+        // a key used, then revoked (revocation holds at once, throttled or not)
+        const made = await api(s, s.a).post('/v1/api-keys', { name: 'soon revoked' });
+        const revoked = { ...s.a, key: made.json.data.key as string };
+        expect((await api(s, revoked).get('/v1/templates')).status).toBe(200);
+        await api(s, s.a).delete(`/v1/api-keys/${made.json.data.id}`);
+
+        const misconfigured = { ...s.a, key: 'fc_live_000000000000000000000000000bad27' };
+        for (let i = 0; i < 3; i++) expect((await api(s, misconfigured).get('/v1/templates')).status).toBe(401);
+        const throttled = await api(s, misconfigured).get('/v1/templates');
+        expect(throttled.status).toBe(429);
+        expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+        for (let i = 0; i < 5; i++) expect((await api(s, misconfigured).get('/v1/templates')).status).toBe(429);
+
+        // the same address: a key seen before, and one never seen by this server, both work
+        expect((await api(s, s.a).get('/v1/templates')).status).toBe(200);
+        expect((await api(s, s.b).get('/v1/renders/usage')).status).toBe(200);
+        expect((await api(s, s.a).get('/v1/templates')).status).toBe(200);
+        // failures stay throttled: the revoked key, no key, a malformed header
+        expect((await api(s, revoked).get('/v1/templates')).status).toBe(429);
+        expect((await api(s).get('/v1/templates')).status).toBe(429);
+        expect((await api(s).get('/v1/templates', { authorization: 'Token x' })).status).toBe(429);
+      });
+
+      it('looks up made-up keys from a throttled address only within a budget a minute', async () => {
+        // the address is still throttled from the test above; its lookup budget is 3 a minute
+        const madeUp = () => ({ ...s.a, key: `fc_live_${randomBytes(16).toString('hex')}` });
+        const answers: number[] = [];
+        for (let i = 0; i < 6; i++) answers.push((await api(s, madeUp()).get('/v1/templates')).status);
+        expect(answers).toEqual([429, 429, 429, 429, 429, 429]);
+        // past the budget a key never seen here waits for the window; one seen valid does not
+        const fresh = await s.newTenant('Pro');
+        expect((await api(s, fresh).get('/v1/templates')).status).toBe(429);
+        expect((await api(s, s.b).get('/v1/templates')).status).toBe(200);
+        // the next window: everyone again
+        clock.advance(60_000);
+        expect((await api(s, fresh).get('/v1/templates')).status).toBe(200);
+      });
+    },
+  );
+}

@@ -187,7 +187,7 @@ describe.skipIf(!hasTool('pdftotext'))('form scripts at render time: built-ins',
       ],
     });
     const r = await renderCalc(cache, form, { age: '150', code: 'ABCDE', qty: '12x' });
-    const byField = Object.fromEntries(r.result.scriptRejections.map((x) => [x.field, x]));
+    const byField = Object.fromEntries((r.result.scriptRejections ?? []).map((x) => [x.field, x]));
     expect(Object.keys(byField).sort()).toEqual(['age', 'code', 'qty']);
     expect(byField.age.value).toBe('150');
     expect(byField.age.message).toMatch(/120/);

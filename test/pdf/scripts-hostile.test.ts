@@ -59,10 +59,10 @@ describe.skipIf(!hasTool('pdftotext'))('hostile form scripts', () => {
       docScripts: { lib: 'function spin() { for (;;) {} }' },
     });
     const r = await renderCalc(cache, form, { a: '1', b: '2' });
-    const mine = r.result.scriptWarnings.filter((w) => w.field === 'bad');
+    const mine = (r.result.scriptWarnings ?? []).filter((w) => w.field === 'bad');
     expect(mine.length).toBeGreaterThan(0);
     expect(mine[0].code.startsWith(code)).toBe(true);
-    expect(r.result.scriptWarnings.every((w) => w.field === 'bad')).toBe(true);
+    expect((r.result.scriptWarnings ?? []).every((w) => w.field === 'bad')).toBe(true);
     // the hostile field is emptied (its saved "stale" value would be silently wrong); the others compute
     expect(r.v.bad).toBe('');
     expect(r.v.before).toBe('3');
@@ -114,7 +114,7 @@ describe.skipIf(!hasTool('pdftotext'))('hostile form scripts', () => {
       ],
     });
     const r = await renderCalc(cache, form, { a: '4' });
-    const codes = Object.fromEntries(r.result.scriptWarnings.map((w) => [w.field, w.code]));
+    const codes = Object.fromEntries((r.result.scriptWarnings ?? []).map((w) => [w.field, w.code]));
     expect(codes).toEqual({
       ask: 'SCRIPT_UNSUPPORTED',
       xfa: 'SCRIPT_UNSUPPORTED',
@@ -130,6 +130,6 @@ describe.skipIf(!hasTool('pdftotext'))('hostile form scripts', () => {
   it('without a sandbox passed in, a render starts its own and stops it (no cache)', async () => {
     const form = await hostile('while (true) {}');
     const r = await fillPdf(form.bytes, form.analysis, { values: fillValues({ a: '1', b: '1' }), flatten: false });
-    expect(r.scriptWarnings.map((w) => [w.field, w.code])).toEqual([['bad', 'SCRIPT_BUDGET']]);
+    expect((r.scriptWarnings ?? []).map((w) => [w.field, w.code])).toEqual([['bad', 'SCRIPT_BUDGET']]);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SUGGESTED_CHARS, suggestName, toSnakeCase, uniqueNames } from '../../src/pdf/analysis/suggested-name.js';
+import {
+  MAX_SUGGESTED_CHARS,
+  suggestName,
+  toSnakeCase,
+  uniqueNames,
+  withLabelTails,
+  withSectionPrefixes,
+} from '../../src/pdf/analysis/suggested-name.js';
 
 describe('suggested keys', () => {
   it('transliterates Latin letters with accents into lower snake_case ASCII', () => {
@@ -40,5 +47,72 @@ describe('suggested keys', () => {
     expect(a).toBe(long);
     expect(b).toHaveLength(MAX_SUGGESTED_CHARS);
     expect(b.endsWith('_2')).toBe(true);
+  });
+
+  it('numbers hundreds of copies of one key in order', () => {
+    const keys = uniqueNames(Array.from({ length: 500 }, () => 'amount'));
+    expect(keys.slice(0, 3)).toEqual(['amount', 'amount_2', 'amount_3']);
+    expect(keys[499]).toBe('amount_500');
+    expect(new Set(keys).size).toBe(500);
+  });
+
+  it('prefixes shared keys with their sections when the sections tell them apart', () => {
+    expect(withSectionPrefixes(['city', 'city', 'zip'], ['Debtor 1:', 'Debtor 2:', 'Debtor 1:'])).toEqual([
+      'debtor_1_city',
+      'debtor_2_city',
+      'zip',
+    ]);
+    // one section for all: nothing told apart, left to _2
+    expect(withSectionPrefixes(['au', 'au'], ['LE CONTRAT', 'LE CONTRAT'])).toEqual(['au', 'au']);
+    // a field without a section keeps its key
+    expect(withSectionPrefixes(['name', 'name', 'name'], ['Part I', undefined, 'Part II'])).toEqual([
+      'part_i_name',
+      'name',
+      'part_ii_name',
+    ]);
+    // the words before a colon, a numbered question's number, a party's number kept when cut
+    expect(withSectionPrefixes(['date', 'date'], ['Part 1: Give Details About You', '6. Within 90 days'])).toEqual([
+      'part_1_date',
+      '6_date',
+    ]);
+    const masters = ["Maître d'apprentissage n°1", "Maître d'apprentissage n°2"];
+    expect(withSectionPrefixes(['prenom', 'prenom'], masters)).toEqual([
+      'maitre_d_apprentissage_1_prenom',
+      'maitre_d_apprentissage_2_prenom',
+    ]);
+    expect(withSectionPrefixes(['date_de_naissance', 'date_de_naissance'], masters)).toEqual([
+      'maitre_1_date_de_naissance',
+      'maitre_2_date_de_naissance',
+    ]);
+    // no room left: the key stays whole (and gets _2 later)
+    const long = 'most_recent_passport_book_issue_date';
+    expect(withSectionPrefixes([long, long], masters)).toEqual([long, long]);
+    // the label was the heading: no prefix repeating it
+    expect(withSectionPrefixes(['part_1_name', 'part_1_name'], ['Part 1', 'Part 1'])).toEqual([
+      'part_1_name',
+      'part_1_name',
+    ]);
+  });
+
+  it('makes keys that only a cut made equal from where their labels differ', () => {
+    const labels = [
+      '2. Cannabis product inventory. Unpackaged. Line A. Opening inventory. Dried cannabis.',
+      '2. Cannabis product inventory. Unpackaged. Line B. Additions to inventory. Dried cannabis.',
+      'Déclare être inscrit sur la liste des sportifs de haut niveau : Oui',
+      'Déclare être inscrit sur la liste des sportifs de haut niveau : Non',
+      'City',
+      'City',
+    ];
+    const keys = labels.map((l) => suggestName(l, 'x'));
+    expect(keys[0]).toBe(keys[1]);
+    expect(withLabelTails(keys, labels)).toEqual([
+      '2_a_opening_inventory_dried_cannabis', // the shared words go first when room is short; the number stays
+      '2_b_additions_to_inventory_dried',
+      'declare_etre_inscrit_sur_la_liste_oui',
+      'declare_etre_inscrit_sur_la_liste_non',
+      'city', // equal labels: left to sections and _2
+      'city',
+    ]);
+    for (const k of withLabelTails(keys, labels)) expect(k.length).toBeLessThanOrEqual(MAX_SUGGESTED_CHARS);
   });
 });

@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import fontkit from '@cantoo/fontkit';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveLevels, visualOrder } from '../../src/pdf/fonts/bidi.js';
 import { FontLibrary } from '../../src/pdf/fonts/font-library.js';
 import { FontSet } from '../../src/pdf/fonts/fonts.js';
 import type { KitFont, ParsedFont } from '../../src/pdf/fonts/font-types.js';
 import { FontSubsets, UnicodeFont, withTrueCodePoints } from '../../src/pdf/fonts/unicode-font.js';
+import { streamSafe } from '../../src/pdf/fonts/stream-safe.js';
 
 const require = createRequire(import.meta.url);
 const ARABIC = '@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf';
@@ -64,5 +65,41 @@ describe('bidi line order', () => {
     // visual order, left to right: the last word first, the digits as written, the first word last
     expect(visual).toBe(`${[...'فاتورة'].reverse().join('')} 123 ${[...'رقم'].reverse().join('')}`);
     expect(resolveLevels('plain Latin')).toBeUndefined();
+  });
+});
+
+// Issue 27: work per cluster is bounded whatever the value (Unicode's stream-safe limit, stream-safe.ts).
+describe('shaping of values heavy in combining marks', () => {
+  const shape = (text: string) => {
+    const fonts = new FontSet(doc, library, new FontSubsets());
+    return fonts.shape(text, fonts.standardFont(StandardFonts.Helvetica));
+  };
+  let doc: PDFDocument;
+  const library = new FontLibrary();
+  beforeAll(async () => {
+    doc = await PDFDocument.create();
+  });
+
+  it('keeps at most 30 marks in a row and says how many it left out', () => {
+    expect(streamSafe(`a${'\u0301'.repeat(100)}b${'\u0301'.repeat(30)}`)).toEqual({
+      text: `a${'\u0301'.repeat(30)}b${'\u0301'.repeat(30)}`,
+      dropped: 70,
+    });
+    expect(streamSafe('Zoë Łódź क्षि').dropped).toBe(0);
+    const units = shape(`a${'\u0301'.repeat(99_999)}`);
+    expect(units.map((u) => u.ch).join('')).toBe(`a${'\u0301'.repeat(30)}`);
+  });
+
+  it('shapes a word of 100,000 composable letter + mark pairs whole, in bounded clusters', () => {
+    const word = 'e\u0301'.repeat(50_000);
+    const units = shape(word);
+    expect(units.map((u) => u.ch).join('')).toBe(word);
+    expect(Math.max(...units.map((u) => u.glyphs?.length ?? 0))).toBeLessThanOrEqual(64 + 31);
+  });
+
+  it('still keeps a conjunct and its marks in one cluster, also in a word shaped in pieces', () => {
+    expect(shape('क्षि').map((u) => u.ch)).toEqual(['क्षि']);
+    // 401 characters: cut into pieces for the shaper (at 256 characters: inside a cluster, so earlier)
+    expect(new Set(shape(`a${'क्षि'.repeat(100)}`).map((u) => u.ch))).toEqual(new Set(['a', 'क्षि']));
   });
 });

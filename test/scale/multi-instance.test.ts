@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, freshPostgresUrl, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { startS3 } from '../helpers/s3.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { acquireLease } from '../../src/modules/housekeeping/leases.js';
+import { acquireLease, leaseHolder } from '../../src/modules/housekeeping/leases.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const corpus = corpusDir();
@@ -72,8 +72,8 @@ describe.skipIf(!pgUrl || !corpus)(
 
     it('lets only one instance hold the sweeper lease at a time', async () => {
       const got = await Promise.all([
-        acquireLease(one.runtime, 'test-lease', 'one', 60_000),
-        acquireLease(two.runtime, 'test-lease', 'two', 60_000),
+        acquireLease(one.runtime, 'test-lease', leaseHolder(one.runtime), 60_000),
+        acquireLease(two.runtime, 'test-lease', leaseHolder(two.runtime), 60_000),
       ]);
       expect(got.filter(Boolean)).toHaveLength(1);
     });

@@ -66,7 +66,14 @@ describe.skipIf(!pgUrl)(
       const at = new Date(future.getTime() + 1000);
       const claims = await Promise.all(
         [one, two, one, two, one, two].map((s, i) =>
-          claimDueDeliveries(s.runtime.db, 'postgres', { token: `race-${i}`, now: at, leaseMs: 3600_000, limit: 15 }),
+          claimDueDeliveries(s.runtime.db, 'postgres', {
+            token: `race-${i}`,
+            now: at,
+            leaseMs: 3600_000,
+            limit: 15,
+            perEndpoint: 1000,
+            perAccount: 1000,
+          }),
         ),
       );
       const ids = claims.flat().map((c) => c.id);

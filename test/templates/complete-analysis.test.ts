@@ -91,4 +91,35 @@ describe('withPlacement (completing analyses stored before labels and rectangles
     expect(done.fields.map((f) => f.suggestedName)).toEqual(['gone', 'gone_2', 'city']);
     expect(done.fields[1]).toMatchObject({ label: null, labelSource: 'none' });
   });
+
+  it("takes the fields' script keys and the form's scripts from the new analysis (issue 23)", () => {
+    const stored = analysis([
+      field('total', 'form.total', { pdfMeta: { originalName: 'form.total', page: 1, readOnly: true } }),
+      field('a', 'form.a'),
+    ]);
+    const fresh: TemplateAnalysis = {
+      ...analysis([
+        field('total', 'form.total', {
+          computed: true,
+          calculation: { kind: 'sum', reads: ['form.a'] },
+          scripts: { format: 'AFNumber' },
+          unsupportedScripts: [{ action: 'validate', api: 'xfa', reason: 'r' }],
+        }),
+        field('a', 'form.a'),
+      ]),
+      scripts: { calculationOrder: ['form.total'], document: [{ name: 'init', functions: ['f'] }] },
+    };
+    const done = withPlacement(stored, fresh);
+    expect(done.fields[0]).toMatchObject({
+      name: 'total',
+      computed: true,
+      calculation: { kind: 'sum', reads: ['form.a'] },
+      scripts: { format: 'AFNumber' },
+      unsupportedScripts: [{ action: 'validate', api: 'xfa' }],
+      pdfMeta: { readOnly: true },
+    });
+    expect(done.fields[1]).not.toHaveProperty('computed');
+    expect(done.fields[1]).not.toHaveProperty('scripts');
+    expect(done.scripts).toEqual(fresh.scripts);
+  });
 });

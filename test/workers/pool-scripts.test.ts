@@ -28,12 +28,12 @@ describe('form scripts in a render worker', () => {
       { values: fillValues({ a: '5', age: '130' }), flatten: false },
       'hostile',
     );
-    expect(r.scriptWarnings.map((w) => [w.field, w.code]).sort()).toEqual([
+    expect((r.scriptWarnings ?? []).map((w) => [w.field, w.code]).sort()).toEqual([
       ['big', 'SCRIPT_BUDGET'],
       ['deep', 'SCRIPT_BUDGET'],
       ['loop', 'SCRIPT_BUDGET'],
     ]);
-    expect(r.scriptRejections.map((x) => x.field)).toEqual(['age']);
+    expect((r.scriptRejections ?? []).map((x) => x.field)).toEqual(['age']);
     const plain = await buildCalcForm({
       fields: [{ name: 'a' }, { name: 'sum', C: 'AFSimple_Calculate("SUM", new Array("a"));' }],
     });

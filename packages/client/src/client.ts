@@ -6,6 +6,7 @@ import { type RetryOptions, retryingFetch } from './retry.js';
 import type {
   ApiKey,
   ApiKeyCreated,
+  DetectedFields,
   FieldEdit,
   Page,
   Render,
@@ -13,6 +14,7 @@ import type {
   RenderListItem,
   RenderRequest,
   Template,
+  TemplateCreated,
   TemplatePatch,
   TemplateFieldsPatch,
   TemplateReplaced,
@@ -43,6 +45,11 @@ export interface UploadOptions {
   fileName?: string;
   /** Makes the upload safe to retry; by default the client makes one up for each call. */
   idempotencyKey?: string;
+  /**
+   * A PDF without form fields gets its fields detected from its drawing and text and added as real
+   * fields; the answer lists them in `detections`. Without it such a file is refused (INVALID_PDF).
+   */
+  detectFields?: boolean;
 }
 
 export interface WriteOptions {
@@ -96,6 +103,7 @@ function uploadBody(file: PdfInput, options: UploadOptions): FormData {
   // text fields first: the server reads the parts in order and the file is the last
   if (options.name !== undefined) form.append('name', options.name);
   if (options.description !== undefined) form.append('description', options.description);
+  if (options.detectFields !== undefined) form.append('detectFields', String(options.detectFields));
   const fileName =
     options.fileName ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'template.pdf');
   form.append('file', toBlob(file), fileName);
@@ -120,7 +128,7 @@ export function createClient(options: ClientOptions) {
 
   const templates = {
     /** Upload a PDF form as a template (multipart); its fields are analysed at once. */
-    upload: (file: PdfInput, opts: UploadOptions = {}): Promise<Template> =>
+    upload: (file: PdfInput, opts: UploadOptions = {}): Promise<TemplateCreated> =>
       unwrap(
         raw.POST('/v1/templates', {
           body: uploadBody(file, opts) as never,
@@ -178,13 +186,19 @@ export function createClient(options: ClientOptions) {
         (r) => r.data,
       ),
     /**
+     * Detect the fields the template's PDF misses (from its drawing and text, around its own widgets)
+     * and add them as the next version; fields it had keep their keys. Nothing found: no new version.
+     */
+    detectFields: (id: string): Promise<DetectedFields> =>
+      unwrap(raw.POST('/v1/templates/{id}/detect-fields', { params: { path: { id } } })).then((r) => r.data),
+    /**
      * Replace the PDF: the schema is extracted again and the version goes up by one; the fields that map to
      * the old ones keep their keys, defaults and rules (`fieldMapping` says which).
      */
     replaceFile: (
       id: string,
       file: PdfInput,
-      opts: Omit<UploadOptions, 'idempotencyKey'> = {},
+      opts: Omit<UploadOptions, 'idempotencyKey' | 'detectFields'> = {},
     ): Promise<TemplateReplaced> =>
       unwrap(
         raw.PUT('/v1/templates/{id}/file', {

@@ -9,7 +9,14 @@ export type SchemaField = Schemas['SchemaField'];
 export type TemplatePatch = Schemas['TemplatePatch'];
 export type TemplateFieldsPatch = Schemas['TemplateFieldsPatch'];
 export type TemplateReplaced = Schemas['TemplateReplaced'];
+/** An uploaded template; with `detectFields`, the fields detected in it (`detections`). */
+export type TemplateCreated = Schemas['TemplateCreated'];
+/** A field found in a page's drawing and text: key, type, page, box, label and confidence. */
+export type Detection = Schemas['Detection'];
+export type DetectedFields = Schemas['DetectedFields'];
 export type FieldMapping = Schemas['FieldMapping'];
+/** A field's script that uses an API the render-time sandbox does not offer (SchemaField.unsupportedScripts). */
+export type UnsupportedScript = Schemas['UnsupportedScript'];
 export type TemplateVersion = Schemas['TemplateVersion'];
 export type FieldPatch = Schemas['FieldPatch'];
 /** One edit of the PDF's form fields: `add` a NewField, `update` one with FieldChanges, `delete` one. */

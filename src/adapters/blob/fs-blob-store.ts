@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat, readdir } from 'node:fs/promises';
+import { access, constants, mkdir, open, readFile, rename, rm, stat, readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { BlobNotFoundError, type BlobStore } from '../../ports/blob-store.js';
+import { BlobNotFoundError, type BlobStore, BlobStoreUnavailableError } from '../../ports/blob-store.js';
 
 /** Blobs as files under one root folder. Writes go to a temp file then rename, so they are atomic. */
 export class FsBlobStore implements BlobStore {
@@ -64,6 +64,15 @@ export class FsBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await rm(this.resolve(key), { force: true });
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true });
+      await access(this.root, constants.W_OK);
+    } catch (err) {
+      throw new BlobStoreUnavailableError('ping', { cause: err });
+    }
   }
 
   async exists(key: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -9,7 +10,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { BlobNotFoundError, type BlobStore } from '../../ports/blob-store.js';
+import { BlobNotFoundError, type BlobStore, BlobStoreUnavailableError } from '../../ports/blob-store.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
 
 /** The subset of the SDK client we call (design rule 2). */
@@ -30,7 +31,15 @@ export interface S3BlobStoreOptions {
   checksums?: 'when-supported' | 'when-required';
   /** Only for tests and special setups; normally the SDK default chain (AWS_* variables, profiles, IAM role). */
   credentials?: S3ClientConfig['credentials'];
+  /**
+   * Deadline of one call, the SDK's own retries included, ms (default 10 s); a body adds a second per
+   * MiB. Without it a store that accepts connections and never answers holds a request for ever.
+   */
+  timeoutMs?: number;
 }
+
+/** Body bytes a call may move per second of its deadline beyond `timeoutMs`. */
+const BYTES_PER_SECOND = 1024 * 1024;
 
 /**
  * Blobs as objects in one bucket. A PutObject is atomic (readers see the old or the new object, never a
@@ -41,6 +50,7 @@ export class S3BlobStore implements BlobStore {
   private readonly presign: (key: string, seconds: number, fileName: string) => Promise<string>;
   private readonly bucket: string;
   private readonly prefix: string;
+  private readonly timeoutMs: number;
 
   constructor(options: S3BlobStoreOptions) {
     const checksum = options.checksums === 'when-required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
@@ -53,6 +63,7 @@ export class S3BlobStore implements BlobStore {
       responseChecksumValidation: checksum,
     });
     this.client = client;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
     this.bucket = options.bucket;
     this.prefix = options.keyPrefix ? options.keyPrefix.replace(/\/*$/, '/') : '';
     // The presigner needs the whole client (its config and middleware), so it is kept apart from S3Like.
@@ -80,21 +91,32 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, chunks: Uint8Array | readonly Uint8Array[]): Promise<void> {
     // One body with a known length (the network dominates the cost of joining the chunks here).
     const bytes = chunks instanceof Uint8Array ? chunks : Buffer.concat(chunks);
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: this.objectKey(key),
-        Body: bytes,
-        ContentLength: bytes.byteLength,
-      }),
-    );
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: this.objectKey(key),
+      Body: bytes,
+      ContentLength: bytes.byteLength,
+    });
+    await this.call('put', (abortSignal) => this.client.send(command, { abortSignal }), bytes.byteLength);
   }
 
   async get(key: string): Promise<Uint8Array> {
-    const { body } = await this.getObject(key);
-    const chunks: Buffer[] = [];
-    for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-    return Buffer.concat(chunks);
+    const { body, size } = await this.getObject(key);
+    // The body has a deadline of its own: a store that stops sending mid-file must not hold us either.
+    const timer = setTimeout(
+      () => body.destroy(new BlobStoreUnavailableError('get: the body did not arrive in time')),
+      Math.ceil(this.timeoutMs + (size / BYTES_PER_SECOND) * 1000),
+    );
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks);
+    } catch (err) {
+      if (err instanceof BlobStoreUnavailableError) throw err;
+      throw new BlobStoreUnavailableError('get', { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async stream(key: string): Promise<{ body: Readable; size: number }> {
@@ -103,7 +125,8 @@ export class S3BlobStore implements BlobStore {
 
   private async getObject(key: string): Promise<{ body: Readable; size: number }> {
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const command = new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) });
+      const out = await this.call('get', (abortSignal) => this.client.send(command, { abortSignal }));
       // In Node the SDK's body is an http.IncomingMessage; anything else means a browser build slipped in.
       if (!(out.Body instanceof Readable)) throw new Error('S3 GetObject body is not a Node stream');
       return { body: out.Body, size: out.ContentLength ?? 0 };
@@ -115,7 +138,8 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const command = new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) });
+      await this.call('delete', (abortSignal) => this.client.send(command, { abortSignal }));
     } catch (err) {
       // S3 answers 204 for a missing key; some compatible servers answer 404. Both mean "gone".
       if (!isNotFound(err)) throw err;
@@ -124,7 +148,8 @@ export class S3BlobStore implements BlobStore {
 
   async exists(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const command = new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) });
+      await this.call('exists', (abortSignal) => this.client.send(command, { abortSignal }));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -140,9 +165,12 @@ export class S3BlobStore implements BlobStore {
     const folder = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + folder, ContinuationToken: token }),
-      );
+      const command = new ListObjectsV2Command({
+        Bucket: this.bucket,
+        Prefix: this.prefix + folder,
+        ContinuationToken: token,
+      });
+      const page = await this.call('list', (abortSignal) => this.client.send(command, { abortSignal }));
       for (const obj of page.Contents ?? []) if (obj.Key) yield obj.Key.slice(this.prefix.length);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -152,9 +180,45 @@ export class S3BlobStore implements BlobStore {
     return this.presign(key, expiresInSeconds, fileName);
   }
 
+  async ping(): Promise<void> {
+    const command = new HeadBucketCommand({ Bucket: this.bucket });
+    await this.call('ping', (abortSignal) => this.client.send(command, { abortSignal }));
+  }
+
   async close(): Promise<void> {
     this.client.destroy();
   }
+
+  /** One SDK call under the deadline; a fault of the store becomes BlobStoreUnavailableError. */
+  private async call<T>(operation: string, send: (signal: AbortSignal) => Promise<T>, bodyBytes = 0): Promise<T> {
+    const signal = AbortSignal.timeout(Math.ceil(this.timeoutMs + (bodyBytes / BYTES_PER_SECOND) * 1000));
+    try {
+      return await send(signal);
+    } catch (err) {
+      if (signal.aborted || isUnreachable(err)) throw new BlobStoreUnavailableError(operation, { cause: err });
+      throw err;
+    }
+  }
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const SERVER_FAULTS = new Set(['SlowDown', 'ServiceUnavailable', 'InternalError', 'RequestTimeout', 'TimeoutError']);
+
+/** A fault of the store or the way to it (as opposed to a refusal such as access denied or a missing bucket). */
+function isUnreachable(err: unknown): boolean {
+  const e = err as { code?: string; name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  if (!e || typeof e !== 'object') return false;
+  if ((e.code && NETWORK_CODES.has(e.code)) || (e.name && SERVER_FAULTS.has(e.name))) return true;
+  if (e.name === 'AbortError' || /socket hang up/i.test(e.message ?? '')) return true;
+  return (e.$metadata?.httpStatusCode ?? 0) >= 500;
 }
 
 function isNotFound(err: unknown): boolean {

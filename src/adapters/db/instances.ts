@@ -104,3 +104,20 @@ export function instanceIsLive<T extends keyof Database>(
     .where(sql.ref('instances.expires_at'), '>=', now);
   return eb.exists(live);
 }
+
+/**
+ * For a WHERE: a lease `holder` written as `<instance id>/<anything>` belongs to an instance whose
+ * liveness row holds at `now`. A holder of any other form (an older release wrote bare UUIDs) never does.
+ */
+export function holderIsLive<T extends keyof Database>(
+  eb: ExpressionBuilder<Database, T>,
+  holder: Expression<string>,
+  now: string,
+): Expression<SqlBool> {
+  const live = eb
+    .selectFrom('instances')
+    .select(sql.lit(1).as('one'))
+    .where(sql<string>`${holder}`, 'like', sql<string>`instances.id || '/%'`)
+    .where(sql.ref('instances.expires_at'), '>=', now);
+  return eb.exists(live);
+}

@@ -6,6 +6,7 @@ import { TemplateCache } from '../../pdf/fill/template-cache.js';
 import { ScriptSandbox } from '../../pdf/scripts/sandbox.js';
 import { combineRenders } from '../../pdf/merge/combine.js';
 import { editFields } from '../../pdf/edit/edit-fields.js';
+import { detectForm } from '../../pdf/detect/detect-form.js';
 import type { CacheSizes, Limits } from '../../config.js';
 
 const MB = 1024 * 1024;
@@ -31,5 +32,7 @@ export function inProcessEngine(
     combine: async (items) => combineRenders(items),
     editFields: (template, edits) =>
       editFields(template, edits, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
+    detectFields: (template, existing) =>
+      detectForm(template, existing, { edit: { maxPages: limits.maxPages, maxFields: limits.maxFields } }),
   };
 }

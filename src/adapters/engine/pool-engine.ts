@@ -6,6 +6,7 @@ import { Lru } from '../../lib/lru.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pdf/types.js';
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
 import type { FillReply } from '../../workers/protocol.js';
+import type { DetectedForm } from '../../pdf/detect/detect-form.js';
 
 export type { PoolStats } from '../../workers/pool.js';
 
@@ -81,6 +82,7 @@ export function poolEngine(
       { kind: 'fill', template, analysis, request, cacheKey, heldBaseId: held?.id },
       cacheKey === undefined ? undefined : { key: cacheKey },
       opts?.priority,
+      opts?.tenant,
     );
     let base = reply.base;
     if (base) {
@@ -93,13 +95,23 @@ export function poolEngine(
   return {
     // Both go through the IPC pipe as structured clones: only the view's own bytes are copied, so a
     // Buffer slice of Node's shared pool is safe to pass (nothing is transferred or detached).
-    analyse: (bytes) => pool.run<TemplateAnalysis>({ kind: 'analyse', bytes, limits }),
+    analyse: (bytes, opts) =>
+      pool.run<TemplateAnalysis>({ kind: 'analyse', bytes, limits }, undefined, opts?.priority, opts?.tenant),
     // With a cache key, a worker that already prepared this template version gets the job without
     // the template bytes (see WorkerPool RunOptions).
     fill,
-    combine: (items, opts) => pool.run<Uint8Array>({ kind: 'combine', items }, undefined, opts?.priority),
+    combine: (items, opts) => pool.run<Uint8Array>({ kind: 'combine', items }, undefined, opts?.priority, opts?.tenant),
     // A hostile template costs a worker here, as in analyse; refused edits come back as FieldEditError.
-    editFields: (bytes, edits) => pool.run<Uint8Array>({ kind: 'edit', bytes, edits, limits }),
+    editFields: (bytes, edits, opts) =>
+      pool.run<Uint8Array>({ kind: 'edit', bytes, edits, limits }, undefined, opts?.priority, opts?.tenant),
+    // detection gets half the worker's time budget, so that adding the fields fits in the rest
+    detectFields: (bytes, existing, opts) =>
+      pool.run<DetectedForm>(
+        { kind: 'detect', bytes, existing, limits: { detect: { maxMs: pool.timeoutMs / 2 }, edit: limits } },
+        undefined,
+        opts?.priority,
+        opts?.tenant,
+      ),
     close: () => pool.close(),
     admit: () => pool.admit(),
     stats: () => pool.stats(),

@@ -90,6 +90,19 @@ export async function releaseBatch(db: Db, id: string, selfId: string): Promise<
     .execute();
 }
 
+/**
+ * Keeps `selfId`'s claim until `until` without working on it: a backoff after a server fault. Other
+ * instances leave it alone meanwhile (unless this one dies), and this one claims it again once it expires.
+ */
+export async function deferBatch(db: Db, id: string, selfId: string, until: Date): Promise<void> {
+  await db
+    .updateTable('render_batches')
+    .set({ lease_expires_at: until.toISOString() })
+    .where('id', '=', id)
+    .where('lease_owner', '=', selfId)
+    .execute();
+}
+
 /** Up to `limit` batches past their retention and not yet removed, of every account. */
 export async function expiredBatches(db: Db, now: Date, limit: number) {
   return db

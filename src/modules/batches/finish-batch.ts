@@ -9,13 +9,17 @@ function combinedBlobKey(accountId: string, batchId: string): string {
   return `batches/${accountId}/${batchId}.pdf`;
 }
 
+/** `deferred`: a server fault; the caller keeps the claim for a backoff and tries again. */
+export type FinishOutcome = 'completed' | 'deferred' | 'released';
+
 /**
  * A claimed batch whose items are all done: builds the combined PDF of its completed items when asked
  * (in a render worker, at background priority), then marks it completed with its
  * `render-batch.completed` event in one transaction. A combine the engine refuses is reported on the
- * batch (`combineError`); a server fault gives the batch back to be finished later.
+ * batch (`combineError`); a server fault (storage down, busy engine) defers it, until `jobRetryHours`
+ * after the batch was accepted, when it completes with the fault as its `combineError`.
  */
-export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () => boolean): Promise<void> {
+export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () => boolean): Promise<FinishOutcome> {
   const items = await listBatchItemRows(deps.db, batch.account_id, batch.id);
   let combinedKey: string | null = null;
   let combineError: string | null = null;
@@ -28,16 +32,24 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
         for (const r of done) {
           inputs.push({ bytes: await deps.blobs.get(r.blob_key!), flattened: r.flattened !== 0 });
         }
-        const bytes = await deps.engine.combine(inputs, { priority: 'background' });
+        const bytes = await deps.engine.combine(inputs, { priority: 'background', tenant: batch.account_id });
         combinedKey = combinedBlobKey(batch.account_id, batch.id);
         await deps.blobs.put(combinedKey, bytes);
       } catch (err) {
-        if (!(err instanceof PdfEngineError) || stopping()) {
-          deps.log.warn({ err, batchId: batch.id }, 'combined file not built yet; retrying later');
+        if (stopping()) {
           await releaseBatch(deps.db, batch.id, deps.instanceId);
-          return;
+          return 'released';
         }
-        combineError = `The items could not be combined: ${err.message}`;
+        if (err instanceof PdfEngineError) combineError = `The items could not be combined: ${err.message}`;
+        else {
+          const hours = deps.config.limits.jobRetryHours;
+          if (deps.clock.now().getTime() - Date.parse(batch.created_at) <= hours * 3_600_000) {
+            deps.log.warn({ err, batchId: batch.id }, 'combined file not built yet; retrying later');
+            return 'deferred';
+          }
+          deps.log.error({ err, batchId: batch.id }, 'combined file given up after the retry window');
+          combineError = `The combined file could not be built: storage unavailable for ${hours} h`;
+        }
       }
     }
   }
@@ -62,4 +74,5 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
       now,
     );
   });
+  return 'completed';
 }

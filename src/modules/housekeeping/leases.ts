@@ -1,7 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { holderIsLive } from '../../adapters/db/instances.js';
 import type { Deps } from '../../deps.js';
 
 // Named leases (the `leases` table, owned here): one holder at a time across instances, taken by a
-// conditional update and given back, or left to expire if its holder dies.
+// conditional update and given back. A holder is `<instance id>/<uuid>`: the lease is free once it
+// expires or once that instance is no longer live (killed, or an older release that wrote other holders),
+// so a crash never blocks the next sweep for the lease's whole length.
+
+/** A new holder name for work of this instance (one per loop, so two loops of one process exclude each other). */
+export function leaseHolder(deps: Pick<Deps, 'instanceId'>): string {
+  return `${deps.instanceId}/${randomUUID()}`;
+}
 
 export async function acquireLease(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -21,7 +31,13 @@ export async function acquireLease(
     .updateTable('leases')
     .set({ holder, expires_at: expires })
     .where('name', '=', name)
-    .where((eb) => eb.or([eb('expires_at', '<', now.toISOString()), eb('holder', '=', holder)]))
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<', now.toISOString()),
+        eb('holder', '=', holder),
+        eb.not(holderIsLive(eb, sql.ref<string>('leases.holder'), now.toISOString())),
+      ]),
+    )
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { IDEMPOTENCY_TTL_MS } from '../../http/idempotency.js';
 import { purgeKeysCreatedBefore } from '../../http/idempotency-records.js';
 import { sweepOrphanBlobs } from './orphans.js';
-import { acquireLease, releaseLease } from './leases.js';
+import { acquireLease, leaseHolder, releaseLease } from './leases.js';
 import { failDeadRenders, staleAfterMs } from '../renders/dead-renders.js';
 import {
   expiredRenders,
@@ -36,7 +35,7 @@ type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'insta
 /** Longest wait between two recoveries of renders left pending by a dead process. */
 const RECOVER_EVERY_MS = 60_000;
 
-export async function sweepOnce(deps: SweepDeps, holder = randomUUID()): Promise<SweepResult | null> {
+export async function sweepOnce(deps: SweepDeps, holder = leaseHolder(deps)): Promise<SweepResult | null> {
   if (!(await acquireLease(deps, LEASE, holder, 5 * 60_000))) return null;
   try {
     return await sweepLeased(deps);
@@ -99,7 +98,7 @@ async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
  * also gives the sweeper lease back.
  */
 export function startSweeper(deps: SweepDeps): () => Promise<void> {
-  const holder = randomUUID();
+  const holder = leaseHolder(deps);
   let running: Promise<unknown> = Promise.resolve();
   let recovering: Promise<unknown> = Promise.resolve();
   const tick = () => {

@@ -15,6 +15,13 @@ export const RenderOptions = named(
         Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto', description: 'auto: as the plan says' }),
       ),
       strict: Type.Optional(Type.Boolean({ default: false, description: 'Unknown or missing fields are errors' })),
+      calculate: Type.Optional(
+        Type.Boolean({
+          default: true,
+          description:
+            "Run the form's own calculate, format, keystroke and validate scripts: computed fields get the form's values, and data for them is ignored with a COMPUTED_FIELD_IGNORED warning (refused in strict mode). false skips every script and fills computed fields from data, read-only ones included",
+        }),
+      ),
       async: Type.Optional(
         Type.Boolean({
           default: false,

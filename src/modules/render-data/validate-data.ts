@@ -6,6 +6,10 @@
 // - Wrong types are errors in both modes: a numeric string for a number field, a number for a text field.
 // - A value for a read-only field is ignored with a warning; in strict mode it is a VALIDATION_ERROR
 //   (strict promises that everything sent is used).
+// - A field the form computes (AnalysedField.computed) is the form's while its scripts run (options.calculate,
+//   default true): a value for it is ignored with a COMPUTED_FIELD_IGNORED warning, and in strict mode every
+//   such key is refused in one VALIDATION_ERROR (details.errors). With calculate false it takes data like any
+//   field, read-only or not (the caller computes instead of the form); team defaults follow the same rule.
 // - `null` leaves a field empty; for a required field it counts as missing.
 // - maxLength is counted in Unicode code points on the value as sent, before any display format; for a
 //   number field, on the formatted text (what /V holds and the page shows: "1,234.50" is 8).
@@ -36,6 +40,8 @@ export interface ValidateOptions {
   timezone: string;
   /** keys of earlier versions of the template, with the last version each belonged to (for messages) */
   formerKeys?: ReadonlyMap<string, number>;
+  /** the form's scripts run (default true): computed fields are theirs, not the caller's */
+  calculate?: boolean;
 }
 
 export interface ValidatedData {
@@ -301,6 +307,30 @@ export function valueProblem(field: AnalysedField, value: unknown, locale = 'en-
 
 // ---- the whole request ---------------------------------------------------------------------------
 
+/** Why data may not fill the field, if it may not: hidden, computed (while scripts run), read-only. */
+function closedBecause(f: TemplateField, calculating: boolean): 'hidden' | 'computed' | 'read-only' | undefined {
+  if (f.hidden) return 'hidden';
+  if (f.computed && calculating) return 'computed';
+  // a read-only field that the form computes takes the caller's value when its script does not run
+  if (f.pdfMeta.readOnly && !f.computed) return 'read-only';
+  return undefined;
+}
+
+/** The strict-mode refusal of data for computed fields: every key at once, in details.errors. */
+function computedRefusal(keys: string[]): DataValidationError {
+  const why = 'the form computes it (send options.calculate: false to fill it yourself)';
+  const more = keys.length > 1 ? ` (and ${keys.length - 1} more: see details.errors)` : '';
+  return new DataValidationError(
+    {
+      field: keys[0],
+      expected: 'no value (the form computes the field)',
+      received: 'a value',
+      errors: keys.map((field) => ({ field, message: `Field "${field}" cannot be sent: ${why}` })),
+    },
+    `Field "${keys[0]}" is computed by the form and cannot be sent: ${why}${more}`,
+  );
+}
+
 function checkOptions(options: ValidateOptions): void {
   if (!isSupportedLocale(options.locale)) {
     fail(
@@ -343,6 +373,8 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
   }
 
   const values: Record<string, FillValue> = Object.create(null);
+  const calculating = options.calculate !== false;
+  const computedKeys: string[] = [];
   const unknownKeys: string[] = [];
   const keyOf = new Map<TemplateField, string>();
   const record = data as Record<string, unknown>;
@@ -376,13 +408,19 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
         `Field "${key}" is a constant of the template and cannot be sent in data`,
       );
     }
-    if (field.hidden) {
+    const closed = closedBecause(field, calculating);
+    if (closed === 'hidden') {
       if (ctx.strict)
         fail(key, 'no value (the field is hidden)', jsonType(value), `Field "${key}" is hidden and cannot be filled`);
       warn(`Field "${key}" is hidden; its value was ignored`);
       continue;
     }
-    if (field.pdfMeta.readOnly) {
+    if (closed === 'computed') {
+      if (ctx.strict) computedKeys.push(key);
+      else warn(`COMPUTED_FIELD_IGNORED: Field "${key}" is computed by the form; its value was ignored`);
+      continue;
+    }
+    if (closed === 'read-only') {
       if (ctx.strict)
         fail(
           key,
@@ -395,18 +433,19 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
     }
     values[field.pdfMeta.originalName] = fillValue(key, field, value, ctx);
   }
+  if (computedKeys.length > 0) throw computedRefusal(computedKeys);
 
   // the template's own values: constants always, defaults where the data omitted the key. They were checked
   // when saved, but their formatted length depends on the render's locale ("12,345,678" is "1,23,45,678" in
   // en-IN): one that no longer fits is cut with the usual warning, never a 422 about a value nobody sent
   for (const f of fields) {
-    if (f.hidden || f.pdfMeta.readOnly) continue;
+    if (closedBecause(f, calculating)) continue;
     const own = f.constant !== undefined ? f.constant : keyOf.has(f) ? undefined : f.default;
     if (own !== undefined) values[f.pdfMeta.originalName] = fillValue(f.name, f, own, { ...ctx, strict: false });
   }
 
   for (const f of fields) {
-    if (!f.required || f.hidden || f.pdfMeta.readOnly) continue;
+    if (!f.required || closedBecause(f, calculating)) continue;
     const given = values[f.pdfMeta.originalName];
     if (given !== undefined && given.kind !== 'clear') continue;
     const received = given === undefined ? 'nothing' : 'null';

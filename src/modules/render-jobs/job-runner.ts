@@ -1,7 +1,7 @@
 import { claimJobs, releaseAllJobs } from './job-records.js';
-import { runRenderJob, type JobDeps } from './run-render-job.js';
+import { retryDelayMs, runRenderJob, type JobDeps } from './run-render-job.js';
 import { finishBatch } from '../batches/finish-batch.js';
-import { claimFinishableBatch } from '../batches/batch-records.js';
+import { claimFinishableBatch, deferBatch } from '../batches/batch-records.js';
 import type { JobSignal } from '../../ports/job-signal.js';
 
 // The job runner: every instance runs one. It claims due render jobs (async renders, then batch items)
@@ -45,6 +45,8 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
   let ticking = false;
   let again = false;
   let finishing = false;
+  // Server faults met finishing each batch, for its backoff (per instance: a restart starts again at 2 s).
+  const finishFaults = new Map<string, number>();
   const running = new Set<Promise<unknown>>();
   let timer: NodeJS.Timeout | undefined;
 
@@ -98,6 +100,17 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
     finishing = true;
     track(
       finishBatch(deps, batch, () => stopping)
+        .then(async (outcome) => {
+          if (outcome !== 'deferred') return void finishFaults.delete(batch.id);
+          const faults = (finishFaults.get(batch.id) ?? 0) + 1;
+          finishFaults.set(batch.id, faults);
+          await deferBatch(
+            deps.db,
+            batch.id,
+            deps.instanceId,
+            new Date(deps.clock.now().getTime() + retryDelayMs(faults)),
+          );
+        })
         .catch((err) => deps.log.error({ err, batchId: batch.id }, 'finishing a batch failed'))
         .finally(() => {
           finishing = false;

@@ -11,6 +11,7 @@ import {
   renderBlobKey,
   type CreateRenderInput,
 } from '../renders/render-steps.js';
+import { isDatabaseUnavailable } from '../../adapters/db/unavailable.js';
 import { findAccountPlan } from '../accounts/account-records.js';
 import { releaseJob, takeJobForFinish, type RenderJobRow } from './job-records.js';
 
@@ -19,12 +20,16 @@ export type JobDeps = Pick<
   'db' | 'dbKind' | 'clock' | 'plans' | 'blobs' | 'caches' | 'engine' | 'config' | 'log' | 'metrics' | 'instanceId'
 >;
 
-/** Claims after which a job that keeps meeting server faults (or dying with its process) is failed. */
-const MAX_ATTEMPTS = 5;
+/**
+ * Claims after which a job whose run keeps crashing (its worker or its process dies under it) is
+ * failed: such a job may be what kills them. An outage (storage, database, busy engine) is not the
+ * job's doing: it is retried for `jobRetryHours` instead, however many claims that takes.
+ */
+const MAX_CRASHES = 5;
 
-/** Backoff before a job given back for a server fault is claimed again: 2 s, 4 s, 8 s, … at most 60 s. */
-function retryDelayMs(attempts: number): number {
-  return Math.min(60_000, 1000 * 2 ** attempts);
+/** Backoff before a job given back is claimed again: 2 s, 4 s, 8 s, … at most 60 s. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.min(attempts, 16));
 }
 
 export type JobOutcome = 'completed' | 'failed' | 'released' | 'lost';
@@ -51,10 +56,18 @@ export async function runRenderJob(
     if (ok) deps.metrics.render('failed', elapsedMs() / 1000);
     return ok ? 'failed' : 'lost';
   };
-  const giveBack = async (err: unknown): Promise<JobOutcome> => {
-    if (!stopping() && job.attempts >= MAX_ATTEMPTS) {
-      deps.log.error({ err, renderId: id }, 'async render failed after its last attempt');
-      return fail('RENDER_FAILED', 'The render could not be completed after several attempts');
+  /** `outage`: a dependency is down (storage, database, busy engine), not the job at fault. */
+  const giveBack = async (err: unknown, outage: boolean): Promise<JobOutcome> => {
+    const age = deps.clock.now().getTime() - Date.parse(job.created_at);
+    const spent = outage ? age > deps.config.limits.jobRetryHours * 3_600_000 : job.attempts >= MAX_CRASHES;
+    if (!stopping() && spent) {
+      deps.log.error({ err, renderId: id, attempts: job.attempts }, 'async render failed after its last attempt');
+      return fail(
+        'RENDER_FAILED',
+        outage
+          ? `The render could not be completed: storage or database unavailable for ${deps.config.limits.jobRetryHours} h`
+          : 'The render could not be completed after several attempts',
+      );
     }
     deps.log.warn({ err, renderId: id, attempts: job.attempts }, 'async render given back for a retry');
     await releaseJob(deps.db, id, deps.instanceId, new Date(deps.clock.now().getTime() + retryDelayMs(job.attempts)));
@@ -70,22 +83,26 @@ export async function runRenderJob(
     prepared = await prepareRender(deps, { id: account.id, plan: account.plan as PlanName }, input);
   } catch (err) {
     if (err instanceof AppError || err instanceof DataValidationError) return fail(err.code, err.message);
-    return giveBack(err);
+    return giveBack(err, isDatabaseUnavailable(err));
   }
   let templateBytes: Uint8Array;
   try {
     templateBytes = await templateBytesOf(deps, prepared);
   } catch (err) {
-    return giveBack(err); // storage trouble is ours, not the template's
+    if (err instanceof AppError) return fail(err.code, err.message); // the file is gone: no retry helps
+    return giveBack(err, true); // storage trouble is ours, not the template's
   }
   let file: readonly Uint8Array[];
   const warnings = prepared.warnings;
   try {
-    const result = await generateFile(deps, prepared, templateBytes, 'background');
+    const result = await generateFile(deps, prepared, templateBytes, 'background', accountId);
     file = result.file;
     warnings.push(...result.warnings);
   } catch (err) {
-    if (stopping() || err instanceof EngineBusyError || err instanceof EngineCrashedError) return giveBack(err);
+    if (stopping() || err instanceof EngineBusyError || err instanceof EngineCrashedError)
+      return giveBack(err, err instanceof EngineBusyError);
+    // strict mode and the form's own check refused a value: failed (not charged), with the message
+    if (err instanceof DataValidationError) return fail(err.code, err.message, warnings);
     return fail('RENDER_FAILED', engineFailureMessage(deps, err, id), warnings);
   }
 
@@ -94,7 +111,7 @@ export async function runRenderJob(
   try {
     await deps.blobs.put(blobKey, file);
   } catch (err) {
-    return giveBack(err);
+    return giveBack(err, true);
   }
   const durationMs = elapsedMs();
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../errors.js';
+import { AppError, DataValidationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { EngineBusyError, EngineCrashedError } from '../../ports/render-engine.js';
 import type { PlanName } from '../../plans.js';
@@ -23,6 +23,9 @@ import { insertRenderJobs, PRIORITY } from '../render-jobs/job-records.js';
 import { announceUsageThresholds } from '../events/usage-threshold.js';
 
 export type { CreateRenderInput, RenderOptions } from './render-steps.js';
+
+/** How long a client is asked to wait after the file store failed a write. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /** A render accepted asynchronously: GET /renders/:id follows it; render.completed / render.failed report it. */
 export interface AcceptedRender {
@@ -117,12 +120,16 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   }
   let file: readonly Uint8Array[];
   try {
-    const result = await generateFile(deps, prepared, templateBytes, 'interactive');
+    const result = await generateFile(deps, prepared, templateBytes, 'interactive', account.id);
     file = result.file;
     warnings.push(...result.warnings);
   } catch (err) {
     if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
       await dropReservation(); // a server fault, not the template's: the client retries on 503 + Retry-After
+      throw err;
+    }
+    if (err instanceof DataValidationError) {
+      await dropReservation(); // strict mode and the form's own check refused a value: not charged, like any 422
       throw err;
     }
     const message = engineFailureMessage(deps, err, id);
@@ -136,8 +143,15 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   try {
     await deps.blobs.put(blobKey, file);
   } catch (err) {
-    await markFailed('INTERNAL_ERROR', 'The file could not be stored'); // ours: answered INTERNAL_ERROR
-    throw err;
+    // The store's fault, not the caller's: nothing in their history, nothing charged, and a 503 that
+    // says to retry. A file half-written by the store is an orphan the housekeeping sweep removes.
+    await dropReservation();
+    throw Object.assign(
+      new AppError('SERVICE_UNAVAILABLE', 'The file store is unavailable; retry shortly', undefined, {
+        'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS),
+      }),
+      { cause: err },
+    );
   }
   const fileSize = file.reduce((n, chunk) => n + chunk.byteLength, 0);
   const durationMs = elapsedMs();

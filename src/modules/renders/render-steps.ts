@@ -7,6 +7,8 @@ import { publishEvent } from '../events/publish-event.js';
 import { loadTemplateForRender, type LoadedTemplate } from '../templates/template-view.js';
 import type { RenderTemplate } from '../templates/template-records.js';
 import { validateForTemplate } from '../templates/validate-for-template.js';
+import type { TemplateField } from '../render-data/template-field.js';
+import { scriptRejectionWarnings } from '../render-data/script-rejections.js';
 import { loadTemplateBytes } from '../templates/template-files.js';
 import { resolveWatermark } from './watermark-rule.js';
 import { completePendingRender, failPendingRender, type RenderRow } from './render-records.js';
@@ -21,6 +23,8 @@ export interface RenderOptions {
   timezone?: string;
   watermark?: boolean | 'auto';
   strict?: boolean;
+  /** run the form's scripts (default true); false: computed fields take data like any other */
+  calculate?: boolean;
   /** answer 202 at once with the render `pending`; it completes in the background */
   async?: boolean;
 }
@@ -34,9 +38,13 @@ export interface CreateRenderInput {
 export interface PreparedRender {
   template: RenderTemplate;
   analysis: TemplateAnalysis;
+  /** the fields as the render sees them (render keys), for naming what the form's scripts refused */
+  fields: TemplateField[];
   values: Record<string, FillValue>;
   warnings: string[];
   flatten: boolean;
+  strict: boolean;
+  calculate: boolean;
   watermarkText?: string;
 }
 
@@ -59,6 +67,7 @@ export async function prepareRender(
     timezone: 'Europe/Paris',
     watermark: 'auto' as const,
     strict: false,
+    calculate: true,
     ...input.options,
   };
   let loaded = memo?.get(input.templateId);
@@ -76,11 +85,22 @@ export async function prepareRender(
       strict: options.strict,
       locale: options.locale,
       timezone: options.timezone,
+      calculate: options.calculate,
     },
   );
   const watermark = resolveWatermark(plan, options.watermark);
   if (watermark.warning) warnings.push(watermark.warning);
-  return { template, analysis, values, warnings, flatten: options.flatten, watermarkText: watermark.text };
+  return {
+    template,
+    analysis,
+    fields,
+    values,
+    warnings,
+    flatten: options.flatten,
+    strict: options.strict,
+    calculate: options.calculate,
+    watermarkText: watermark.text,
+  };
 }
 
 /** The pending record that reserves one render of the month's quota. */
@@ -125,24 +145,36 @@ export function pendingRecord(
 
 /** The template's file (storage trouble here is ours, not the template's). */
 export function templateBytesOf(deps: Pick<Deps, 'blobs' | 'caches'>, p: PreparedRender): Promise<Uint8Array> {
-  return loadTemplateBytes(deps, p.template.blob_key);
+  return loadTemplateBytes(deps, p.template);
 }
 
-/** 3. generate: the file as chunks (a pool engine's base + update, never joined) and the engine's warnings. */
+/**
+ * 3. generate: the file as chunks (a pool engine's base + update, never joined) and the engine's warnings,
+ * with a SCRIPT_REJECTED_VALUE warning per value the form's own checks refused. In strict mode such a value
+ * throws DataValidationError instead: the caller releases the render's reservation (nothing is charged).
+ */
 export async function generateFile(
   deps: Pick<Deps, 'engine' | 'config'>,
   p: PreparedRender,
   templateBytes: Uint8Array,
   priority: 'interactive' | 'background',
+  tenant: string,
 ): Promise<{ file: readonly Uint8Array[]; warnings: string[] }> {
   const result = await deps.engine.fill(
     templateBytes,
     p.analysis,
-    { values: p.values, flatten: p.flatten, watermark: p.watermarkText, keepUriLinks: deps.config.outputUriLinks },
+    {
+      values: p.values,
+      flatten: p.flatten,
+      watermark: p.watermarkText,
+      keepUriLinks: deps.config.outputUriLinks,
+      calculate: p.calculate,
+    },
     p.template.blob_key,
-    { priority },
+    { priority, tenant },
   );
-  return { file: result.chunks ?? [result.bytes], warnings: result.warnings };
+  const rejected = scriptRejectionWarnings(p.fields, result.scriptRejections, p.strict, p.analysis.fields);
+  return { file: result.chunks ?? [result.bytes], warnings: [...result.warnings, ...rejected] };
 }
 
 export function renderBlobKey(accountId: string, renderId: string): string {

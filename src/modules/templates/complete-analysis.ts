@@ -1,7 +1,9 @@
 // Analyses stored before fields carried their label and placement (label, labelSource, suggestedName,
-// optionLabels, pdfMeta.rect / widgets / editable) are completed on first read: the file is analysed again, only those keys are taken from
+// optionLabels, pdfMeta.rect / widgets / editable) or their scripts (computed, calculation, scripts,
+// unsupportedScripts, and the form's `scripts`) are completed on first read: the file is analysed again, only those keys are taken from
 // the new analysis (matched by originalName), and the stored analysis is updated. Names, types and
-// options stay exactly as stored, so a template's render contract never changes behind its version.
+// options stay exactly as stored, so a template's render contract never changes behind its version
+// (a computed field was computed by the form all along: docs/decisions.md, "Computed forms").
 import type { Deps } from '../../deps.js';
 import { uniqueNames } from '../../pdf/analysis/suggested-name.js';
 import type { AnalysedField, TemplateAnalysis } from '../../pdf/types.js';
@@ -9,10 +11,11 @@ import { loadTemplateBytes } from './template-files.js';
 import { parseAnalysis, rememberAnalysis } from './template-view.js';
 import { saveTemplateAnalysis, type TemplateRow } from './template-records.js';
 
-/** True when every field has the placement and label keys analyse() now always sets. */
+/** True when every field has the placement and label keys analyse() now always sets, and scripts were read. */
 function hasPlacement(analysis: TemplateAnalysis): boolean {
-  return analysis.fields.every(
-    (f) => f.label !== undefined && f.labelSource !== undefined && f.pdfMeta.rect !== undefined,
+  return (
+    analysis.scripts !== undefined &&
+    analysis.fields.every((f) => f.label !== undefined && f.labelSource !== undefined && f.pdfMeta.rect !== undefined)
   );
 }
 
@@ -27,6 +30,7 @@ export function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis)
     return {
       ...f,
       ...labelKeys(f, now),
+      ...scriptKeys(now),
       pdfMeta: {
         ...f.pdfMeta,
         // a field the new analysis no longer finds keeps an empty rectangle rather than a guessed one
@@ -38,7 +42,23 @@ export function withPlacement(stored: TemplateAnalysis, fresh: TemplateAnalysis)
   });
   // suggested keys stay unique when a field the new analysis no longer finds falls back to its own name
   const keys = uniqueNames(fields.map((f) => f.suggestedName ?? f.name));
-  return { ...stored, fields: fields.map((f, i) => ({ ...f, suggestedName: keys[i] })) };
+  return {
+    ...stored,
+    fields: fields.map((f, i) => ({ ...f, suggestedName: keys[i] })),
+    scripts: fresh.scripts ?? { calculationOrder: [], document: [] },
+  };
+}
+
+/** The script keys of the new analysis, each only when set (a field it no longer finds has none). */
+function scriptKeys(now: AnalysedField | undefined): Partial<AnalysedField> {
+  if (!now) return {};
+  const { computed, calculation, scripts, unsupportedScripts } = now;
+  return {
+    ...(computed ? { computed } : {}),
+    ...(calculation ? { calculation } : {}),
+    ...(scripts ? { scripts } : {}),
+    ...(unsupportedScripts ? { unsupportedScripts } : {}),
+  };
 }
 
 /** Label, its source, suggested key and option labels of the new analysis, option labels matched by value. */
@@ -64,7 +84,7 @@ export async function loadCompleteAnalysis(
 ): Promise<TemplateAnalysis> {
   const stored = parseAnalysis(deps, row);
   if (hasPlacement(stored)) return stored;
-  const fresh = await deps.engine.analyse(await loadTemplateBytes(deps, row.blob_key));
+  const fresh = await deps.engine.analyse(await loadTemplateBytes(deps, row), { tenant: row.account_id });
   const complete = withPlacement(stored, fresh);
   // Only while the row still points at this file: a concurrent file replacement has its own analysis.
   await saveTemplateAnalysis(deps.db, row, JSON.stringify(complete));

@@ -7,12 +7,16 @@ import { checkDescription, checkName } from './template-input.js';
 import { toTemplateView, type TemplateView } from './template-view.js';
 import { countTemplates, insertTemplate } from './template-records.js';
 import { publishEvent } from '../events/publish-event.js';
+import { PdfEngineError, type TemplateAnalysis } from '../../pdf/types.js';
+import { detectNewForm, type DetectionOutcome, type DetectionView } from './detect-new-form.js';
 
 export interface CreateTemplateInput {
   bytes: Uint8Array;
   fileName: string;
   name?: string;
   description?: string;
+  /** a file without a form gets its fields detected instead of answering INVALID_PDF */
+  detectFields?: boolean;
 }
 
 export function templateBlobKey(accountId: string, templateId: string): string {
@@ -32,7 +36,7 @@ export async function createTemplate(
   deps: Deps,
   account: { id: string; plan: PlanName },
   input: CreateTemplateInput,
-): Promise<TemplateView> {
+): Promise<TemplateView & { detections?: DetectionView[]; detectionWarnings?: string[] }> {
   // 1. validate the text fields
   const name = checkName(input.name ?? input.fileName);
   const description = checkDescription(input.description ?? '');
@@ -42,13 +46,24 @@ export async function createTemplate(
   const held = await countTemplates(deps.db, account.id);
   if (held >= limit) throw limitReached(held, limit, account.plan);
 
-  // 3. analyse: INVALID_PDF for non-PDFs and PDFs without fillable fields
-  const analysis = await deps.engine.analyse(input.bytes);
+  // 3. analyse: INVALID_PDF for non-PDFs and PDFs without fillable fields, unless detection is asked
+  //    for: then the detected fields are added and the file with them is the template
+  let bytes = input.bytes;
+  let detected: DetectionOutcome | undefined;
+  let analysis: TemplateAnalysis;
+  try {
+    analysis = await deps.engine.analyse(bytes, { tenant: account.id });
+  } catch (err) {
+    if (!input.detectFields || !(err instanceof PdfEngineError && err.code === 'INVALID_PDF')) throw err;
+    const form = await detectNewForm(deps, bytes, account.id);
+    ({ bytes, analysis } = form);
+    detected = { detections: form.detections, warnings: form.warnings };
+  }
 
   // 4. blob first, then the record that points at it
   const id = newId('tpl');
   const blobKey = templateBlobKey(account.id, id);
-  await deps.blobs.put(blobKey, input.bytes);
+  await deps.blobs.put(blobKey, bytes);
 
   // 5. exact quota check and insert in one transaction
   const at = deps.clock.now();
@@ -59,7 +74,7 @@ export async function createTemplate(
     name,
     description,
     file_name: input.fileName,
-    file_size: input.bytes.byteLength,
+    file_size: bytes.byteLength,
     field_count: analysis.fields.length,
     page_count: analysis.pageCount,
     is_frozen: 0,
@@ -82,5 +97,8 @@ export async function createTemplate(
     await deps.blobs.delete(blobKey).catch(() => undefined);
     throw err;
   }
-  return toTemplateView(row);
+  const view = toTemplateView(row);
+  if (!input.detectFields) return view;
+  // asked for detection on a file that already has a form: nothing detected, the form as it is
+  return { ...view, detections: detected?.detections ?? [], detectionWarnings: detected?.warnings ?? [] };
 }

@@ -24,8 +24,8 @@ export async function editTemplateFields(deps: Deps, accountId: string, id: stri
   const named = toPdfNames(fields, edits);
 
   // 3. the edit, in the engine; its problems and ours are reported together
-  const bytes = await loadTemplateBytes(deps, row.blob_key);
-  const edited = await deps.engine.editFields(bytes, named.edits).catch((err: unknown) => {
+  const bytes = await loadTemplateBytes(deps, row);
+  const edited = await deps.engine.editFields(bytes, named.edits, { tenant: accountId }).catch((err: unknown) => {
     if (!(err instanceof FieldEditError)) throw err;
     throw new FieldEditError([...named.problems, ...namedAsSent(err.problems, named.sentAs)]);
   });

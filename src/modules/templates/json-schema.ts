@@ -11,12 +11,13 @@
 // - signature images are data URLs (the service also sniffs bare base64).
 // Read-only and hidden fields are left out: strict mode refuses a value for them. A constant of the
 // template is listed with `const`, `readOnly: true` and `not: {}` (documented, never accepted: data may
-// not carry it); a field with a default has `default` and is never required. What no JSON Schema can check
+// not carry it); so is a field the form computes (read-only or not), whose description says how it is
+// computed: the schema is that of the default options.calculate true (with false, data may fill it); a field with a default has `default` and is never required. What no JSON Schema can check
 // is left to the service: the bytes inside an image, and a date-time whose offset moves it out of
 // years 1-9999 in the render's time zone.
 import { fittingRange } from '../render-data/format-value.js';
 import { MAX_TEXT_CODE_POINTS } from '../render-data/validate-data.js';
-import type { AnalysedField, FieldFormat } from '../../pdf/types.js';
+import type { AnalysedField, CalculationKind, FieldFormat } from '../../pdf/types.js';
 import type { TemplateField } from '../render-data/template-field.js';
 
 export type JsonSchemaObject = { [keyword: string]: unknown };
@@ -123,16 +124,39 @@ function valueSchema(f: AnalysedField): { schema: JsonSchema; note: string } {
   }
 }
 
+const CALCULATIONS: Record<CalculationKind, string> = {
+  sum: 'the sum of',
+  product: 'the product of',
+  average: 'the average of',
+  minimum: 'the smallest of',
+  maximum: 'the largest of',
+  simplified: 'a formula of',
+  custom: 'its own script',
+};
+
+/** "the sum of a, b" / "its own script": how a computed field gets its value, fields named by render key. */
+function calculationText(f: TemplateField, keys: ReadonlyMap<string, string>): string {
+  const kind = f.calculation?.kind ?? 'custom';
+  const reads = f.calculation?.reads ?? [];
+  if (kind === 'custom') return CALCULATIONS.custom;
+  if (reads.length === 0) return `${CALCULATIONS[kind]} other fields`;
+  return `${CALCULATIONS[kind]} ${reads.map((r) => keys.get(r) ?? r).join(', ')}`;
+}
+
 /** Whether data must carry the field: required, and without a default of the template's. */
 const mustSend = (f: TemplateField) => f.required && f.default === undefined && f.constant === undefined;
 
 /** The field's schema: the value's, null allowed unless the field is required, title from its label. */
-function fieldSchema(f: TemplateField): JsonSchema {
+function fieldSchema(f: TemplateField, keys: ReadonlyMap<string, string>): JsonSchema {
   const { schema, note } = valueSchema(f);
   const hint = formatHint(f.detail.format);
   const where = `PDF field "${f.pdfMeta.originalName}", page ${f.pdfMeta.page}.`;
   const own = f.description ? `${f.description.trim()}\n\n` : '';
   const title = f.label ? { title: f.label } : {};
+  if (f.computed) {
+    const description = `${own}Computed by the form (${calculationText(f, keys)}) when the PDF is rendered: data may not carry it unless options.calculate is false. ${where}`;
+    return { ...title, description, readOnly: true, not: {} };
+  }
   if (f.constant !== undefined) {
     const description = `${own}A constant of the template, always drawn as ${JSON.stringify(f.constant)}: data may not carry it. ${where}`;
     return { ...title, description, const: f.constant, readOnly: true, not: {} };
@@ -171,9 +195,10 @@ export function renderDataJsonSchema(
   // null prototype: a field named "__proto__" is an ordinary key here
   const properties: Record<string, JsonSchema> = Object.create(null);
   const required: string[] = [];
+  const keys = new Map(analysis.fields.map((f) => [f.pdfMeta.originalName, f.name]));
   for (const f of analysis.fields) {
-    if (f.pdfMeta.readOnly || f.hidden) continue;
-    properties[f.name] = fieldSchema(f);
+    if ((f.pdfMeta.readOnly && !f.computed) || f.hidden) continue;
+    properties[f.name] = fieldSchema(f, keys);
     if (mustSend(f)) required.push(f.name);
   }
   return {

@@ -5,7 +5,14 @@ import { templateBlobKey } from './create-template.js';
 import { checkDescription, checkName } from './template-input.js';
 import { loadCompleteAnalysis } from './complete-analysis.js';
 import { renderDataJsonSchema } from './json-schema.js';
-import { loadTemplate, publicField, toTemplateView, type TemplateView } from './template-view.js';
+import {
+  keysByPdfName,
+  loadTemplate,
+  publicField,
+  publicScripts,
+  toTemplateView,
+  type TemplateView,
+} from './template-view.js';
 import {
   deleteUnfrozenTemplate,
   listTemplateRows,
@@ -85,13 +92,17 @@ async function describeTemplate<T>(
 
 /** GET /templates/:id/schema: the fields to send in render data. */
 export function getTemplateSchema(deps: SchemaDeps, accountId: string, id: string) {
-  return describeTemplate(deps, accountId, id, async (_, analysis, fields) => ({
-    fields: fields.map(publicField),
-    pageCount: analysis.pageCount,
-    removedFromOutput: analysis.removedFromOutput ?? [],
-    // how the current version's fields map to the previous file's, when a file replacement made it
-    fieldMapping: (await lastFileMapping(deps.db, accountId, id)) as FieldMappingReport | null,
-  }));
+  return describeTemplate(deps, accountId, id, async (_, analysis, fields) => {
+    const keys = keysByPdfName(fields);
+    return {
+      fields: fields.map((f) => publicField(f, keys)),
+      pageCount: analysis.pageCount,
+      removedFromOutput: analysis.removedFromOutput ?? [],
+      scripts: publicScripts(analysis.scripts, keys),
+      // how the current version's fields map to the previous file's, when a file replacement made it
+      fieldMapping: (await lastFileMapping(deps.db, accountId, id)) as FieldMappingReport | null,
+    };
+  });
 }
 
 /** GET /templates/:id/json-schema: the render data of the current version as a JSON Schema. */
@@ -165,7 +176,7 @@ export async function storeTemplateFile(
   input: { bytes: Uint8Array; fileName: string },
 ): Promise<TemplateView & { fieldMapping: FieldMappingReport }> {
   const id = current.id;
-  const analysis = await deps.engine.analyse(input.bytes);
+  const analysis = await deps.engine.analyse(input.bytes, { tenant: accountId });
   const before = await loadCompleteAnalysis(deps, current);
   const oldSettings = parseFieldSettings(current.field_settings);
   const carried = carrySettings(before.fields, oldSettings, analysis.fields);

@@ -4,6 +4,7 @@ import { loadTemplate, parseAnalysis } from './template-view.js';
 import { effectiveFields, parseFieldSettings } from './field-settings.js';
 import { validateForTemplate } from './validate-for-template.js';
 import { loadTemplateBytes } from './template-files.js';
+import { scriptRejectionWarnings } from '../render-data/script-rejections.js';
 
 /** Drawn across every page of a preview, whatever the plan or `options.watermark` say. */
 const PREVIEW_WATERMARK = 'PREVIEW';
@@ -19,7 +20,14 @@ export async function previewTemplate(
   templateId: string,
   input: { data: Record<string, unknown>; options?: RenderOptions },
 ): Promise<{ chunks: readonly Uint8Array[]; warnings: string[] }> {
-  const options = { flatten: true, locale: 'fr-FR', timezone: 'Europe/Paris', strict: false, ...input.options };
+  const options = {
+    flatten: true,
+    locale: 'fr-FR',
+    timezone: 'Europe/Paris',
+    strict: false,
+    calculate: true,
+    ...input.options,
+  };
   deps.engine.admit?.(); // under overload, shed before any work, as a render does
   const template = await loadTemplate(deps, accountId, templateId);
   const analysis = parseAnalysis(deps, template);
@@ -28,15 +36,26 @@ export async function previewTemplate(
     strict: options.strict,
     locale: options.locale,
     timezone: options.timezone,
+    calculate: options.calculate,
   });
   if (input.options?.watermark === false) warnings.push('Previews always carry a PREVIEW watermark');
-  const bytes = await loadTemplateBytes(deps, template.blob_key);
+  const bytes = await loadTemplateBytes(deps, template);
   const result = await deps.engine.fill(
     bytes,
     analysis,
-    { values, flatten: options.flatten, watermark: PREVIEW_WATERMARK, keepUriLinks: deps.config.outputUriLinks },
+    {
+      values,
+      flatten: options.flatten,
+      watermark: PREVIEW_WATERMARK,
+      keepUriLinks: deps.config.outputUriLinks,
+      calculate: options.calculate,
+    },
     template.blob_key,
+    { tenant: accountId },
   );
-  warnings.push(...result.warnings);
+  warnings.push(
+    ...result.warnings,
+    ...scriptRejectionWarnings(fields, result.scriptRejections, options.strict, analysis.fields),
+  );
   return { chunks: result.chunks ?? [result.bytes], warnings };
 }

@@ -25,6 +25,7 @@ import {
   TemplateJsonSchemaResponse,
   TemplateList,
   TemplatePatch,
+  TemplateCreatedResponse,
   TemplateReplacedResponse,
   TemplateResponse,
   TemplateSchemaResponse,
@@ -34,8 +35,16 @@ import {
   templateComponents,
 } from './template-schemas.js';
 import { listVersions } from './template-versions.js';
+import { validationError } from '../../errors.js';
 
 export { templateComponents };
+
+/** The multipart `detectFields` field: "true" or "false" (absent: false). */
+function detectFlag(value: string | undefined): boolean {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw validationError({ field: 'detectFields', expected: '"true" or "false"', received: JSON.stringify(value) });
+}
 
 const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF' });
 
@@ -54,11 +63,13 @@ export const templateRoutes =
           summary: 'Upload a PDF form as a template; its fields are analysed at once',
           headers: IdempotencyHeaders,
           response: {
-            201: ref(TemplateResponse, 'The template, with its fields analysed'),
+            201: ref(TemplateCreatedResponse, 'The template, with its fields analysed (and detected, if asked)'),
             403: errorResponse('TEMPLATE_LIMIT_REACHED: the plan holds no more templates'),
             409: errorResponse('IDEMPOTENCY_KEY_IN_USE: a request with this key is still running'),
             413: errorResponse('FILE_TOO_LARGE: the file exceeds the plan limit'),
-            422: errorResponse('INVALID_PDF (not a PDF form), VALIDATION_ERROR or IDEMPOTENCY_KEY_REUSED'),
+            422: errorResponse(
+              'INVALID_PDF (not a PDF form; with detectFields, nothing detected or scanned pages, listed in details.pages), VALIDATION_ERROR or IDEMPOTENCY_KEY_REUSED',
+            ),
           },
         },
       },
@@ -77,6 +88,7 @@ export const templateRoutes =
                 fileName: upload.fileName,
                 name: upload.fields.name,
                 description: upload.fields.description,
+                detectFields: detectFlag(upload.fields.detectFields),
               },
             ),
           },

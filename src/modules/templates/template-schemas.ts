@@ -6,7 +6,7 @@ import { RenderOptions } from '../render-data/request-schemas.js';
 // The templates module's request and answer schemas (#/components/schemas/<name>): one definition for
 // every route file of the module (routes.ts, field-routes.ts, field-edit-routes.ts).
 
-const Template = named(
+export const Template = named(
   'Template',
   Type.Object(
     {
@@ -29,6 +29,27 @@ const Rect = Type.Array(Type.Number(), {
   maxItems: 4,
   description: '[x1, y1, x2, y2] in PDF points, origin at the bottom left of the page, x1 <= x2 and y1 <= y2',
 });
+const ScriptKind = stringEnum(
+  ['AFNumber', 'AFPercent', 'AFDate', 'AFTime', 'AFSpecial', 'AFRange_Validate', 'custom'] as const,
+  { description: "one of Acrobat's AF* built-ins (the whole script is that call), else custom" },
+);
+const UnsupportedApi = {
+  api: Type.String({ description: 'the API as the script names it, e.g. app.response, xfa, SOAP, submitForm' }),
+  reason: Type.String({ description: 'why it cannot run when a PDF is rendered' }),
+};
+const UnsupportedScript = named(
+  'UnsupportedScript',
+  Type.Object(
+    {
+      action: stringEnum(['calculate', 'format', 'keystroke', 'validate'] as const),
+      ...UnsupportedApi,
+    },
+    {
+      description:
+        "a field's script that uses an API the render-time sandbox does not offer: at render time it ends as a warning on the field, whose value stays as sent or empty",
+    },
+  ),
+);
 const SchemaField = named(
   'SchemaField',
   Type.Object(
@@ -82,6 +103,43 @@ const SchemaField = named(
           Type.Literal(true, { description: 'combo boxes with the Edit flag only: any text is accepted' }),
         ),
       }),
+      computed: Type.Optional(
+        Type.Literal(true, {
+          description:
+            'the form computes the value with its own calculate script at render time: data for it is refused in strict mode and ignored with a warning otherwise, unless options.calculate is false (README: "Computed forms")',
+        }),
+      ),
+      calculation: Type.Optional(
+        Type.Object(
+          {
+            kind: stringEnum(['sum', 'product', 'average', 'minimum', 'maximum', 'simplified', 'custom'] as const, {
+              description:
+                "AFSimple_Calculate's SUM, PRD, AVG, MIN or MAX; simplified: Acrobat's simplified field notation; custom: any other script",
+            }),
+            reads: Type.Optional(
+              Type.Array(Type.String(), {
+                description:
+                  'the render keys of the fields it reads (AFSimple_Calculate and simplified field notation only: a custom script is not read)',
+              }),
+            ),
+          },
+          { description: 'computed fields only: how the form computes the value' },
+        ),
+      ),
+      scripts: Type.Optional(
+        Type.Object(
+          {
+            format: Type.Optional(ScriptKind),
+            keystroke: Type.Optional(ScriptKind),
+            validate: Type.Optional(ScriptKind),
+          },
+          {
+            description:
+              "the field's format (how the value is shown), keystroke and validate scripts (which check a caller's value), when it has them",
+          },
+        ),
+      ),
+      unsupportedScripts: Type.Optional(Type.Array(ref(UnsupportedScript))),
     },
     { description: 'A form field: the key to send in render data and the value it expects' },
   ),
@@ -142,6 +200,25 @@ const TemplateSchema = named(
         fields: Type.Array(ref(SchemaField)),
         pageCount: Type.Integer(),
         removedFromOutput: Type.Array(ref(Removal)),
+        scripts: Type.Object(
+          {
+            calculationOrder: Type.Array(Type.String(), {
+              description: "the render keys of the fields in the form's calculation order (/AcroForm /CO)",
+            }),
+            document: Type.Array(
+              Type.Object({
+                name: Type.String(),
+                functions: Type.Array(Type.String(), { description: 'the functions it declares (first 100)' }),
+                unsupported: Type.Optional(Type.Array(Type.Object(UnsupportedApi))),
+              }),
+              {
+                description:
+                  "the form's document-level scripts (/Names /JavaScript), which define functions its field scripts call",
+              },
+            ),
+          },
+          { description: "the form's own scripts as a whole; the fields' are on each field" },
+        ),
         fieldMapping: Type.Union([ref(FieldMapping), Type.Null()], {
           description:
             "the latest file replacement's mapping to the previous file; null when the file was never replaced",
@@ -188,6 +265,13 @@ export const TemplateUpload = named(
       file: Type.String({ format: 'binary', description: 'The AcroForm PDF (plan limit: 10/25/50 MB)' }),
       name: Type.Optional(Type.String({ maxLength: 200, description: 'Template name (default: the file name)' })),
       description: Type.Optional(Type.String({ maxLength: 2000 })),
+      detectFields: Type.Optional(
+        stringEnum(['true', 'false'], {
+          description:
+            'true: a PDF without a form gets its fields detected from its drawing and text and added as real ' +
+            'fields (the answer lists them); without it such a file answers INVALID_PDF',
+        }),
+      ),
     },
     { description: 'A PDF form upload (multipart/form-data)' },
   ),
@@ -265,8 +349,59 @@ export const TemplateVersionQuery = Type.Object(
 );
 
 /** Named schemas of this module (app.ts registers them; they are #/components/schemas/<name>). */
+// ---- field detection (detect-routes.ts): a detection, and POST /templates's answer with detectFields ----
+
+const DetectionRect = Type.Array(Type.Number(), {
+  minItems: 4,
+  maxItems: 4,
+  description: '[x1, y1, x2, y2] in PDF points of the page (as pdfMeta.rect)',
+});
+
+export const Detection = named(
+  'Detection',
+  Type.Object(
+    {
+      key: Type.String({ description: "the new field's render key and PDF name, made from its label" }),
+      type: stringEnum(['text', 'multiline', 'comb', 'date', 'checkbox', 'radio', 'signature']),
+      page: Type.Integer({ description: '1-based page' }),
+      rect: DetectionRect,
+      label: Type.Union([Type.String(), Type.Null()], { description: 'the caption read on the page' }),
+      confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how sure the detector is, 0-1' }),
+      cells: Type.Optional(Type.Integer({ description: 'comb: the number of character cells' })),
+      dateFormat: Type.Optional(Type.String({ description: 'date: the display pattern, e.g. dd/mm/yyyy' })),
+      options: Type.Optional(Type.Array(Type.String(), { description: 'radio: one option per button' })),
+      widgets: Type.Optional(Type.Array(DetectionRect, { description: "radio: each button's box" })),
+    },
+    { additionalProperties: false, description: 'A form field found in the drawing and text of a page' },
+  ),
+);
+
+export const DetectionWarnings = Type.Array(Type.String(), {
+  description: 'what detection left out: pages past the page or time budget, pages over a drawing cap, scans',
+});
+
+/** POST /templates's answer: the template, and with detectFields=true what was detected. */
+const TemplateCreated = named(
+  'TemplateCreated',
+  Type.Intersect(
+    [
+      ref(Template),
+      Type.Object({
+        detections: Type.Optional(Type.Array(ref(Detection), { description: 'with detectFields=true only' })),
+        detectionWarnings: Type.Optional(DetectionWarnings),
+      }),
+    ],
+    { description: 'The new template; with detectFields=true, the fields detected and added to its PDF' },
+  ),
+);
+export const TemplateCreatedResponse = named(
+  'TemplateCreatedResponse',
+  Type.Object({ data: ref(TemplateCreated) }, { additionalProperties: false }),
+);
+
 export const templateComponents: Named[] = [
   Template,
+  UnsupportedScript,
   SchemaField,
   Removal,
   FieldMapping,
@@ -283,5 +418,8 @@ export const templateComponents: Named[] = [
   RenderDataJsonSchema,
   TemplateJsonSchemaResponse,
   PreviewRequest,
+  Detection,
+  TemplateCreated,
+  TemplateCreatedResponse,
 ];
 /** A PDF answer: the OpenAPI document lists it as application/pdf (`produces`). */

@@ -1,7 +1,17 @@
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { findRenderTemplate, findTemplate, type RenderTemplate, type TemplateRow } from './template-records.js';
-import type { AnalysedField, LabelSource, Rect, TemplateAnalysis, WidgetPlacement } from '../../pdf/types.js';
+import type {
+  AnalysedField,
+  CalculationKind,
+  DocumentScript,
+  AnalysedScripts,
+  LabelSource,
+  Rect,
+  TemplateAnalysis,
+  UnsupportedScript,
+  WidgetPlacement,
+} from '../../pdf/types.js';
 import type { TemplateField } from '../render-data/template-field.js';
 import { effectiveFields, parseFieldSettings } from './field-settings.js';
 
@@ -122,13 +132,35 @@ export interface PublicField {
     widgets?: WidgetPlacement[];
     editable?: true;
   };
+  /** the form computes the value (a calculate script): data for it is refused unless options.calculate is false */
+  computed?: true;
+  /** computed fields: the kind of calculation and the render keys of the fields it reads, when readable */
+  calculation?: { kind: CalculationKind; reads?: string[] };
+  scripts?: AnalysedField['scripts'];
+  unsupportedScripts?: UnsupportedScript[];
+}
+
+/** Render keys by PDF name: how a calculation's reads and the calculation order are shown to callers. */
+export function keysByPdfName(fields: readonly TemplateField[]): ReadonlyMap<string, string> {
+  return new Map(fields.map((f) => [f.pdfMeta.originalName, f.name]));
+}
+
+/** The form's scripts as GET /templates/:id/schema shows them: the calculation order as render keys. */
+export function publicScripts(
+  scripts: AnalysedScripts | undefined,
+  keys: ReadonlyMap<string, string>,
+): { calculationOrder: string[]; document: DocumentScript[] } {
+  return {
+    calculationOrder: (scripts?.calculationOrder ?? []).map((n) => keys.get(n) ?? n),
+    document: scripts?.document ?? [],
+  };
 }
 
 /**
  * The public schema field: the analysis without engine-internal detail. The analysis must carry the
  * placement keys (label, rect): load it with loadCompleteAnalysis, which completes old stored ones.
  */
-export function publicField(f: TemplateField): PublicField {
+export function publicField(f: TemplateField, keys: ReadonlyMap<string, string> = new Map()): PublicField {
   const out: PublicField = {
     name: f.name,
     type: f.type,
@@ -154,5 +186,12 @@ export function publicField(f: TemplateField): PublicField {
   // checkboxes with several on-states accept one of them as a string (see docs/decisions.md)
   else if (f.type === 'checkbox' && (f.detail.onStates?.length ?? 0) > 1) out.options = f.detail.onStates;
   if (out.options && f.optionLabels?.length === out.options.length) out.optionLabels = f.optionLabels;
+  if (f.computed) out.computed = true;
+  if (f.calculation) {
+    const { kind, reads } = f.calculation;
+    out.calculation = reads ? { kind, reads: reads.map((n) => keys.get(n) ?? n) } : { kind };
+  }
+  if (f.scripts) out.scripts = f.scripts;
+  if (f.unsupportedScripts) out.unsupportedScripts = f.unsupportedScripts;
   return out;
 }

@@ -123,21 +123,52 @@ export interface ClaimedDelivery {
   attempts: number;
 }
 
+/**
+ * Claims up to `limit` due deliveries, fairly: round-robin across accounts (every account's oldest due
+ * delivery before anyone's second), and never more than `perEndpoint` attempts in flight to one endpoint
+ * or `perAccount` for one account, counting those already in flight (claimed, lease not over). So a
+ * dead or hanging receiver holds at most `perEndpoint` sending slots, whatever its backlog, and one
+ * account's flood waits behind other accounts' single events. Across instances the caps hold per claim:
+ * two instances claiming at the same instant may each fill an endpoint's share once.
+ */
 export async function claimDueDeliveries(
   db: Db,
   kind: DbKind,
-  input: { token: string; now: Date; leaseMs: number; limit: number },
+  input: { token: string; now: Date; leaseMs: number; limit: number; perEndpoint: number; perAccount: number },
 ): Promise<ClaimedDelivery[]> {
   const now = input.now.toISOString();
   const leaseEnd = new Date(input.now.getTime() + input.leaseMs).toISOString();
-  const lock = kind === 'postgres' ? sql`for update skip locked` : sql``;
+  const lock = kind === 'postgres' ? sql`for update of d skip locked` : sql``;
   const result = await sql<ClaimedDelivery>`
+    with in_flight as (
+      select endpoint_id, account_id from webhook_deliveries
+       where status = 'pending' and claimed_by is not null and next_attempt_at > ${now}
+    ),
+    endpoint_busy as (select endpoint_id, count(*) as n from in_flight group by endpoint_id),
+    account_busy as (select account_id, count(*) as n from in_flight group by account_id),
+    due as (
+      select d.id, d.account_id, d.next_attempt_at,
+             row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) + coalesce(e.n, 0) as endpoint_slot
+        from webhook_deliveries d
+        left join endpoint_busy e on e.endpoint_id = d.endpoint_id
+       where d.status = 'pending' and d.next_attempt_at <= ${now}
+    ),
+    fair as (
+      select due.id, due.next_attempt_at,
+             row_number() over (partition by due.account_id order by due.next_attempt_at, due.id) + coalesce(a.n, 0) as account_slot
+        from due
+        left join account_busy a on a.account_id = due.account_id
+       where due.endpoint_slot <= ${input.perEndpoint}
+    )
     update webhook_deliveries
        set claimed_by = ${input.token}, next_attempt_at = ${leaseEnd}, attempts = attempts + 1, last_attempt_at = ${now}
      where id in (
-       select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= ${now}
-        order by next_attempt_at
+       -- locked (PostgreSQL) before the limit, so concurrent claims pass over each other's rows; the row's
+       -- own state is checked again, as PostgreSQL re-reads a row another claim has just taken
+       select d.id from webhook_deliveries d
+         join fair f on f.id = d.id
+        where f.account_slot <= ${input.perAccount} and d.status = 'pending' and d.next_attempt_at <= ${now}
+        order by f.account_slot, f.next_attempt_at, f.id
         limit ${input.limit}
         ${lock})
     returning id, account_id, endpoint_id, event_id, attempts`.execute(db);

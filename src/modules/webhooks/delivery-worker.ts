@@ -28,7 +28,7 @@ function leaseMs(timeoutMs: number): number {
 }
 
 export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
-  const { pollMs, concurrency, timeoutMs } = deps.config.webhooks;
+  const { pollMs, concurrency, timeoutMs, endpointConcurrency, accountConcurrency } = deps.config.webhooks;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<boolean> | undefined;
@@ -51,6 +51,8 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
       now: deps.clock.now(),
       leaseMs: leaseMs(timeoutMs),
       limit,
+      perEndpoint: endpointConcurrency,
+      perAccount: accountConcurrency,
     });
     for (const c of claimed) {
       const attempt: Promise<void> = attemptDelivery(deps, c, token)

@@ -2,6 +2,7 @@
 // PdfEngineError (INVALID_PDF for unusable input, PDF_LIMIT when a safety limit is exceeded).
 import { PDFName } from '@cantoo/pdf-lib';
 import { describeField } from './field-info.js';
+import { fieldScripts, formScripts, readsResolver } from './field-scripts.js';
 import { wantsPageText, withLabels } from './field-labels.js';
 import { findLabels, labelInput } from './find-labels.js';
 import { collectFields, formDicts } from '../field-tree.js';
@@ -9,11 +10,24 @@ import { resolveLimits, type AnalyseLimits } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { findRemovals } from '../sanitize/output-removals.js';
 import { assignNames } from './names.js';
+import { withTextOnlyPages } from './text-only-pages.js';
 import { collectPages } from '../pages.js';
+import { scriptBudget } from './script-source.js';
 import { getDict } from '../pdf-objects.js';
+import { checkStreamSizes } from './stream-sizes.js';
 import { PdfEngineError, type AnalysedField, type TemplateAnalysis } from '../types.js';
 
 export type { AnalyseLimits } from '../limits.js';
+
+/** A calculation's reads as the fully qualified names of the fields found (see readsResolver). */
+function resolveCalculationReads(fields: Omit<AnalysedField, 'name'>[]): void {
+  const resolve = readsResolver(fields.map((f) => f.pdfMeta.originalName));
+  for (const f of fields) {
+    if (!f.calculation?.reads) continue;
+    const reads = resolve(f.calculation.reads);
+    f.calculation = reads ? { kind: f.calculation.kind, reads } : { kind: f.calculation.kind };
+  }
+}
 
 export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>): Promise<TemplateAnalysis> {
   const lim = resolveLimits(limits);
@@ -24,6 +38,8 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
   } = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   try {
     const pages = collectPages(ctx, catalog, lim);
+    // before anything decodes a stream: a bomb is refused here, not met by every render (issue 27)
+    const undecodable = checkStreamSizes(ctx, pages, lim);
     const acroForm = getDict(catalog, 'AcroForm');
     if (!acroForm) throw new PdfEngineError('INVALID_PDF', 'the PDF is not a form (no AcroForm)');
 
@@ -31,10 +47,12 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
     const partialNames: string[][] = [];
     const rawFields = collectFields(ctx, acroForm, pages, lim);
     const raws: typeof rawFields = [];
+    const budget = scriptBudget();
     for (const raw of rawFields) {
       if (raw.fullName === '') continue; // an unnamed field cannot be addressed by callers
       const field = describeField(ctx, raw, lim.maxDepth);
       if (!field) continue;
+      Object.assign(field, fieldScripts(ctx, raw, lim.maxDepth, budget));
       described.push(field);
       partialNames.push(raw.partialNames);
       raws.push(raw);
@@ -46,14 +64,16 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
       throw new PdfEngineError('INVALID_PDF', 'the PDF form has no fillable fields');
     }
 
+    resolveCalculationReads(described);
     const names = assignNames(
       described.map((f, i) => ({ fullName: f.pdfMeta.originalName, partialNames: partialNames[i] })),
     );
     const found = await findLabels(
       bytes,
       raws.map((raw, i) => labelInput(ctx, raw, described[i])),
-      { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems },
+      { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems, skipPages: undecodable },
       (i) => wantsPageText(described[i]),
+      (wanted) => withTextOnlyPages(bytes, ctx, pages, wanted, encrypted),
     );
     return {
       fields: withLabels(
@@ -67,6 +87,7 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
         { catalog, pages: pages.map((p) => p.dict), formDicts: formDicts(rawFields) },
         acroForm,
       ),
+      scripts: formScripts(ctx, catalog, acroForm, raws, lim.maxDepth, budget),
     };
   } catch (err) {
     if (err instanceof PdfEngineError) throw err;

@@ -1,7 +1,9 @@
 // A field's label by the rule of docs/decisions.md: its tooltip (/TU) when the author wrote one,
-// else the caption printed beside it on the page, else none; and the key and option labels made from them.
+// else the caption printed beside it on the page, else none; and the key and option labels made from them
+// (a key several fields share is made from where their labels differ, else prefixed with each one's
+// section, else numbered).
 import type { FoundLabel } from './find-labels.js';
-import { suggestName, uniqueNames } from './suggested-name.js';
+import { suggestName, uniqueNames, withLabelTails, withSectionPrefixes } from './suggested-name.js';
 import type { AnalysedField, LabelSource } from '../types.js';
 
 /**
@@ -37,6 +39,15 @@ export function withLabels(fields: AnalysedField[], found: FoundLabel[]): Analys
       ...(labels ? { optionLabels: labels } : {}),
     };
   });
-  const keys = uniqueNames(labelled.map((f) => suggestName(f.label ?? null, f.name)));
+  const labels = labelled.map((f) => f.label ?? null);
+  const keys = uniqueNames(
+    withSectionPrefixes(
+      withLabelTails(
+        labelled.map((f, i) => suggestName(labels[i], f.name)),
+        labels,
+      ),
+      found.map((x) => x?.section),
+    ),
+  );
   return labelled.map((f, i) => ({ ...f, suggestedName: keys[i] }));
 }

@@ -6,6 +6,8 @@ import type { RawField } from '../field-tree.js';
 import { widgetOnStates } from './field-info.js';
 import { readPageText, type PageTextBudget } from './page-text.js';
 import { buttonCaption, buttonWords, groupCaption, labelPage, textCaption, type LabelPage } from './page-labels.js';
+import { lastHeading, pageHeadings, sectionOf } from './page-sections.js';
+import type { Phrase } from './text-phrases.js';
 import { widgetRect } from './placement.js';
 import type { AnalysedField, Rect } from '../types.js';
 
@@ -31,6 +33,8 @@ export interface FoundLabel {
   caption: string | null;
   /** parallel to LabelInput.options: the words beside the button of each option, null when none */
   optionLabels?: (string | null)[];
+  /** the heading the field sits under (page-sections.ts), when its page was read and has one */
+  section?: string;
 }
 
 /** The finder's view of an analysed field and its raw widgets. */
@@ -81,15 +85,31 @@ function findOne(pages: Map<number, LabelPage>, owner: number, input: LabelInput
   return { caption: null };
 }
 
+/** The section of each field's first widget on a read page; a page without a heading above the widget goes on with the previous page's last one. */
+function fieldSections(pages: Map<number, LabelPage>, fields: LabelInput[]): (string | undefined)[] {
+  const headings = new Map<number, Phrase[]>();
+  for (const [n, page] of pages) headings.set(n, pageHeadings(page));
+  return fields.map((f) => {
+    const w = f.widgets.find((x) => pages.has(x.page));
+    if (!w) return undefined;
+    const before = headings.get(w.page - 1);
+    return (
+      sectionOf(pages.get(w.page) as LabelPage, headings.get(w.page) ?? [], w.rect) ?? (before && lastHeading(before))
+    );
+  });
+}
+
 /**
  * Captions of `fields` (parallel to them). `wanted(i)` false skips a field whose caption is not
  * needed (it has a tooltip and no options); its widgets still stand between text and other fields.
+ * `textOnly(pages)`, when given, makes the file pdf.js reads cheaper (text-only-pages.ts).
  */
 export async function findLabels(
   bytes: Uint8Array,
   fields: LabelInput[],
   budget: PageTextBudget,
   wanted: (i: number) => boolean = () => true,
+  textOnly?: (pages: number[]) => Uint8Array | undefined,
 ): Promise<FoundLabel[]> {
   const none = fields.map((): FoundLabel => ({ caption: null }));
   const pageNumbers = new Set<number>();
@@ -97,11 +117,17 @@ export async function findLabels(
     if (wanted(i)) for (const w of f.widgets) pageNumbers.add(w.page);
   });
   if (pageNumbers.size === 0) return none;
-  const texts = await readPageText(
-    bytes,
-    [...pageNumbers].sort((a, b) => a - b),
-    budget,
-  );
+  const list = [...pageNumbers].sort((a, b) => a - b);
+  let slim: Uint8Array | undefined;
+  try {
+    slim = textOnly?.(list);
+  } catch {
+    slim = undefined; // a content stream we cannot scan: pdf.js reads the file as it is
+  }
+  let texts = await readPageText(slim ?? bytes, list, budget);
+  // a page the slimmed file lost (it should not happen) is read from the file itself
+  if (slim && texts.size < list.length && performance.now() < budget.deadline)
+    texts = await readPageText(bytes, list, budget);
   try {
     const pages = new Map<number, LabelPage>();
     for (const [n, text] of texts) {
@@ -110,7 +136,11 @@ export async function findLabels(
       );
       pages.set(n, labelPage(text, widgets));
     }
-    return fields.map((f, i) => (wanted(i) ? findOne(pages, i, f) : { caption: null }));
+    const sections = fieldSections(pages, fields);
+    return fields.map((f, i) => {
+      const found = wanted(i) ? findOne(pages, i, f) : { caption: null };
+      return sections[i] ? { ...found, section: sections[i] } : found;
+    });
   } catch {
     return none; // a bug here must not cost the upload: no captions is the honest answer
   }

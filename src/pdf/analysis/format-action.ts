@@ -34,7 +34,7 @@ const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '
  * \xXX, legacy octal (\0 to \377), \n \t \r \b \f \v, a line continuation, and any other escaped
  * character as itself (\\ \" \'). Returns the string and the index after the closing quote.
  */
-function readStringLiteral(src: string, start: number): { value: string; end: number } | undefined {
+export function readStringLiteral(src: string, start: number): { value: string; end: number } | undefined {
   const quote = src[start];
   let out = '';
   let i = start + 1;

@@ -1,6 +1,7 @@
 // The printed text of a form's pages, as runs with positions, read by pdf.js (a maintained text
 // extractor: fonts, encodings, ToUnicode). Only geometry leaves this file: each run in its page's
 // reading frame, so that the caption finder can think "left of" and "above" on any page rotation.
+import { loadPdfjs } from './pdfjs-loader.js';
 import type { Rect } from '../types.js';
 
 /** One run of text as drawn (a string shown in one go), in the page's reading frame (points). */
@@ -26,6 +27,8 @@ export interface PageTextBudget {
   deadline: number;
   /** text items read in all, across pages */
   maxItems: number;
+  /** pages left unread: a stream of theirs could not be decoded within bounds, and pdf.js's decoders have none */
+  skipPages?: ReadonlySet<number>;
 }
 
 /** A user-space point turned by -rotation, so text at `rotation` runs along +x. */
@@ -54,7 +57,7 @@ export function fromFrame(rect: Rect, rotation: number): Rect {
   return toFrame(rect, (360 - rotation) % 360);
 }
 
-interface RawItem {
+export interface RawItem {
   str: string;
   transform: number[];
   width: number;
@@ -72,7 +75,7 @@ function itemRotation(t: number[]): number | undefined {
 }
 
 /** The runs of one page's items: only those at the page's main angle (margins often carry turned text). */
-function pageRuns(items: RawItem[]): PageText {
+export function pageRuns(items: RawItem[]): PageText {
   const weight = new Map<number, number>();
   for (const it of items) {
     const r = itemRotation(it.transform);
@@ -126,6 +129,7 @@ async function readPages(doc: PdfjsDocument, pages: number[], budget: PageTextBu
   let read = 0;
   for (const n of pages) {
     if (n < 1 || n > doc.numPages || performance.now() > budget.deadline) break;
+    if (budget.skipPages?.has(n)) continue;
     const page = await doc.getPage(n);
     // whole pages only: cancelling pdf.js's text stream midway makes it throw outside any promise
     const { items } = await page.getTextContent();
@@ -154,7 +158,7 @@ export async function readPageText(
     timer = setTimeout(() => reject(new Error('text budget spent')), Math.max(0, budget.deadline - performance.now()));
   });
   const work = async () => {
-    const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+    const { getDocument } = await loadPdfjs();
     // pdf.js takes ownership of (detaches) the buffer it is given: pass a copy.
     task = getDocument({
       data: new Uint8Array(bytes),

@@ -1,8 +1,9 @@
 // Judges a button's existing on-appearance: does it draw a visible mark in every viewer? Viewers
 // draw an appearance stream with its own /Resources only (never /AcroForm /DR), so a mark shown
 // with a font the stream does not carry is invisible in poppler and a stray glyph elsewhere.
-import { PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFStream, decodePDFRawStream } from '@cantoo/pdf-lib';
+import { PDFDict, PDFName, PDFNumber, type PDFStream } from '@cantoo/pdf-lib';
 import { N, getDict, getNumbers } from '../pdf-objects.js';
+import { decodedBytes } from '../stream-bytes.js';
 
 /** Larger appearance streams are not checked (a check mark is a few hundred bytes). */
 const MAX_CHECKED_BYTES = 64 * 1024;
@@ -23,11 +24,11 @@ interface Scan {
 
 function contentOf(stream: PDFStream): string | undefined {
   try {
-    const bytes = stream instanceof PDFRawStream ? decodePDFRawStream(stream).decode() : stream.getContents();
-    if (bytes.length > MAX_CHECKED_BYTES) return undefined;
+    // decoding stops past the size we judge (a bomb here costs at most that)
+    const bytes = decodedBytes(stream, MAX_CHECKED_BYTES);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
   } catch {
-    return undefined; // unsupported filter: we cannot judge it
+    return undefined; // too large, or an unsupported filter: we cannot judge it
   }
 }
 

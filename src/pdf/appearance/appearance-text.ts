@@ -124,6 +124,16 @@ function wrap(glyphs: Glyph[], maxWidth: number): Glyph[][] {
   return lines;
 }
 
+/**
+ * A lower bound of the lines wrap() makes at `maxWidth`: every line holds at most `maxWidth` of
+ * non-space units, unless it is one unit wider than that (counted here as `maxWidth`).
+ */
+function fewestLines(glyphs: Glyph[], maxWidth: number): number {
+  let total = 0;
+  for (const g of glyphs) if (g.ch !== ' ') total += Math.min(g.w ?? 0, maxWidth);
+  return Math.ceil(total / maxWidth - 1e-9);
+}
+
 function alignX(quadding: number, lineWidth: number, width: number, pad: number): number {
   if (quadding === 1) return (width - lineWidth) / 2;
   if (quadding === 2) return width - pad - lineWidth;
@@ -212,6 +222,10 @@ export function layoutText(
       const start = Math.min(MAX_AUTO_SIZE, fitHeight);
       const floor = Math.min(start, opts.whole ? MIN_WHOLE_MULTILINE : MIN_READABLE_SIZE);
       size = start;
+      // Sizes whose lines cannot all fit whatever the wrap are passed without wrapping: a value of
+      // 100,000 characters would otherwise be wrapped at every step from 12 pt to 6 pt.
+      while (size > floor && fewestLines(glyphs, innerW / size) > whole(Number.POSITIVE_INFINITY, size))
+        size = Math.max(floor, size - 0.5);
       lines = wrapped(size);
       while (size > floor && whole(lines.length, size) < lines.length) {
         size = Math.max(floor, size - 0.5);

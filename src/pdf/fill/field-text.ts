@@ -16,6 +16,7 @@ import {
 import { N, inheritedNumber } from '../pdf-objects.js';
 import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.js';
 import type { TextColor } from '../types.js';
+import { MAX_MARKS_IN_A_ROW, streamSafe } from '../fonts/stream-safe.js';
 
 /** Fill colour operators of the colours a display format may ask for (Acrobat's color.red, color.black). */
 const COLOR_OPS: Record<TextColor, string> = { red: '1 0 0 rg', black: '0 g' };
@@ -29,8 +30,14 @@ export interface TextDrawOptions extends TextLayoutOptions {
  * Draws `display` into every widget of the field with the field's own /DA, /Q and flags. Numbers
  * and dates are shrunk rather than cut (text-fit.ts); a cut or a shrink is reported once per field.
  */
-export function drawTextWidgets(fc: FillContext, field: RawField, display: string, opts: TextDrawOptions): void {
+export function drawTextWidgets(fc: FillContext, field: RawField, value: string, opts: TextDrawOptions): void {
   const { color, ...rest } = opts;
+  const { text: display, dropped } = streamSafe(value);
+  if (dropped > 0)
+    fc.warnings.push(
+      `field "${fieldLabel(fc, field)}": ${dropped} combining marks after the first ${MAX_MARKS_IN_A_ROW} in a row ` +
+        "are not drawn (Unicode's stream-safe limit)",
+    );
   const layout = { ...rest, whole: rest.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
   const fits: TextFit[] = [];
   for (const widget of field.widgets) {

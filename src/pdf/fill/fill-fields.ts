@@ -205,8 +205,10 @@ export async function applyRequest(
       continue;
     }
     const info = index.infoByName.get(name);
-    // A calculated field is often read-only; with scripts off the caller computes it instead.
-    const callerComputes = !calculate && computed.has(name);
+    // Read-only fields keep the template's value, except computed ones: validation passes a caller's value
+    // for them only with `calculate: false` (the caller computes instead of the form); the engine's own
+    // list of calculated fields covers analyses stored before `computed` existed.
+    const callerComputes = !calculate && (info?.computed || computed.has(name));
     if (!callerComputes && (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly)) continue;
     const pending = fillField(fc, field, info, value);
     if (pending) await pending;

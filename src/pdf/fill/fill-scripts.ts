@@ -63,5 +63,7 @@ export async function applyScripts(
       if (computed.hidden !== undefined) setHidden(fc, field, computed.hidden);
     }
   }
+  // Each script warning is also one of the render's warnings (the list callers read), prefixed by its code.
+  for (const w of results.warnings) fc.warnings.push(`${w.code}: field "${w.field}": ${w.message}`);
   return { scriptWarnings: results.warnings, scriptRejections: results.rejections };
 }

@@ -6,6 +6,7 @@
 import { type PDFDocument, type PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { mirrored, resolveLevels } from './bidi.js';
 import { FALLBACK_FILES, FIRST_SYMBOL_FONT, type FontLibrary, type PlannedPart } from './font-library.js';
+import { streamSafe } from './stream-safe.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';
 import { UnicodeFont, type FontSubsets } from './unicode-font.js';
 
@@ -125,9 +126,11 @@ export class FontSet {
    * Layout units for `text` in logical order: characters of `base` when the text is all WinAnsi
    * (line breaks apart), else shaped clusters of the fallback chain with their bidi levels. Line
    * breaks become units of their own ("\n", "\r") that are never drawn. Characters no font has are
-   * dropped and reported in `missing`.
+   * dropped and reported in `missing`. Marks past Unicode's stream-safe limit are left out (stream-safe.ts).
    */
-  shape(text: string, base: PDFFont): LayoutUnit[] {
+  shape(value: string, base: PDFFont): LayoutUnit[] {
+    // bounded work per cluster whatever the caller sent (callers that warn have cut it already)
+    const text = streamSafe(value).text;
     const units = this.plainUnits(base);
     const plain: LayoutUnit[] = [];
     for (const ch of text) {

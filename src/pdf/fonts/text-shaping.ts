@@ -83,24 +83,59 @@ function resolveRun(font: UnicodeFont, text: string, rtl: boolean, library: Font
       for (const ch of part) out.push(simple(ch));
       continue;
     }
-    for (const c of library.shapedWord(font.parsed, part, rtl, () => shapeWord(font.parsed.font, part, rtl))) {
-      const cluster: ResolvedCluster = {
-        ch: c.ch,
-        glyphs: c.glyphs.map((g) => ({
-          hex: cidHex(font.cid(g.gid, g.text)),
-          adv: g.adv,
-          w0: g.w0,
-          dx: g.dx,
-          dy: g.dy,
-        })),
-        w: c.w,
-      };
-      if (c.actualText !== undefined) cluster.actualText = c.actualText;
-      out.push(cluster);
-    }
+    for (const piece of wordPieces(part))
+      for (const c of library.shapedWord(font.parsed, piece, rtl, () => shapeWord(font.parsed.font, piece, rtl))) {
+        const cluster: ResolvedCluster = {
+          ch: c.ch,
+          glyphs: c.glyphs.map((g) => ({
+            hex: cidHex(font.cid(g.gid, g.text)),
+            adv: g.adv,
+            w0: g.w0,
+            dx: g.dx,
+            dy: g.dy,
+          })),
+          w: c.w,
+        };
+        if (c.actualText !== undefined) cluster.actualText = c.actualText;
+        out.push(cluster);
+      }
   }
   return out;
 }
+
+/**
+ * Longest piece of a word given to fontkit at once (code points). Its layout costs the square of a
+ * word's length when the word has many composable letter + mark pairs (each composition splices the
+ * word's whole glyph array), so a 100,000-character word took seconds; no real word is this long,
+ * and only kerning or a ligature exactly across a cut is lost.
+ */
+const MAX_PIECE = 256;
+
+/** `word` cut into pieces of at most MAX_PIECE characters, before a character that starts a cluster. */
+function wordPieces(word: string): string[] {
+  if (word.length <= MAX_PIECE) return [word]; // UTF-16 length >= code points
+  const chars = Array.from(word);
+  if (chars.length <= MAX_PIECE) return [word];
+  const pieces: string[] = [];
+  let start = 0;
+  while (chars.length - start > MAX_PIECE) {
+    const inCluster = (at: number) => ATTACHES.test(chars[at]) || JOINS_NEXT.test(chars[at - 1]);
+    let cut = start + MAX_PIECE;
+    // back to a cluster boundary (a mark run is at most 30 long after stream-safe.ts), if one is near
+    while (cut > start + MAX_PIECE / 2 && inCluster(cut)) cut--;
+    if (inCluster(cut)) cut = start + MAX_PIECE;
+    pieces.push(chars.slice(start, cut).join(''));
+    start = cut;
+  }
+  pieces.push(chars.slice(start).join(''));
+  return pieces;
+}
+
+/**
+ * Glyphs after which a cluster that never balances is cut: a base with Unicode's stream-safe 30 marks
+ * (stream-safe.ts), and room for a conjunct, stays whole.
+ */
+const MAX_CLUSTER_GLYPHS = 64;
 
 /** fontkit's layout of one word, cut into clusters in logical order (no document involved). */
 function shapeWord(kit: KitFont, word: string, rtl: boolean): ShapedCluster[] {
@@ -115,7 +150,10 @@ function shapeWord(kit: KitFont, word: string, rtl: boolean): ShapedCluster[] {
     positions.reverse();
   }
   const scale = 1000 / kit.unitsPerEm;
-  const cps = Array.from(word, (c) => c.codePointAt(0)!);
+  const chars = Array.from(word);
+  const cps = chars.map((c) => c.codePointAt(0)!);
+  // never String.fromCodePoint(...many): a spread of 100,000 arguments overflows the stack
+  const text = (points: number[]) => points.map((cp) => String.fromCodePoint(cp)).join('');
   const units: ShapedCluster[] = [];
   // A cluster ends where the glyphs so far stand for exactly the characters so far (as a multiset:
   // reordering inside a cluster is allowed) and the next character starts a new one.
@@ -137,9 +175,9 @@ function shapeWord(kit: KitFont, word: string, rtl: boolean): ShapedCluster[] {
   let shown: number[] = []; // the characters of `current`'s glyphs, in glyph order
   const flush = (end: number) => {
     if (!current.length) return;
-    const ch = String.fromCodePoint(...cps.slice(startChar, end));
+    const ch = chars.slice(startChar, end).join('');
     const unit: ShapedCluster = { ch, glyphs: current, w: current.reduce((w, g) => w + g.adv, 0) / 1000 };
-    if (!rtl && String.fromCodePoint(...shown) !== ch) unit.actualText = ch;
+    if (!rtl && text(shown) !== ch) unit.actualText = ch;
     units.push(unit);
     current = [];
     shown = [];
@@ -148,24 +186,27 @@ function shapeWord(kit: KitFont, word: string, rtl: boolean): ShapedCluster[] {
   for (let i = 0; i < glyphs.length; i++) {
     const g = glyphs[i];
     const p = positions[i];
-    const chars = g.codePoints ?? [];
+    const shows = g.codePoints ?? [];
     current.push({
       gid: g.id,
-      text: chars.length ? String.fromCodePoint(...chars) : '',
+      text: shows.length ? text(shows) : '',
       adv: p.xAdvance * scale,
       w0: Math.round(g.advanceWidth * scale),
       dx: p.xOffset * scale,
       dy: p.yOffset * scale,
     });
-    for (const cp of chars) {
+    for (const cp of shows) {
       shown.push(cp);
       bump(cp, 1);
       if (consumed < cps.length) bump(cps[consumed++], -1);
     }
     const next = glyphs[i + 1];
-    if (!next || unbalanced !== 0 || !next.codePoints?.length || consumed >= cps.length) continue;
-    const before = String.fromCodePoint(...cps.slice(startChar, consumed));
-    if (ATTACHES.test(String.fromCodePoint(cps[consumed])) || JOINS_NEXT.test(before)) continue;
+    if (!next?.codePoints?.length || consumed >= cps.length) continue;
+    // A glyph standing for other characters than those written (the shaper composed e + U+0301 into
+    // é) leaves the count unbalanced for good: past MAX_CLUSTER_GLYPHS the cluster ends anyway, so it
+    // cannot grow to the whole word (a unit no line can break, and one that overflowed the stack).
+    if (unbalanced !== 0 && current.length < MAX_CLUSTER_GLYPHS) continue;
+    if (ATTACHES.test(chars[consumed]) || JOINS_NEXT.test(chars[consumed - 1])) continue;
     flush(consumed);
   }
   flush(cps.length);

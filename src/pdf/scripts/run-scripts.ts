@@ -244,7 +244,7 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
         const commit = session.commits.get(step);
         if (name && commit === name && d.value === '' && (d.focus === true || Array.isArray(d.selRange))) {
           results.rejections.push({
-            field: run.label(name),
+            field: name,
             value: run.sent.get(name) ?? '',
             ...(alert ? { message: alert } : {}),
           });

@@ -9,15 +9,20 @@ import {
   PDFRawStream,
   PDFRef,
   PDFStream,
-  decodePDFRawStream,
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
 import { BALANCED, composeBalances, contentBalance, enclosing, type Balance } from './content-balance.js';
 import { N, getDict, resolve, MAX_FIELD_DEPTH } from '../pdf-objects.js';
+import { DEFAULT_LIMITS } from '../limits.js';
+import { StreamTooLarge, decodedBytes } from '../stream-bytes.js';
+import { PdfEngineError } from '../types.js';
 
 /** Balances of content streams already read (streams of a template never change): per template. */
-export type BalanceCache = WeakMap<PDFStream, Balance>;
+export type BalanceCache = WeakMap<PDFStream, Balance | typeof TOO_LARGE>;
+
+/** What the cache remembers of a stream past the ceiling. */
+const TOO_LARGE = 'too large';
 
 type ResourceKind = 'XObject' | 'ExtGState' | 'Font';
 
@@ -31,19 +36,29 @@ export class PageWriter {
     private readonly balances: BalanceCache = new WeakMap(),
   ) {}
 
-  /** A content stream's balance; one that cannot be decoded counts as balanced (viewers skip it too). */
+  /**
+   * A content stream's balance; one that cannot be decoded counts as balanced (viewers skip it too).
+   * One that decodes past the ceiling (a bomb in a template analysed before stream sizes were checked)
+   * is refused with PDF_LIMIT, and remembered so: later renders of the template refuse it at once.
+   */
   private balanceOf(obj: PDFObject): Balance {
     const stream = obj instanceof PDFRef ? this.ctx.lookup(obj) : obj;
     if (!(stream instanceof PDFStream)) return BALANCED;
     let b = this.balances.get(stream);
     if (!b) {
       try {
-        b = contentBalance(stream instanceof PDFRawStream ? decodePDFRawStream(stream).decode() : stream.getContents());
-      } catch {
-        b = BALANCED;
+        b = contentBalance(decodedBytes(stream, DEFAULT_LIMITS.maxStreamBytes));
+      } catch (err) {
+        b = err instanceof StreamTooLarge ? TOO_LARGE : BALANCED;
       }
       this.balances.set(stream, b);
     }
+    if (b === TOO_LARGE)
+      throw new PdfEngineError(
+        'PDF_LIMIT',
+        `a page's content decodes to more than ${DEFAULT_LIMITS.maxStreamBytes / (1024 * 1024)} MB (a decompression bomb); ` +
+          'the template cannot be flattened or watermarked',
+      );
     return b;
   }
 

@@ -1,5 +1,6 @@
 import { TextLayer, type PDFDocumentProxy } from 'pdfjs-dist';
 import type { PageViewport } from 'pdfjs-dist/types/src/display/display_utils.js';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Box } from '../pdf.js';
 
@@ -13,6 +14,8 @@ interface Props {
   /** lay pdf.js's text layer over the page (selectable, searchable text) */
   textLayer?: boolean;
   label: string;
+  /** drawn over each page once its size is known (the box editor's layer) */
+  overlay?: (pageNumber: number, viewport: PageViewport) => ComponentChildren;
 }
 
 /** Every page of `doc` drawn by pdf.js, with the field boxes over it. */
@@ -140,6 +143,7 @@ function PageView(props: Props & { pageNumber: number }) {
               />
             );
           })}
+        {viewport && props.overlay?.(pageNumber, viewport)}
       </div>
       <figcaption>
         Page {pageNumber} of {doc.numPages}

@@ -1,12 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type SchemaField, type Template, type TemplateSchema } from '../api.js';
+import { api, type Template, type TemplateSchema } from '../api.js';
 import { ErrorText } from '../components/Alert.js';
 import { PdfPages } from '../components/PdfPages.js';
 import { TemplateActions } from '../components/TemplateActions.js';
 import { formatBytes, formatDate, plural } from '../format.js';
 import { fieldBoxes, openPdf, type Box, type PDFDocumentProxy } from '../pdf.js';
 import { BASE, linkClick, navigate } from '../router.js';
+import { BoxEditor } from './template/BoxEditor.js';
+import { FieldsTable } from './template/FieldsTable.js';
+import { VersionHistory } from './template/VersionHistory.js';
 import { TryIt } from './TryIt.js';
+
+type Tab = 'fields' | 'try' | 'history' | 'edit';
+const TABS: Tab[] = ['fields', 'try', 'history', 'edit'];
 
 export function TemplatePage({ id }: { id: string }) {
   const [template, setTemplate] = useState<Template | null>(null);
@@ -15,7 +21,7 @@ export function TemplatePage({ id }: { id: string }) {
   const [boxes, setBoxes] = useState<Box[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [active, setActive] = useState<string | null>(null);
-  const [tab, setTab] = useState<'fields' | 'try'>('fields');
+  const [tab, setTab] = useState<Tab>('fields');
   const [preview, setPreview] = useState<PDFDocumentProxy | null>(null);
 
   // (re)load everything when the template's file is replaced
@@ -57,6 +63,14 @@ export function TemplatePage({ id }: { id: string }) {
   }
   if (!template || !schema || !doc) return <p role="status">Loading template…</p>;
   const fields = schema.schema.fields;
+
+  // a save answers the new schema: redraw the boxes under the new keys without reloading the file
+  const schemaSaved = async (next: TemplateSchema) => {
+    setBoxes(await fieldBoxes(doc, next.schema.fields));
+    setSchema(next);
+    setActive(null);
+    setTemplate((await api.get<{ data: Template }>(`/templates/${encodeURIComponent(id)}`)).data);
+  };
 
   const pick = (field: string) => {
     setActive(field);
@@ -113,9 +127,26 @@ export function TemplatePage({ id }: { id: string }) {
         <TabButton id="try" current={tab} onSelect={setTab}>
           Try it
         </TabButton>
+        <TabButton id="history" current={tab} onSelect={setTab}>
+          History
+        </TabButton>
+        <TabButton id="edit" current={tab} onSelect={setTab}>
+          Edit on page
+        </TabButton>
       </div>
 
-      <div class={`split split-${tab}`}>
+      {tab === 'edit' && (
+        <div role="tabpanel" id="panel-edit" aria-labelledby="tab-edit">
+          <BoxEditor
+            template={template}
+            doc={doc}
+            fields={fields}
+            boxes={boxes}
+            onSaved={() => setReload((n) => n + 1)}
+          />
+        </div>
+      )}
+      <div class={`split split-${tab}`} hidden={tab === 'edit'}>
         <div class="split-doc" id="document">
           {tab === 'try' && preview ? (
             <PdfPages
@@ -138,33 +169,38 @@ export function TemplatePage({ id }: { id: string }) {
             />
           )}
         </div>
-        <div class="split-side" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+        <div
+          class="split-side"
+          role="tabpanel"
+          id={`panel-${tab === 'edit' ? 'hidden' : tab}`}
+          aria-labelledby={`tab-${tab}`}
+        >
           {tab === 'fields' ? (
-            <FieldList
+            <FieldsTable
+              templateId={template.id}
               fields={fields}
               boxes={boxes}
               active={active}
+              frozen={template.isFrozen}
               onActive={setActive}
+              onSchema={(next) => void schemaSaved(next).catch(setError)}
               onTry={() => {
                 setTab('try');
                 document.getElementById('tab-try')?.focus();
               }}
             />
-          ) : (
+          ) : tab === 'history' ? (
+            <VersionHistory templateId={template.id} version={template.version} fields={fields} />
+          ) : tab === 'try' ? (
             <TryIt template={template} fields={fields} active={active} onActive={setActive} onPreview={setPreview} />
-          )}
+          ) : null}
         </div>
       </div>
     </section>
   );
 }
 
-function TabButton(props: {
-  id: 'fields' | 'try';
-  current: string;
-  onSelect: (id: 'fields' | 'try') => void;
-  children: string;
-}) {
+function TabButton(props: { id: Tab; current: string; onSelect: (id: Tab) => void; children: string }) {
   const selected = props.current === props.id;
   return (
     <button
@@ -178,7 +214,8 @@ function TabButton(props: {
       onClick={() => props.onSelect(props.id)}
       onKeyDown={(e) => {
         if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
-          const next = props.id === 'fields' ? 'try' : 'fields';
+          const step = e.key === 'ArrowRight' ? 1 : TABS.length - 1;
+          const next = TABS[(TABS.indexOf(props.id) + step) % TABS.length];
           props.onSelect(next);
           document.getElementById(`tab-${next}`)?.focus();
         }
@@ -186,74 +223,5 @@ function TabButton(props: {
     >
       {props.children}
     </button>
-  );
-}
-
-function describeField(f: SchemaField): string {
-  const parts: string[] = [];
-  if (f.maxLength !== undefined) parts.push(`max ${f.maxLength} characters`);
-  if (f.options) parts.push(`one of: ${f.options.join(', ')}`);
-  if (f.pdfMeta.readOnly) parts.push('read-only (not filled)');
-  return parts.join(' · ');
-}
-
-function FieldList(props: {
-  fields: SchemaField[];
-  boxes: Box[];
-  active: string | null;
-  onActive: (f: string | null) => void;
-  onTry: () => void;
-}) {
-  return (
-    <div>
-      <div class="title-row">
-        <h2 class="h3">Schema</h2>
-        <button type="button" class="primary" onClick={props.onTry}>
-          Try it with values →
-        </button>
-      </div>
-      <p class="hint">
-        The keys to send in render <code>data</code>. Hover or focus a field to find it on the page.
-      </p>
-      <ul class="field-list">
-        {props.fields.map((f, i) => {
-          const count = props.boxes.filter((b) => b.field === f.name).length;
-          return (
-            <li
-              key={f.name}
-              data-field-row={f.name}
-              class={props.active === f.name ? 'active' : undefined}
-              onMouseEnter={() => props.onActive(f.name)}
-              onMouseLeave={() => props.onActive(null)}
-            >
-              <button
-                type="button"
-                class="field-row"
-                onFocus={() => props.onActive(f.name)}
-                onBlur={() => props.onActive(null)}
-                aria-describedby={`meta-${i}`}
-              >
-                <code>{f.name}</code>
-                <span class={`type type-${f.type}`}>{f.type}</span>
-                {f.required && <span class="badge required">required</span>}
-              </button>
-              <div class="muted small" id={`meta-${i}`}>
-                {f.label && <div>{f.label}</div>}
-                page {f.pdfMeta.page}
-                {count > 1 && ` · ${count} widgets`}
-                {count === 0 && ' · no box found'}
-                {f.pdfMeta.originalName !== f.name && (
-                  <>
-                    {' '}
-                    · PDF name <code>{f.pdfMeta.originalName}</code>
-                  </>
-                )}
-                {describeField(f) && <div>{describeField(f)}</div>}
-              </div>
-            </li>
-          );
-        })}
-      </ul>
-    </div>
   );
 }

@@ -1,0 +1,272 @@
+// Where a page asks to be written on, from its lines and text alone: empty boxes and the empty part
+// of boxes that hold a caption (text fields, multi-line areas when tall), rows of equal touching
+// cells (combs), small squares, rings and box characters (buttons), lines and runs of underscores
+// with room above them (text fields), date placeholders. Pure: geometry in, candidates out.
+import type { Rect } from '../types.js';
+import { findCells, joinLines, TOUCH } from './cells.js';
+import type { PageInk, Segment } from './ink.js';
+import type { TextMark } from './text-marks.js';
+
+export type CandidateKind = 'text' | 'multiline' | 'comb' | 'date' | 'checkbox' | 'ring';
+
+export interface Candidate {
+  kind: CandidateKind;
+  rect: Rect;
+  /** comb: the number of cells */
+  cells?: number;
+  /** date: the display pattern */
+  dateFormat?: string;
+  /** 0-1: how sure the shape alone makes us */
+  confidence: number;
+}
+
+/** A piece of text in user space: the glyph box of a phrase. */
+export interface TextBox {
+  text: string;
+  rect: Rect;
+}
+
+export interface FindLimits {
+  /** closed boxes looked at per page */
+  maxCells: number;
+  /** candidates kept per page */
+  maxCandidates: number;
+}
+
+const width = (r: Rect) => r[2] - r[0];
+const height = (r: Rect) => r[3] - r[1];
+const area = (r: Rect) => Math.max(0, width(r)) * Math.max(0, height(r));
+const overlapX = (a: Rect, b: Rect) => Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+const overlapY = (a: Rect, b: Rect) => Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+const intersection = (a: Rect, b: Rect) => Math.max(0, overlapX(a, b)) * Math.max(0, overlapY(a, b));
+const inside = (inner: Rect, outer: Rect, slack = TOUCH) =>
+  inner[0] >= outer[0] - slack &&
+  inner[1] >= outer[1] - slack &&
+  inner[2] <= outer[2] + slack &&
+  inner[3] <= outer[3] + slack;
+
+/** Button squares: this many points a side. */
+const BUTTON_MIN = 5;
+const BUTTON_MAX = 22;
+/** Shortest line or box a text field is made from (points). */
+const MIN_FIELD_WIDTH = 24;
+const MIN_FIELD_HEIGHT = 8;
+/** A closed box (not a square) this narrow still takes a few characters. */
+const MIN_BOX_WIDTH = 12;
+/** A text field drawn on a line gets this height above it, less where a line or text comes sooner (points). */
+const LINE_FIELD_HEIGHT = 18;
+/** Free height from which a box is a multi-line area (points: about three lines of 10 pt text). */
+const MULTILINE_HEIGHT = 40;
+
+const isSquare = (r: Rect) =>
+  width(r) >= BUTTON_MIN &&
+  width(r) <= BUTTON_MAX &&
+  height(r) >= BUTTON_MIN &&
+  height(r) <= BUTTON_MAX &&
+  Math.abs(width(r) - height(r)) <= 0.25 * Math.max(width(r), height(r));
+
+/** Rows of three or more touching cells of one height and nearly one width, each no wider than tall x 1.6. */
+function combRows(cells: Rect[]): { rect: Rect; cells: number; members: Rect[] }[] {
+  const narrow = cells
+    .filter((c) => height(c) >= 6 && height(c) <= 40 && width(c) <= 1.6 * height(c) && width(c) >= 4)
+    .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+  const used = new Set<Rect>();
+  const out: { rect: Rect; cells: number; members: Rect[] }[] = [];
+  for (const start of narrow) {
+    if (used.has(start)) continue;
+    const row = [start];
+    for (;;) {
+      const last = row[row.length - 1];
+      const next = narrow.find(
+        (c) =>
+          !used.has(c) &&
+          !row.includes(c) &&
+          Math.abs(c[1] - last[1]) <= TOUCH &&
+          Math.abs(c[3] - last[3]) <= TOUCH &&
+          Math.abs(c[0] - last[2]) <= TOUCH &&
+          Math.abs(width(c) - width(start)) <= 0.25 * width(start),
+      );
+      if (!next) break;
+      row.push(next);
+    }
+    if (row.length < 3) continue;
+    for (const c of row) used.add(c);
+    out.push({ rect: [row[0][0], row[0][1], row[row.length - 1][2], row[0][3]], cells: row.length, members: row });
+  }
+  return out;
+}
+
+/** Text that separates the parts of a date or number written box by box: "/", ".", "-". */
+const SEPARATOR = /^[/.\-–:]$/u;
+
+/**
+ * Boxes written one part each ("[  ] / [  ] / [    ]"): small boxes on one line with a separator printed
+ * between each and the next. They are text fields, even when square.
+ */
+function dateParts(boxes: Rect[], texts: TextBox[]): Set<Rect> {
+  const small = boxes
+    .filter((b) => height(b) >= 7 && height(b) <= 26 && width(b) >= 5 && width(b) <= 80)
+    .sort((a, b) => a[0] - b[0]);
+  const seps = texts.filter((t) => SEPARATOR.test(t.text.trim()));
+  const out = new Set<Rect>();
+  for (const a of small) {
+    const b = small.find(
+      (o) =>
+        o !== a &&
+        o[0] >= a[2] - TOUCH &&
+        o[0] - a[2] <= 16 &&
+        Math.abs(o[1] - a[1]) <= 2 &&
+        Math.abs(o[3] - a[3]) <= 2 &&
+        seps.some((t) => t.rect[0] >= a[2] - 1 && t.rect[2] <= o[0] + 1 && overlapY(t.rect, a) > 0),
+    );
+    if (b) {
+      out.add(a);
+      out.add(b);
+    }
+  }
+  return out;
+}
+
+/** The part of a box left to write in once its caption is out of the way, or undefined when none is. */
+function freePart(cell: Rect, texts: TextBox[]): Rect | undefined {
+  const held = texts.filter((t) => intersection(t.rect, cell) > 0.5 * area(t.rect));
+  if (held.length === 0) return [cell[0], cell[1], cell[2], cell[3]];
+  // caption on top: the room under it
+  const lowest = Math.min(...held.map((t) => t.rect[1]));
+  if (lowest - cell[1] >= 11) return [cell[0], cell[1], cell[2], lowest - 1];
+  // caption on the left: the room right of it
+  const right = Math.max(...held.map((t) => t.rect[2]));
+  if (cell[2] - right >= Math.max(40, 0.35 * width(cell))) return [right + 2, cell[1], cell[2], cell[3]];
+  return undefined;
+}
+
+/** The widest stretch of [x0, x1] that no text covers at the height of `band`. */
+function widestFree(x0: number, x1: number, band: Rect, texts: TextBox[]): [number, number] | undefined {
+  const blocks = texts
+    .filter((t) => overlapY(t.rect, band) > 0.4 * height(t.rect) && t.rect[2] > x0 && t.rect[0] < x1)
+    .map((t) => [t.rect[0] - 2, t.rect[2] + 2] as [number, number])
+    .sort((a, b) => a[0] - b[0]);
+  let best: [number, number] | undefined;
+  let cur = x0;
+  for (const [a, b] of [...blocks, [x1, x1] as [number, number]]) {
+    if (a - cur > (best ? best[1] - best[0] : 0)) best = [cur, Math.min(a, x1)];
+    cur = Math.max(cur, b);
+  }
+  return best && best[1] - best[0] >= MIN_FIELD_WIDTH ? best : undefined;
+}
+
+/** Room above a writing line at y across [x0, x1]: up to the nearest line or text above, at most `max`. */
+function roomAbove(y: number, x0: number, x1: number, lines: Segment[], texts: TextBox[], max: number): number {
+  let room = max;
+  for (const l of lines) {
+    if (l.y0 > y + 1.5 && l.y0 - y < room && Math.min(l.x1, x1) - Math.max(l.x0, x0) > 0.3 * (x1 - x0)) room = l.y0 - y;
+  }
+  for (const t of texts) {
+    if (t.rect[1] > y + 3 && t.rect[1] - y < room && Math.min(t.rect[2], x1) - Math.max(t.rect[0], x0) > 0)
+      room = t.rect[1] - y;
+  }
+  return room;
+}
+
+/**
+ * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
+ * `marks` the underscores, box characters and date placeholders of its text.
+ */
+export function findFields(
+  ink: PageInk,
+  texts: TextBox[],
+  marks: TextMark[],
+  pageBox: Rect,
+  limits: FindLimits,
+): { candidates: Candidate[]; capped: boolean } {
+  const pageArea = area(pageBox);
+  const pageWidth = width(pageBox);
+  // a run of underscores is a writing line drawn with text
+  const blanks = marks
+    .filter((m) => m.kind === 'blank')
+    .map((m): Segment => ({ x0: m.rect[0], y0: m.rect[1], x1: m.rect[2], y1: m.rect[1] }));
+  const horizontal = joinLines([...ink.horizontal, ...blanks], true);
+  const vertical = joinLines(ink.vertical, false);
+  const cells = findCells(horizontal, vertical, limits.maxCells);
+  // placeholders are where to write, not captions: they do not make a box "taken"
+  const dates = marks.filter((m) => m.kind === 'date');
+  const words = texts.filter((t) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect)));
+  const out: Candidate[] = [];
+
+  // 1. rows of cells (combs), then squares (check boxes), then the other boxes
+  const combs = combRows(cells);
+  const inComb = new Set(combs.flatMap((c) => c.members));
+  for (const c of combs) {
+    const empty = !words.some((t) => intersection(t.rect, c.rect) > 0.5 * area(t.rect));
+    if (empty) out.push({ kind: 'comb', rect: c.rect, cells: c.cells, confidence: 0.85 });
+  }
+  const boxes = cells.filter((c) => !inComb.has(c));
+  const parts = dateParts(boxes, texts);
+  for (const c of boxes) {
+    const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c));
+    if (holds || area(c) > 0.4 * pageArea) continue;
+    if (parts.has(c)) {
+      out.push({ kind: 'text', rect: c, confidence: 0.8 });
+      continue;
+    }
+    if (isSquare(c)) {
+      if (!words.some((t) => intersection(t.rect, c) > 0.3 * area(t.rect)))
+        out.push({ kind: 'checkbox', rect: c, confidence: 0.85 });
+      continue;
+    }
+    if (width(c) < MIN_BOX_WIDTH || height(c) < MIN_FIELD_HEIGHT) continue;
+    const free = freePart(c, words);
+    if (!free || width(free) < MIN_FIELD_WIDTH || height(free) < MIN_FIELD_HEIGHT) continue;
+    const whole = free[3] === c[3] && free[0] === c[0];
+    const date = dates.find((d) => intersection(d.rect, free) > 0.5 * area(d.rect));
+    if (date) out.push({ kind: 'date', rect: free, dateFormat: date.dateFormat, confidence: 0.85 });
+    else if (height(free) >= MULTILINE_HEIGHT && width(free) >= 80)
+      out.push({ kind: 'multiline', rect: free, confidence: whole ? 0.7 : 0.6 });
+    else out.push({ kind: 'text', rect: free, confidence: whole ? 0.8 : 0.7 });
+  }
+
+  // 2. writing lines: horizontal lines that are not the edge of a box
+  const edges = [...boxes, ...combs.map((c) => c.rect)];
+  for (const l of horizontal) {
+    const len = l.x1 - l.x0;
+    if (len < MIN_FIELD_WIDTH || len > 0.92 * pageWidth) continue;
+    const edged = edges.reduce((s, c) => {
+      const onEdge = Math.abs(c[1] - l.y0) <= TOUCH || Math.abs(c[3] - l.y0) <= TOUCH;
+      return onEdge ? s + Math.max(0, Math.min(c[2], l.x1) - Math.max(c[0], l.x0)) : s;
+    }, 0);
+    if (edged > 0.3 * len) continue;
+    const room = roomAbove(l.y0, l.x0, l.x1, horizontal, words, LINE_FIELD_HEIGHT + 2);
+    if (room < MIN_FIELD_HEIGHT + 1) continue;
+    const h = Math.min(LINE_FIELD_HEIGHT, room - 1);
+    const band: Rect = [l.x0, l.y0 + 1, l.x1, l.y0 + h];
+    const span = widestFree(l.x0, l.x1, band, words);
+    if (!span) continue;
+    const rect: Rect = [span[0], l.y0 + 0.5, span[1], l.y0 + h];
+    const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
+    if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85 });
+    else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6 });
+  }
+
+  // 3. marks in the text: underscores, box characters, placeholders not already in a box or on a line
+  const taken = (r: Rect) => out.some((c) => intersection(c.rect, r) > 0.5 * area(r));
+  for (const m of marks) {
+    if (taken(m.rect)) continue;
+    if (m.kind === 'box') out.push({ kind: 'checkbox', rect: m.rect, confidence: 0.9 });
+    else if (m.kind === 'date') out.push({ kind: 'date', rect: m.rect, dateFormat: m.dateFormat, confidence: 0.85 });
+    else if (width(m.rect) >= MIN_FIELD_WIDTH) out.push({ kind: 'text', rect: m.rect, confidence: 0.75 });
+  }
+  for (const r of ink.rings) {
+    if (!taken(r) && !out.some((c) => c.kind === 'ring' && intersection(c.rect, r) > 0.5 * area(r)))
+      out.push({ kind: 'ring', rect: r, confidence: 0.8 });
+  }
+
+  // 4. overlaps: the surer, then the smaller, candidate keeps its place
+  out.sort((a, b) => b.confidence - a.confidence || area(a.rect) - area(b.rect));
+  const kept: Candidate[] = [];
+  for (const c of out) {
+    if (kept.some((k) => intersection(k.rect, c.rect) > 0.5 * Math.min(area(k.rect), area(c.rect)))) continue;
+    kept.push(c);
+  }
+  const capped = kept.length > limits.maxCandidates;
+  return { candidates: kept.slice(0, limits.maxCandidates), capped };
+}
