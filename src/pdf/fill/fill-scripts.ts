@@ -40,9 +40,11 @@ export async function applyScripts(
     if (v.kind === 'text') sent.set(f.name, v.text);
     else if (v.kind === 'choice') sent.set(f.name, v.value);
   }
-  // A session costs a fresh script context: skip it when nothing would compute or be checked.
+  // A render that sets nothing changes nothing (its output is the template as prepared), and a session
+  // costs a script context: skip it then, and when nothing would compute or be checked.
   const checked = scripts.fields.some((f) => values.get(f.name) && (f.actions.Keystroke || f.actions.Validate));
-  if (!scripts.calculationOrder.length && !checked) return { scriptWarnings: [], scriptRejections: [] };
+  const nothingSet = Object.keys(request.values).length === 0;
+  if (nothingSet || (!scripts.calculationOrder.length && !checked)) return { scriptWarnings: [], scriptRejections: [] };
   const label = (name: string) => {
     const field = index.byName.get(name);
     return field ? fieldLabel(fc, field) : name;
