@@ -27,6 +27,7 @@ import type { AnalysisRow } from './analysis.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
 import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import { benchCombine, combineTargets, type CombineBench } from './combine.js';
+import type { ScriptsResult } from './scripts.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
@@ -270,6 +271,7 @@ function targets(
     detect?: DetectBench;
     analysis?: AnalysisRow[];
     combine?: CombineBench;
+    scripts?: ScriptsResult;
   },
   analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined,
   overload: Overload,
@@ -300,6 +302,13 @@ function targets(
     const ratio = extras.unicode.unicode.median / extras.unicode.latin.median;
     lines.push(
       `| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`,
+    );
+  }
+  if (extras.scripts) {
+    const sc = extras.scripts;
+    const ratio = sc.on.median / sc.off.median;
+    lines.push(
+      `| 50 calculated fields ≤ 2× \`calculate: false\`, fill (${ms(sc.on.median)} vs ${ms(sc.off.median)} ms; sandbox start once per worker: ${ms(sc.firstMs)} ms; ${sc.warnings} script warnings) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2 && sc.warnings === 0)} |`,
     );
   }
   if (extras.marks) {
@@ -554,6 +563,7 @@ async function main() {
     detect?: DetectBench;
     analysis?: AnalysisRow[];
     combine?: CombineBench;
+    scripts?: ScriptsResult;
   } = {};
   const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
@@ -594,6 +604,8 @@ async function main() {
     log(`${LUX}: Unicode vs Latin`);
     extras.unicode = await benchUnicode(lux.bytes, lux.run.analysis, `${LUX}#unicode`, timing);
   }
+  log('form scripts: 50 calculated fields, scripts on vs off');
+  extras.scripts = await (await import('./scripts.js')).benchScripts(timing);
   log('combining marks (stream-safe limit)');
   extras.marks = await benchMarks(timing);
 

@@ -218,6 +218,12 @@ export interface ScriptRejection {
   message?: string;
 }
 
+/** What the form's scripts reported in one render, as the engine builds it (empty: none ran, or all ran). */
+export interface ScriptReport {
+  scriptWarnings: ScriptWarning[];
+  scriptRejections: ScriptRejection[];
+}
+
 export interface FillResult {
   bytes: Uint8Array;
   /** non-fatal problems, e.g. a widget that could not be drawn */

@@ -3,7 +3,14 @@
 import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
 import type { CombineFileItem } from './combine-files.js';
 import type { DetectLimits, ExistingForm } from '../pdf/detect/detect.js';
-import type { FieldEdit, FieldEditProblem, FillRequest, PdfEngineError, TemplateAnalysis } from '../pdf/types.js';
+import type {
+  FieldEdit,
+  FieldEditProblem,
+  FillRequest,
+  PdfEngineError,
+  ScriptReport,
+  TemplateAnalysis,
+} from '../pdf/types.js';
 
 /** Analyse an uploaded template. */
 export interface AnalyseJob {
@@ -100,7 +107,7 @@ export type WorkerMessage =
  * `heldBaseId` (the base the pool already holds for that key). The base is most of a render's bytes; sending it once
  * per template instead of once per render saves the pipe copy (~5 ms/MB).
  */
-export interface FillReply {
+export interface FillReply extends Partial<ScriptReport> {
   baseId: string;
   base?: Uint8Array;
   update: Uint8Array;

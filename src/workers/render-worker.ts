@@ -8,6 +8,7 @@ import { FontLibrary } from '../pdf/fonts/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
 import { combineFiles } from './combine-files.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
+import { ScriptSandbox } from '../pdf/scripts/sandbox.js';
 import { editFields } from '../pdf/edit/edit-fields.js';
 import { detectForm } from '../pdf/detect/detect-form.js';
 import { FieldEditError, PdfEngineError } from '../pdf/types.js';
@@ -26,10 +27,14 @@ import {
 
 const settings = JSON.parse(process.env[ENV_SETTINGS] ?? 'null') as WorkerSettings | null;
 if (!settings) throw new Error(`${ENV_SETTINGS} is not set: render workers are started by the pool (pool.ts)`);
-/** The templates this worker has prepared, by the caller's cache key, sharing one font library. */
+/**
+ * The templates this worker has prepared, by the caller's cache key, sharing one font library and one
+ * script sandbox (its thread starts with the first render that runs scripts and serves every later one).
+ */
 const templates = new TemplateCache({
   ...settings.templateCache,
   fonts: new FontLibrary({ shapeCacheEntries: settings.fontShapeEntries }),
+  sandbox: new ScriptSandbox(),
 });
 
 /** A fill sent without bytes whose template this worker does not hold (any more). */
@@ -47,8 +52,8 @@ async function fill({ template, analysis, request, cacheKey, heldBaseId }: FillJ
         ? undefined
         : await fillCachedParts(templates, cacheKey, request);
   if (!parts) throw new CacheMiss();
-  const { baseId, base, update, warnings } = parts;
-  return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings };
+  const { baseId, base, update, warnings, scriptWarnings, scriptRejections } = parts;
+  return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings, scriptWarnings, scriptRejections };
 }
 
 let testJobs: Awaited<typeof import('./test-jobs.js')> | undefined;

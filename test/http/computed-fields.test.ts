@@ -210,6 +210,8 @@ describe.each(DATABASES.filter((d) => d.enabled))('computed fields over HTTP ($l
         `COMPUTED_FIELD_IGNORED: Field "${key('T.TOTREM')}" is computed by the form; its value was ignored`,
       );
       expect(await valueIn(ignored.json.data.downloadUrl, 'T.TOTREM')).not.toBe('99,00');
+      // the form's own AFSimple_Calculate ran in the render worker's sandbox: 1000.5 + 234
+      expect(await valueIn(ignored.json.data.downloadUrl, 'T.TOTREM')).toBe('1234.5');
       expect((await renderLux({ strict: true })).status).toBe(422);
       // the caller computes: the read-only total takes the value, in the form's own format
       const own = await renderLux({ calculate: false });

@@ -5,6 +5,7 @@ import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
 import { combineFiles } from '../../workers/combine-files.js';
 import { stagedCombine } from './combine-staging.js';
+import { ScriptSandbox } from '../../pdf/scripts/sandbox.js';
 import { editFields } from '../../pdf/edit/edit-fields.js';
 import { detectForm } from '../../pdf/detect/detect-form.js';
 import type { CacheSizes, Limits } from '../../config.js';
@@ -20,7 +21,12 @@ export function inProcessEngine(
   caches: Pick<CacheSizes, 'templateEntries' | 'templateMb'> & Partial<Pick<CacheSizes, 'fontShapeEntries'>>,
 ): RenderEngine {
   const fonts = new FontLibrary({ shapeCacheEntries: caches.fontShapeEntries ?? 4096 });
-  const templates = new TemplateCache({ maxEntries: caches.templateEntries, maxBytes: caches.templateMb * MB, fonts });
+  const templates = new TemplateCache({
+    maxEntries: caches.templateEntries,
+    maxBytes: caches.templateMb * MB,
+    fonts,
+    sandbox: new ScriptSandbox(),
+  });
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),

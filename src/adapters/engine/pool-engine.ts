@@ -94,7 +94,7 @@ export function poolEngine(
     } else if (held?.id === reply.baseId)
       base = held.bytes; // the reference taken before sending: eviction cannot lose it
     else throw new PdfEngineError('RENDER_FAILED', 'the render worker answered without the base file');
-    return partsResult(base, reply.update, reply.warnings);
+    return partsResult(base, reply.update, reply);
   };
   return {
     // Both go through the IPC pipe as structured clones: only the view's own bytes are copied, so a
@@ -135,11 +135,17 @@ export function poolEngine(
 }
 
 /** A FillResult over base + update: `chunks` as they are; `bytes` joins them only if someone reads it. */
-function partsResult(base: Uint8Array, update: Uint8Array, warnings: string[]): FillResult {
+function partsResult(
+  base: Uint8Array,
+  update: Uint8Array,
+  { warnings, scriptWarnings, scriptRejections }: Pick<FillReply, 'warnings' | 'scriptWarnings' | 'scriptRejections'>,
+): FillResult {
   let joined: Uint8Array | undefined;
   return {
     chunks: update.length ? [base, update] : [base],
     warnings,
+    scriptWarnings,
+    scriptRejections,
     get bytes() {
       joined ??= Buffer.concat([base, update]);
       return joined;

@@ -53,8 +53,17 @@ export function drawTextWidgets(fc: FillContext, field: RawField, value: string,
   if (warning) fc.warnings.push(warning);
 }
 
-/** Sets (or, with null, clears) a text field's value and redraws it, in `color` when the format gives one. */
-export function fillText(fc: FillContext, field: RawField, text: string | null, color?: TextColor): void {
+/**
+ * Sets (or, with null, clears) a text field's value and redraws it, in `color` when the format gives one;
+ * `shown` is drawn instead of the value when they differ (a computed value and its format script's text).
+ */
+export function fillText(
+  fc: FillContext,
+  field: RawField,
+  text: string | null,
+  color?: TextColor,
+  shown?: string,
+): void {
   const flags = fieldFlags(field);
   const dict = field.dict;
   if (!fc.drawn) {
@@ -62,7 +71,7 @@ export function fillText(fc: FillContext, field: RawField, text: string | null, 
     if (dict.has(N('RV'))) dict.delete(N('RV')); // a stale rich-text value would win over /V in Acrobat
     setFieldValue(field, text ? PDFHexString.fromText(text) : undefined);
   }
-  const value = text ?? '';
+  const value = shown ?? text ?? '';
   const display = flags & FF.password ? '*'.repeat(Array.from(value).length) : value;
   if (field.maxLen === undefined) field.maxLen = inheritedNumber(dict, 'MaxLen') ?? null;
   const maxLen = field.maxLen;

@@ -14,7 +14,10 @@ import { flatten, type PlacementCache } from './flatten.js';
 import { PageWriter, type BalanceCache } from '../writer/page-content.js';
 import type { PageNode } from '../pages.js';
 import { fillSignatureImage, fillSignatureText } from './signature-image.js';
-import type { AnalysedField, FillRequest, FillValue } from '../types.js';
+import type { AnalysedField, FillRequest, FillValue, ScriptReport } from '../types.js';
+import type { FormScripts } from '../scripts/form-model.js';
+import type { ScriptSandbox } from '../scripts/sandbox.js';
+import { applyScripts } from './fill-scripts.js';
 import { watermark } from './watermark.js';
 import { isPrinted, isVisible } from './widget-flags.js';
 
@@ -177,8 +180,24 @@ export function indexFields(
   };
 }
 
-/** Writes every value of the request, then flattens and watermarks as asked. */
-export async function applyRequest(fc: FillContext, index: FieldIndex, request: FillRequest): Promise<void> {
+/** The form's scripts and the sandbox that runs them, for a render of a form that has some. */
+export interface RenderScripts {
+  scripts: FormScripts;
+  sandbox: ScriptSandbox;
+}
+
+/**
+ * Writes every value of the request, runs the form's scripts (unless `request.calculate` is false), then
+ * flattens and watermarks as asked. Returns what the scripts reported.
+ */
+export async function applyRequest(
+  fc: FillContext,
+  index: FieldIndex,
+  request: FillRequest,
+  scripting?: RenderScripts,
+): Promise<ScriptReport> {
+  const calculate = request.calculate !== false;
+  const computed = new Set(scripting?.scripts.calculationOrder);
   for (const [name, value] of Object.entries(request.values)) {
     const field = index.byName.get(name);
     if (!field) {
@@ -186,9 +205,11 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
       continue;
     }
     const info = index.infoByName.get(name);
-    // read-only fields keep the template's value, except computed ones: validation passes a caller's value
-    // for them only with `calculate: false` (the caller computes instead of the form)
-    if (!info?.computed && (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly)) continue;
+    // Read-only fields keep the template's value, except computed ones: validation passes a caller's value
+    // for them only with `calculate: false` (the caller computes instead of the form); the engine's own
+    // list of calculated fields covers analyses stored before `computed` existed.
+    const callerComputes = !calculate && (info?.computed || computed.has(name));
+    if (!callerComputes && (info?.pdfMeta.readOnly || fieldFlags(field) & FF.readOnly)) continue;
     const pending = fillField(fc, field, info, value);
     if (pending) await pending;
     const label = info?.name ?? name;
@@ -204,6 +225,10 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
       );
     }
   }
+  const report =
+    scripting && calculate
+      ? await applyScripts(fc, index, request, scripting.scripts, scripting.sandbox)
+      : { scriptWarnings: [], scriptRejections: [] };
   const writer = new PageWriter(fc.ctx, index.balances);
   if (request.flatten) flatten(fc, index.pages, writer, index.catalog, index.placements);
   if (request.watermark) watermark(fc, index.pages, writer, request.watermark);
@@ -213,4 +238,5 @@ export async function applyRequest(fc: FillContext, index: FieldIndex, request: 
       `no bundled font can draw these characters, which were left out: ${[...fc.fonts.missing].join(' ')}`,
     );
   }
+  return report;
 }

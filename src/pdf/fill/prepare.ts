@@ -38,6 +38,8 @@ import { stripActiveContent } from '../sanitize/active-content.js';
 import { dropEncryptionAndXrefStreams } from '../writer/plain-objects.js';
 import { dropUnreachable } from '../writer/unreachable.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
+import { readFormScripts, type FormScripts } from '../scripts/form-model.js';
+import { ScriptSandbox } from '../scripts/sandbox.js';
 
 export interface PreparedTemplate {
   /** the normalized base file every render starts from */
@@ -68,6 +70,9 @@ interface PreparedState {
   formObjects: ReadonlySet<PDFRef>;
   /** the tail of the render queue of this template */
   queue: Promise<unknown>;
+  /** the form's scripts, read before the base dropped them (undefined: none compute or check values) */
+  scripts: FormScripts | undefined;
+  sandbox: ScriptSandbox | undefined;
 }
 
 /** Heap + buffers of a prepared template per byte of its base (measured 7-14x on the corpus). */
@@ -78,7 +83,7 @@ async function normalize(
   bytes: Uint8Array,
   analysis: TemplateAnalysis,
   options: PrepareOptions,
-): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont> }> {
+): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont>; scripts: FormScripts | undefined }> {
   const { doc, context: ctx, catalog } = await loadPdf(bytes);
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   const acroForm = getDict(catalog, 'AcroForm');
@@ -87,6 +92,8 @@ async function normalize(
   // /AcroForm /Fields, so other readers of unflattened output see the fields we fill.
   repairFieldList(ctx, acroForm, fields);
   const fonts = new FontSet(doc, options.fonts ?? new FontLibrary(), new FontSubsets());
+  // Read before the scripts are stripped from the base: renders run them in the sandbox.
+  const scripts = readFormScripts(ctx, catalog, acroForm, fields);
   const fc: FillContext = { doc, ctx, acroForm, fonts, warnings: [] };
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
   redrawStale(fc, fields, needAppearances);
@@ -110,7 +117,7 @@ async function normalize(
   );
   // objectsPerTick: no setTimeout yield every 50 objects (a worker runs one job at a time anyway).
   const base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: Infinity });
-  return { base, fonts: fonts.embeddedStandardFonts() };
+  return { base, fonts: fonts.embeddedStandardFonts(), scripts };
 }
 
 /** Library errors become RENDER_FAILED; PdfEngineErrors pass as they are. */
@@ -129,6 +136,11 @@ export interface PrepareOptions {
    * root and shared by every template; without one this template gets its own.
    */
   fonts?: FontLibrary;
+  /**
+   * The process's script sandbox (scripts/sandbox.ts), from the composition root; without one a render
+   * that runs scripts starts a sandbox of its own and stops it after.
+   */
+  sandbox?: ScriptSandbox;
 }
 
 export async function prepareTemplate(
@@ -149,7 +161,7 @@ async function prepare(
   options: PrepareOptions,
 ): Promise<PreparedTemplate> {
   const library = options.fonts ?? new FontLibrary();
-  const { base, fonts } = await normalize(bytes, analysis, { ...options, fonts: library });
+  const { base, fonts, scripts } = await normalize(bytes, analysis, { ...options, fonts: library });
   const startXref = findStartXref(base);
   if (startXref === undefined) throw new PdfEngineError('RENDER_FAILED', 'the normalized template has no startxref');
   // No size/time limit here: the base is our own re-serialization of a template already accepted.
@@ -177,6 +189,8 @@ async function prepare(
       subsets: new FontSubsets(),
       formObjects: formObjectRefs(ctx, fields),
       queue: Promise.resolve(),
+      scripts,
+      sandbox: options.sandbox,
     },
   };
 }
@@ -195,7 +209,9 @@ interface Embeddables {
 }
 
 async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<RenderParts> {
-  const { doc, ctx, acroForm, index, tracker, fonts, library, subsets, formObjects } = p.state;
+  const { doc, ctx, acroForm, index, tracker, fonts, library, subsets, formObjects, scripts } = p.state;
+  const ownSandbox = scripts && request.calculate !== false && !p.state.sandbox ? new ScriptSandbox() : undefined;
+  const sandbox = p.state.sandbox ?? ownSandbox;
   const lists = doc as unknown as Embeddables;
   const counts = { fonts: lists.fonts.length, images: lists.images.length };
   tracker.begin();
@@ -209,7 +225,7 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
       fieldInfo: index.infoByName,
       drawn: request.flatten ? new Map() : undefined,
     };
-    await applyRequest(fc, index, request);
+    const report = await applyRequest(fc, index, request, scripts && sandbox ? { scripts, sandbox } : undefined);
     // What doc.save() would flush: fonts (subsets of the fallback fonts) and images of this render.
     for (const e of [...lists.fonts.slice(counts.fonts), ...lists.images.slice(counts.images)]) await e.embed();
     // Flattened, the fields and widgets are cut off from the pages and the catalog: no reader
@@ -217,8 +233,9 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
     const changed = request.flatten ? tracker.changed().filter((ref) => !formObjects.has(ref)) : tracker.changed();
     // Nothing changed (no values, no flattening): the base is the answer.
     const update = changed.length ? writeIncrement(ctx, p.base, changed, tracker.baseMax) : new Uint8Array(0);
-    return { base: p.base.bytes, baseId: p.baseId, update, warnings: fc.warnings };
+    return { base: p.base.bytes, baseId: p.baseId, update, warnings: fc.warnings, ...report };
   } finally {
+    await ownSandbox?.close();
     lists.fonts.length = counts.fonts;
     lists.images.length = counts.images;
     tracker.restore();
@@ -242,9 +259,9 @@ export async function renderPrepared(prepared: PreparedTemplate, request: FillRe
 }
 
 /** The output PDF of a render in one buffer. */
-export function joinParts({ base, update, warnings }: RenderParts): FillResult {
+export function joinParts({ base, update, warnings, scriptWarnings, scriptRejections }: RenderParts): FillResult {
   const bytes = new Uint8Array(base.length + update.length);
   bytes.set(base, 0);
   bytes.set(update, base.length);
-  return { bytes, warnings };
+  return { bytes, warnings, scriptWarnings, scriptRejections };
 }

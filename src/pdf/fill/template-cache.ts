@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Lru } from '../../lib/lru.js';
 import type { FontLibrary } from '../fonts/font-library.js';
+import { ScriptSandbox } from '../scripts/sandbox.js';
 import type { TemplateAnalysis } from '../types.js';
 import { prepareTemplate, type PreparedTemplate } from './prepare.js';
 
@@ -12,6 +13,11 @@ export interface TemplateCacheOptions {
   maxBytes: number;
   /** the engine's font library, shared by every template it prepares (font-library.ts) */
   fonts?: FontLibrary;
+  /**
+   * The engine's script sandbox, used by every render of every template it prepares (scripts/sandbox.ts);
+   * without one the cache makes its own, so a form's scripts never start a thread per render.
+   */
+  sandbox?: ScriptSandbox;
 }
 
 export class TemplateCache {
@@ -20,9 +26,12 @@ export class TemplateCache {
   private readonly preparing = new Map<string, Promise<PreparedTemplate>>();
 
   private readonly fonts: FontLibrary | undefined;
+  private readonly sandbox: ScriptSandbox;
 
   constructor(opts: TemplateCacheOptions) {
     this.fonts = opts.fonts;
+    // Its thread starts with the first render that runs scripts, and does not keep the process alive.
+    this.sandbox = opts.sandbox ?? new ScriptSandbox();
     // One template bigger than the whole budget is used once and not kept (Lru's rule).
     this.entries = new Lru(opts.maxEntries, opts.maxBytes, (p) => p.approxBytes);
   }
@@ -48,8 +57,8 @@ export class TemplateCache {
     if (hit && hit.sourceLength === template.length) return hit;
     let pending = this.preparing.get(key);
     if (!pending) {
-      pending = prepareTemplate(template, analysis, { keepUriLinks, fonts: this.fonts }).finally(() =>
-        this.preparing.delete(key),
+      pending = prepareTemplate(template, analysis, { keepUriLinks, fonts: this.fonts, sandbox: this.sandbox }).finally(
+        () => this.preparing.delete(key),
       );
       this.preparing.set(key, pending);
       const p = await pending;
