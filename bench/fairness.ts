@@ -4,8 +4,8 @@
 // before the upload check existed), (b) renders and previews of a letter + 99,999 combining marks,
 // (c) 300 events to a webhook endpoint that accepts connections and never answers. In (c) the victim also
 // has an endpoint on a receiver that answers at once: its delivery latency is measured too.
-// Each scenario has its own baseline measured just before it, so a machine whose load drifts (2 shared
-// cores) compares like with like.
+// Each scenario has its own baseline, the mean of a window just before and one just after the hammer, so
+// a machine whose load drifts (2 shared cores) compares like with like.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,7 @@ import { lineAndMultiLineForm, nestedFlateBomb } from '../test/helpers/hostile-p
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { summarise, type Summary } from './stats.js';
 
-export const FAIRNESS_FORM = 'irs-fw9-2018.pdf';
+const FAIRNESS_FORM = 'irs-fw9-2018.pdf';
 /** Another account's renders keep at least this share of their rate under any hammer (issue 27). */
 const MIN_RATIO = 0.8;
 /** The victim's webhook delivery arrives within this long of its event while a dead endpoint is flooded. */
@@ -28,8 +28,16 @@ const VICTIM_EVENT_EVERY_MS = 500;
 /** How long to wait, after a window, for victim deliveries still on their way. */
 const DELIVERY_WAIT_MS = 30_000;
 
+/** CPU seconds of the server's main process and of its render workers over one window. */
+export interface ServerCpu {
+  main: number;
+  workers: number;
+}
+
 export interface FairnessRow {
   scenario: string;
+  /** where the server spent its CPU while hammered (the worker pool's shares cover the workers only) */
+  cpu: ServerCpu;
   alone: number;
   hammered: number;
   /** the hammer's answers by operation and HTTP status (count, mean ms), to show what it got */
@@ -138,6 +146,33 @@ async function victimWindow(
   const ok = answers['201']?.n ?? 0;
   const failed = Object.entries(answers).reduce((n, [s, a]) => (s === '201' ? n : n + a.n), 0);
   return { rate: ok / elapsed, failed };
+}
+
+/** utime + stime of a process, in seconds; 0 when it is gone. */
+function cpuSeconds(pid: number | string): number {
+  try {
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ, 100 on Linux)
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of the server process and of its children (the render workers) so far. */
+function serverCpu(pid: number): ServerCpu {
+  let workers = 0;
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) workers += cpuSeconds(p);
+    } catch {
+      /* gone */
+    }
+  }
+  return { main: cpuSeconds(pid), workers };
 }
 
 /** Text values for the victim's form: every text field gets a short value within its length limit. */
@@ -281,19 +316,26 @@ export async function benchFairness(
       hammerLoops: (until: () => boolean) => Promise<Record<string, { n: number; ms: number }>>,
     ) => {
       log(`fairness: ${name}: the victim alone for ${seconds} s`);
-      const alone = await victimWindow(base, victim, renderBody, seconds);
+      const before = await victimWindow(base, victim, renderBody, seconds);
       log(`fairness: ${name}: the victim under the hammer for ${seconds} s`);
       let stop = false;
+      const cpu0 = serverCpu(server.pid);
       const hammering = hammerLoops(() => stop);
       const under = await victimWindow(base, victim, renderBody, seconds);
+      // a worker that ends inside the window takes its CPU time with it: the figures are a lower bound
+      const cpu1 = serverCpu(server.pid);
       stop = true;
       const hammer = await hammering;
+      log(`fairness: ${name}: the victim alone again for ${seconds} s`);
+      const after = await victimWindow(base, victim, renderBody, seconds);
+      const alone = { rate: (before.rate + after.rate) / 2, failed: before.failed + after.failed };
       log(`  alone ${alone.rate.toFixed(1)}/s, hammered ${under.rate.toFixed(1)}/s, hammer: ${answersText(hammer)}`);
       result.rows.push({
         scenario: name,
         alone: alone.rate,
         hammered: under.rate,
         hammer,
+        cpu: { main: cpu1.main - cpu0.main, workers: cpu1.workers - cpu0.workers },
         victimFailed: alone.failed + under.failed,
       });
     };
@@ -376,14 +418,14 @@ function answersText(answers: Record<string, { n: number; ms: number }>): string
 /** The fairness table: one row per scenario, then the webhook latency row. */
 export function fairnessTable(b: FairnessBench): string {
   const lines = [
-    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | ≥ ${MIN_RATIO * 100} % |`,
-    '|---|--:|--:|--:|---|---|',
+    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | server CPU s under hammer: main / workers | ≥ ${MIN_RATIO * 100} % |`,
+    '|---|--:|--:|--:|---|--:|---|',
   ];
   for (const r of b.rows) {
     const ratio = r.hammered / r.alone;
     const failed = r.victimFailed ? ` (victim: ${r.victimFailed} failed)` : '';
     lines.push(
-      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
+      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${r.cpu.main.toFixed(1)} / ${r.cpu.workers.toFixed(1)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
     );
   }
   const w = b.webhookHammered;
@@ -406,7 +448,7 @@ export function fairnessTable(b: FairnessBench): string {
   }
   lines.push(
     '',
-    `victim: ${FAIRNESS_FORM}, flattened, concurrency ${VICTIM_CONCURRENCY}, ${b.seconds} s per window, baseline measured just before each hammer; server RENDER_WORKERS=${b.workers}; 1-minute load average ${b.load[0].toFixed(2)} at the start, ${b.load[1].toFixed(2)} at the end (${os.availableParallelism()} cores).`,
+    `victim: ${FAIRNESS_FORM}, flattened, concurrency ${VICTIM_CONCURRENCY}, ${b.seconds} s per window, baseline = mean of a window alone just before and just after each hammer; server RENDER_WORKERS=${b.workers}; 1-minute load average ${b.load[0].toFixed(2)} at the start, ${b.load[1].toFixed(2)} at the end (${os.availableParallelism()} cores).`,
   );
   return lines.join('\n');
 }
