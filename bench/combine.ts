@@ -3,10 +3,9 @@
 // renders 1,000 copies of a two-page corpus form with `combine: true`; measured: the combine (from the
 // last item done to the batch completed, polled every 50 ms) and the server process's peak RSS over the
 // whole batch (VmHWM of the main process alone; render workers have budgets of their own).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { startServerProcess } from './server-process.js';
 
 export interface CombineBench {
   form: string;
@@ -17,51 +16,20 @@ export interface CombineBench {
   combinedMb: number;
 }
 
-const BIG = 1_000_000_000;
-
 export async function benchCombine(
   repoRoot: string,
   corpus: string,
   form: string,
   items: number,
 ): Promise<CombineBench> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-bench-combine-'));
-  const plansFile = path.join(dataDir, 'plans.json');
-  writeFileSync(plansFile, JSON.stringify({ Business: { rendersPerMonth: BIG, requestsPerMinute: BIG } }));
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PLANS_FILE: plansFile,
-    HOST: '127.0.0.1',
-    PORT: String(21000 + Math.floor(Math.random() * 20000)),
-    LOG_LEVEL: 'silent',
-    JOB_POLL_MS: '100',
-  };
-  const bin = path.join(repoRoot, 'bin/formcast.js');
-  const base = `http://127.0.0.1:${env.PORT}`;
-  const created = spawn(
-    process.execPath,
-    [bin, 'accounts', 'create', '--name', 'bench', '--plan', 'Business', '--json'],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let out = '';
-  created.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  await new Promise((r) => created.once('exit', r));
-  const key = (JSON.parse(out) as { apiKey: string }).apiKey;
-  const server = spawn(process.execPath, [bin, 'serve'], { env, stdio: 'ignore' });
+  const server = await startServerProcess(repoRoot, {
+    accounts: ['bench'],
+    env: { JOB_POLL_MS: '100' },
+    tmpPrefix: 'formcast-bench-combine-',
+  });
+  const { base, keys } = server;
+  const key = keys[0]!;
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/health`)).ok) break;
-      } catch {
-        /* starting */
-      }
-      if (i > 600) throw new Error('the server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     const auth = { authorization: `Bearer ${key}` };
     const body = new FormData();
     body.append('file', new Blob([readFileSync(path.join(corpus, 'pdfs', form))]), form);
@@ -105,9 +73,7 @@ export async function benchCombine(
       combinedMb: file.byteLength / 1_048_576,
     };
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => (server.exitCode !== null ? r(null) : server.once('exit', r)));
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
 }
 

@@ -10,7 +10,8 @@
 // BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
 // BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time), BENCH_COMBINE=0 (skip the
 // 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows).
-// BENCH_ANALYSIS=0 (skip the template analysis table).
+// BENCH_ANALYSIS=0 (skip the template analysis table). BENCH_FAIRNESS=0 (skip the fairness between
+// accounts in a server process of its own), BENCH_ONLY=fairness (run only that, print its table).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import type { AnalysisRow } from './analysis.js';
 import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import { benchCombine, combineTargets, type CombineBench } from './combine.js';
 import type { ScriptsResult } from './scripts.js';
+import { benchFairness, fairnessTable, type FairnessBench } from './fairness.js';
 import type { FloorResult } from './floor.js';
 import {
   benchBurst,
@@ -433,6 +435,11 @@ async function main() {
     );
     return;
   }
+  if (process.env.BENCH_ONLY === 'fairness') {
+    const f = await benchFairness(repoRoot, corpus, LOAD_SECONDS, log);
+    process.stdout.write(`${[machine(), '', fairnessTable(f)].join('\n')}\n`);
+    return;
+  }
   const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-out-'));
   const pdftk = pdftkVersion();
   const pdftkNote = pdftk ? null : 'pdftk not installed: skipped';
@@ -620,6 +627,12 @@ async function main() {
     extras.combine = await benchCombine(repoRoot, corpus, COMBINE_FORM, COMBINE_ITEMS);
   }
 
+  let fairness: FairnessBench | undefined;
+  if (process.env.BENCH_FAIRNESS !== '0') {
+    log('fairness between accounts in a server process');
+    fairness = await benchFairness(repoRoot, corpus, LOAD_SECONDS, log);
+  }
+
   // 4. every kept output through qpdf --check
   log('qpdf --check');
   for (const p of prepared)
@@ -664,6 +677,13 @@ async function main() {
       ? [
           '### template analysis (fields, page captions, suggested keys), one fresh process per form',
           analysisTable(extras.analysis),
+          '',
+        ]
+      : []),
+    ...(fairness
+      ? [
+          '### fairness between accounts: another account hammers one attack at a time (issue 27)',
+          fairnessTable(fairness),
           '',
         ]
       : []),
