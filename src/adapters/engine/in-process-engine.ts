@@ -21,11 +21,12 @@ export function inProcessEngine(
   caches: Pick<CacheSizes, 'templateEntries' | 'templateMb'> & Partial<Pick<CacheSizes, 'fontShapeEntries'>>,
 ): RenderEngine {
   const fonts = new FontLibrary({ shapeCacheEntries: caches.fontShapeEntries ?? 4096 });
+  const sandbox = new ScriptSandbox();
   const templates = new TemplateCache({
     maxEntries: caches.templateEntries,
     maxBytes: caches.templateMb * MB,
     fonts,
-    sandbox: new ScriptSandbox(),
+    sandbox,
   });
   return {
     analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
@@ -36,5 +37,7 @@ export function inProcessEngine(
       editFields(template, edits, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     detectFields: (template, existing) =>
       detectForm(template, existing, { edit: { maxPages: limits.maxPages, maxFields: limits.maxFields } }),
+    // the form scripts' sandbox thread would otherwise keep a CLI process alive after its work
+    close: () => sandbox.close(),
   };
 }
