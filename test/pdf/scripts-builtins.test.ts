@@ -242,3 +242,39 @@ function formSpec(_form: unknown) {
     ],
   };
 }
+
+describe('when a render needs no script context', () => {
+  /** The real sandbox, counting the sessions it is asked to run. */
+  class CountingSandbox extends ScriptSandbox {
+    sessions = 0;
+    override run(...args: Parameters<ScriptSandbox['run']>) {
+      this.sessions++;
+      return super.run(...args);
+    }
+  }
+
+  it("skips the sandbox for Acrobat's number and date keystroke checks alone, not for a range or a calculation", async () => {
+    const counting = new CountingSandbox();
+    const own = new TemplateCache({ maxEntries: 10, maxBytes: 64 * 1024 * 1024, sandbox: counting });
+    try {
+      const plain = await buildCalcForm({
+        fields: [
+          { name: 'qty', K: 'AFNumber_Keystroke(0, 0, 0, 0, "", true);' },
+          { name: 'born', K: 'AFDate_KeystrokeEx("dd.mm.yyyy");' },
+        ],
+      });
+      await renderCalc(own, plain, { qty: '12', born: '03.02.2001' });
+      expect(counting.sessions).toBe(0);
+      const ranged = await buildCalcForm({
+        fields: [
+          { name: 'age', K: 'AFNumber_Keystroke(0, 0, 0, 0, "", true);', V: 'AFRange_Validate(true, 0, true, 120);' },
+        ],
+      });
+      const r = await renderCalc(own, ranged, { age: '150' });
+      expect(counting.sessions).toBeGreaterThan(0);
+      expect(r.result.scriptRejections?.map((x) => x.field)).toEqual(['age']);
+    } finally {
+      await counting.close();
+    }
+  });
+});

@@ -23,6 +23,19 @@ function setHidden(fc: FillContext, field: RawField, hidden: boolean): void {
   }
 }
 
+/**
+ * Acrobat's own number, percent, date and time keystroke checks, called alone: the render data's
+ * validation already refuses what they refuse (a number field takes numbers, a date field dates), so a
+ * form whose only scripts are these does not pay a script context (8-12 ms) on every render. Any other
+ * check (a range, a custom script) runs in the sandbox; so does every check once a form computes.
+ */
+const NATIVE_CHECK =
+  /^\s*(?:AFNumber_Keystroke|AFPercent_Keystroke|AFDate_KeystrokeEx|AFDate_Keystroke|AFTime_Keystroke)\s*\([^;{}]*\)\s*;?\s*$/;
+
+function needsSandbox(code: string | undefined): boolean {
+  return code !== undefined && code.trim() !== '' && !NATIVE_CHECK.test(code);
+}
+
 export async function applyScripts(
   fc: FillContext,
   index: { byName: ReadonlyMap<string, RawField>; infoByName: ReadonlyMap<string, AnalysedField> },
@@ -42,7 +55,9 @@ export async function applyScripts(
   }
   // A render that sets nothing changes nothing (its output is the template as prepared), and a session
   // costs a script context: skip it then, and when nothing would compute or be checked.
-  const checked = scripts.fields.some((f) => values.get(f.name) && (f.actions.Keystroke || f.actions.Validate));
+  const checked = scripts.fields.some(
+    (f) => values.get(f.name) && (needsSandbox(f.actions.Keystroke) || needsSandbox(f.actions.Validate)),
+  );
   const nothingSet = Object.keys(request.values).length === 0;
   if (nothingSet || (!scripts.calculationOrder.length && !checked)) return { scriptWarnings: [], scriptRejections: [] };
   const label = (name: string) => {
