@@ -41,24 +41,12 @@ export const DEFAULT_DETECT_LIMITS: Readonly<DetectLimits> = Object.freeze({
   maxTextItemsPerPage: 20_000,
 });
 
-export interface Detection {
+/** A detected field: what its page found (`PageDetection`), with its page and its key. */
+export interface Detection extends PageDetection {
   /** a suggested key: lower snake_case from the label, unique in the form */
   key: string;
-  type: DetectedType;
   /** 1-based */
   page: number;
-  /** [x1, y1, x2, y2] in PDF points (user space of the page); a radio group's box around its buttons */
-  rect: Rect;
-  label: string | null;
-  /** 0-1 */
-  confidence: number;
-  /** comb: the number of cells (/MaxLen) */
-  cells?: number;
-  /** date: the display pattern (dd/mm/yyyy...) */
-  dateFormat?: string;
-  /** radio: one box per button, and the option each stands for */
-  widgets?: Rect[];
-  options?: string[];
 }
 
 export interface DetectResult {
