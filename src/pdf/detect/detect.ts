@@ -9,7 +9,7 @@ import { suggestName, uniqueNames } from '../analysis/suggested-name.js';
 import { PdfEngineError, type Rect } from '../types.js';
 import { findFields, type TextBox } from './find-fields.js';
 import { readInk, type OpCodes } from './ink.js';
-import { labelDetections, type DetectedType, type PageDetection } from './label-detections.js';
+import { labelDetections, type PageDetection } from './label-detections.js';
 import { findTextMarks, withoutBlanks } from './text-marks.js';
 
 export type { DetectedType } from './label-detections.js';
