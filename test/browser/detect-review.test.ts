@@ -78,6 +78,7 @@ describe.skipIf(missing.length > 0)(
       const offer = p.getByRole('button', { name: 'Detect fields', exact: true });
       await offer.waitFor();
       expect(await p.locator('.detect-offer').textContent()).toContain('has no form fields');
+      await p.screenshot({ path: `${SHOTS}/${tap ? 390 : 1280}-offer.png` });
       await (tap ? offer.tap() : offer.click());
       await p.locator('.detect-review').waitFor({ timeout: 60_000 });
       await p.locator('.edit-box.detected').first().waitFor();
@@ -249,6 +250,8 @@ describe.skipIf(missing.length > 0)(
           .locator('.detect-item')
           .evaluateAll((els) => els.map((e) => e.getAttribute('data-detection')!));
         for (const k of listed) expect(names.has(k)).toBe(false);
+        await page.locator('.detect-review').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${SHOTS}/1280-detect-missing-review.png`, fullPage: false });
         expect(new Set(after.schema.fields.map((f) => f.name))).toEqual(new Set([...names, ...listed]));
         await page.getByTestId('accept-all').click();
         await poll(() => page.locator('.detect-review').count()).toBe(0);

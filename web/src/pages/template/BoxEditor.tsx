@@ -206,7 +206,8 @@ export function BoxEditor(props: Props) {
           base={base}
           edits={edits}
           errors={errors}
-          saved={saved}
+          // "saved as version n" while n is the version shown (not after another change of the template)
+          saved={saved === template.version ? saved : null}
           disabled={frozen}
           onSelect={setSelected}
           onChange={(fn) => current && change(current.id, fn)}
