@@ -161,6 +161,7 @@ describe.skipIf(missing.length > 0)(
       await key.fill('reviewed_fix');
       await key.press('Tab');
       await page.locator('.edit-box[data-key="reviewed_fix"]').first().waitFor();
+      await page.locator('.edit-form').screenshot({ path: `${SHOTS}/1280-fix-form.png` });
       expect(await page.locator(`.detect-item[data-detection="${fixed}"]`).textContent()).toContain('reviewed_fix');
 
       // add what was missed: a check box drawn with the mouse

@@ -194,7 +194,7 @@ export function EditLayer(props: Props) {
             det ? `, confidence ${percent(det)}${isLow(det) ? ', low' : ''}` : ''
           }${pending && !d.deleted ? ', not saved' : ''}`}
           aria-pressed={isSelected}
-          title={d.key}
+          title={det ? `${d.key} (${d.type}, ${percent(det)}): ${det.label ?? 'no caption found'}` : d.key}
           onFocus={() => !d.deleted && props.onSelect(d.id)}
           onKeyDown={(e) => !d.deleted && onKeyDown(e, d, i)}
           onPointerDown={(e) => {
