@@ -6,6 +6,7 @@ import {
   freeKey,
   newDraft,
   withOptions,
+  withType,
   withWidgetBox,
 } from '../../web/src/pages/template/BoxEditorDrafts.js';
 
@@ -102,5 +103,34 @@ describe('BoxEditorDrafts: drafts -> field edits', () => {
 
   it('picks the first key no field and no PDF name uses', () => {
     expect(freeKey('text', new Set(['text_1', 'text_2', 'date_3']))).toBe('text_3');
+  });
+
+  it('replaces a field whose key or type changed (a detection fixed in review): delete, then add', () => {
+    const renamed = replace(BASE, { ...byId(BASE, 'name'), key: 'full_name' });
+    expect(editsOf(BASE, renamed)).toEqual([
+      { op: 'delete', name: 'name' },
+      { op: 'add', field: { name: 'full_name', type: 'text', page: 1, rect: [10, 10, 110, 30] } },
+    ]);
+    const moved = withWidgetBox(byId(BASE, 'city'), 0, [20, 40, 120, 60], false);
+    const retyped = replace(BASE, withType(moved, 'signature', 5));
+    expect(editsOf(BASE, retyped)).toEqual([
+      { op: 'delete', name: 'city' },
+      { op: 'add', field: { name: 'city', type: 'signature', page: 1, rect: [20, 40, 120, 60] } },
+    ]);
+  });
+
+  it("retypes in the field's box: radio buttons laid out in it, a comb with cells, one box out of a group", () => {
+    const radio = withType(byId(BASE, 'name'), 'radio', 5);
+    expect(radio.options).toEqual(['Option 1', 'Option 2']);
+    expect(radio.widgets).toHaveLength(2);
+    for (const w of radio.widgets) {
+      expect(w.rect[0]).toBeGreaterThanOrEqual(10);
+      expect(w.rect[2]).toBeLessThanOrEqual(110);
+    }
+    expect(withType(byId(BASE, 'name'), 'comb', 7).cells).toBe(7);
+    const text = withType(byId(BASE, 'pick'), 'text', 5);
+    expect(text.widgets).toEqual([{ page: 2, rect: [10, 10, 40, 20] }]);
+    expect(text.options).toBeUndefined();
+    expect(withType(byId(BASE, 'pick'), 'dropdown', 5).options).toEqual(['a', 'b']);
   });
 });

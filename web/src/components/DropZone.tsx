@@ -11,7 +11,7 @@ export function DropZone(props: { id: string; busy: boolean; onFile: (file: File
     <div class={`dropzone${over ? ' over' : ''}${props.busy ? ' busy' : ''}`} data-testid="dropzone">
       <label for={props.id}>
         <strong>{props.busy ? 'Uploading and analysing…' : 'Drop a PDF form here'}</strong>
-        <span>or click to choose a file (an AcroForm PDF with fillable fields)</span>
+        <span>or click to choose a file (a PDF form; a PDF without one can have its fields detected)</span>
       </label>
       <input
         id={props.id}

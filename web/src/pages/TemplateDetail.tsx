@@ -7,6 +7,8 @@ import { formatBytes, formatDate, plural } from '../format.js';
 import { fieldBoxes, openPdf, type Box, type PDFDocumentProxy } from '../pdf.js';
 import { BASE, linkClick, navigate } from '../router.js';
 import { BoxEditor } from './template/BoxEditor.js';
+import { DetectButton } from './template/DetectButton.js';
+import { endReview, loadReview, type Review } from './template/detection-review.js';
 import { FieldsTable } from './template/FieldsTable.js';
 import { VersionHistory } from './template/VersionHistory.js';
 import { TryIt } from './TryIt.js';
@@ -23,6 +25,7 @@ export function TemplatePage({ id }: { id: string }) {
   const [active, setActive] = useState<string | null>(null);
   const [tab, setTab] = useState<Tab>('fields');
   const [preview, setPreview] = useState<PDFDocumentProxy | null>(null);
+  const [review, setReview] = useState<Review | null>(null);
 
   // (re)load everything when the template's file is replaced
   const [reload, setReload] = useState(0);
@@ -43,6 +46,10 @@ export function TemplatePage({ id }: { id: string }) {
       setDoc(opened);
       setBoxes(b);
       setPreview(null);
+      // detections to review for this version open the editor on them
+      const open = loadReview(id, t.data.version);
+      setReview(open);
+      if (open) setTab('edit');
     })().catch((err) => !cancelled && setError(err));
     return () => {
       cancelled = true;
@@ -99,6 +106,7 @@ export function TemplatePage({ id }: { id: string }) {
           }}
           onDeleted={() => navigate(`${BASE}/templates`, true)}
         />
+        <DetectButton template={template} onDetected={() => setReload((n) => n + 1)} />
       </div>
       <p class="muted">
         {template.fileName} · {formatBytes(template.fileSize)} · version {template.version} ·{' '}
@@ -143,6 +151,11 @@ export function TemplatePage({ id }: { id: string }) {
             fields={fields}
             boxes={boxes}
             onSaved={() => setReload((n) => n + 1)}
+            review={review}
+            onReviewEnd={() => {
+              endReview(template.id);
+              setReview(null);
+            }}
           />
         </div>
       )}

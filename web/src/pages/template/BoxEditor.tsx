@@ -17,8 +17,11 @@ import {
   freeKey,
   newDraft,
   type Tool,
+  withType,
   withWidgetBox,
 } from './BoxEditorDrafts.js';
+import { DetectionList } from './DetectionList.js';
+import type { Detection, Review } from './detection-review.js';
 import { EditPanel, type EditErrors } from './EditPanel.js';
 
 interface Props {
@@ -28,6 +31,10 @@ interface Props {
   boxes: Box[];
   /** the new version was stored: the page reloads its file and schema */
   onSaved: (schema: TemplateSchema) => void;
+  /** detected fields to review (they are fields of this version already) */
+  review: Review | null;
+  /** the person accepted the detections (as they were, or with the fixes just saved) */
+  onReviewEnd: () => void;
 }
 
 /** The most undo steps kept: far more than a session of edits needs. */
@@ -58,6 +65,14 @@ export function BoxEditor(props: Props) {
     ? 'This template is frozen: its fields cannot be edited. Unfreeze it to edit them.'
     : null;
   const edits = useMemo(() => editsOf(base, drafts), [base, drafts]);
+  // the detections by the id of the draft holding them (an existing field's id is its key)
+  const detections = useMemo(
+    () =>
+      new Map<string, Detection>(
+        (props.review?.detections ?? []).filter((d) => base.some((b) => b.id === d.key)).map((d) => [d.key, d]),
+      ),
+    [props.review, base],
+  );
 
   const commit = (next: Draft[], changedKeys: string[] = []) => {
     setHistory((h) => [...h.slice(-MAX_UNDO + 1), drafts]);
@@ -121,12 +136,26 @@ export function BoxEditor(props: Props) {
         { edits },
       );
       setSaved(res.data.version);
+      // the saved version holds the reviewed fields: the review is over
+      if (props.review) props.onReviewEnd();
       props.onSaved(res.data);
     } catch (err) {
       setErrors(errorsOf(err, new Set(edits.map(editName))));
     } finally {
       setSaving(false);
     }
+  };
+
+  const acceptAll = () => {
+    if (edits.length > 0) void save();
+    else props.onReviewEnd();
+  };
+  const pick = (id: string) => {
+    setSelected(id);
+    const key = drafts.find((d) => d.id === id)?.key ?? id;
+    document.querySelector<HTMLElement>(`.edit-box[data-key="${CSS.escape(key)}"]`)?.scrollIntoView({
+      block: 'center',
+    });
   };
 
   const current = drafts.find((d) => d.id === selected && !d.deleted) ?? null;
@@ -166,6 +195,7 @@ export function BoxEditor(props: Props) {
                 onSelect={setSelected}
                 onGesture={onGesture}
                 onDelete={remove}
+                detections={detections}
               />
             )}
           />
@@ -176,11 +206,30 @@ export function BoxEditor(props: Props) {
           base={base}
           edits={edits}
           errors={errors}
-          saved={saved}
+          // "saved as version n" while n is the version shown (not after another change of the template)
+          saved={saved === template.version ? saved : null}
           disabled={frozen}
           onSelect={setSelected}
           onChange={(fn) => current && change(current.id, fn)}
+          onRetype={(type) => current && change(current.id, (d) => withType(d, type, cells))}
           onDelete={() => current && remove(current.id)}
+          detection={(current && detections.get(current.id)) ?? null}
+          review={
+            props.review && (
+              <DetectionList
+                detections={props.review.detections}
+                warnings={props.review.warnings}
+                drafts={drafts}
+                selected={current?.id ?? null}
+                pending={edits.length}
+                saving={saving}
+                disabled={frozen !== null}
+                onSelect={pick}
+                onDrop={remove}
+                onAcceptAll={acceptAll}
+              />
+            )
+          }
         />
       </div>
     </div>

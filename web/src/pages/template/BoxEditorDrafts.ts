@@ -118,6 +118,21 @@ export function withOptions(d: Draft, options: string[]): Draft {
   return { ...d, options, widgets: radioRow(box, options.length).map((rect) => ({ page, rect })) };
 }
 
+/**
+ * A field given another type (a detection fixed in review): one box for every type but radio, whose
+ * buttons are laid out in it; the options and cells a new field of that type would get.
+ */
+export function withType(d: Draft, type: NewFieldType, cells: number): Draft {
+  if (type === d.type) return d;
+  const page = d.widgets[0].page;
+  const box = boundsOf(d.widgets.filter((w) => w.page === page).map((w) => w.rect));
+  const fresh = newDraft(d.id, type, page, box, d.key, d.cells ?? cells);
+  const options = d.options && d.options.length > 1 ? d.options : fresh.options;
+  const next: Draft = { ...fresh, existing: d.existing, required: d.required, fontSize: d.fontSize };
+  if (type === 'radio') return withOptions({ ...next, options: undefined }, options ?? []);
+  return { ...next, options: hasOptions(next) ? options : undefined };
+}
+
 /** Every widget of a field moved or resized along with the one that was dragged (its box maps to `to`). */
 export function withWidgetBox(d: Draft, index: number, to: Rect, resize: boolean): Draft {
   const from = d.widgets[index].rect;
@@ -134,7 +149,8 @@ const sameList = (a?: string[], b?: string[]) => (a ?? []).join('\u0000') === (b
 
 /**
  * The edits that turn `base` (the saved template) into `drafts`: deletes, then updates, then adds, so a
- * new field may take a name a deleted one freed.
+ * new field may take a name a deleted one freed. A field whose key or type changed is deleted and added
+ * again (the API changes neither in place).
  */
 export function editsOf(base: readonly Draft[], drafts: readonly Draft[]): FieldEdit[] {
   const before = new Map(base.map((d) => [d.id, d]));
@@ -149,6 +165,12 @@ export function editsOf(base: readonly Draft[], drafts: readonly Draft[]): Field
     }
     if (d.deleted) {
       deletes.push({ op: 'delete', name: was.key });
+      continue;
+    }
+    // a new key or type (a detected field fixed in review): the field is replaced by one drawn anew
+    if (d.key !== was.key || d.type !== was.type) {
+      deletes.push({ op: 'delete', name: was.key });
+      adds.push({ op: 'add', field: newField(d) });
       continue;
     }
     const changes: Schemas['FieldChanges'] = {};

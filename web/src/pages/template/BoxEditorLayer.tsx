@@ -4,6 +4,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Draft } from './BoxEditorDrafts.js';
+import { type Detection, isLow, percent } from './detection-review.js';
 import {
   growRect,
   type Handle,
@@ -35,6 +36,8 @@ interface Props {
   onSelect: (id: string | null) => void;
   onGesture: (g: EditGesture) => void;
   onDelete: (id: string) => void;
+  /** fields under review by draft id: drawn with their key, type and confidence, low ones marked */
+  detections?: ReadonlyMap<string, Detection>;
 }
 
 /** A drag in progress, in shown points (px / scale) from the page's top left corner. */
@@ -167,7 +170,10 @@ export function EditLayer(props: Props) {
       const was = before.get(d.id);
       const pending = !was || d.deleted || JSON.stringify({ ...was }) !== JSON.stringify({ ...d });
       const isSelected = props.selected === d.id;
+      const det = d.deleted ? undefined : props.detections?.get(d.id);
       const cls = [
+        det && 'detected',
+        det && isLow(det) && 'low',
         'edit-box',
         pending && 'pending',
         !was && 'new',
@@ -184,9 +190,11 @@ export function EditLayer(props: Props) {
           data-key={d.key}
           data-widget={i}
           tabIndex={d.deleted || props.disabled ? -1 : 0}
-          aria-label={`${d.deleted ? 'Deleted field' : 'Field'} ${d.key} (${d.type})${pending && !d.deleted ? ', not saved' : ''}`}
+          aria-label={`${d.deleted ? 'Deleted field' : det ? 'Detected field' : 'Field'} ${d.key} (${d.type})${
+            det ? `, confidence ${percent(det)}${isLow(det) ? ', low' : ''}` : ''
+          }${pending && !d.deleted ? ', not saved' : ''}`}
           aria-pressed={isSelected}
-          title={d.key}
+          title={det ? `${d.key} (${d.type}, ${percent(det)}): ${det.label ?? 'no caption found'}` : d.key}
           onFocus={() => !d.deleted && props.onSelect(d.id)}
           onKeyDown={(e) => !d.deleted && onKeyDown(e, d, i)}
           onPointerDown={(e) => {
@@ -197,6 +205,13 @@ export function EditLayer(props: Props) {
             begin(e, { kind: 'move', id: d.id, widget: i, box: rectToScreen(frame, 1, w.rect) });
           }}
         >
+          {det && i === 0 && (
+            // a box in the page's right part hangs its tag leftwards, so it stays on the page
+            <span class={`edit-tag${box.left > size.width * 0.55 ? ' end' : ''}`} aria-hidden="true">
+              {isLow(det) && <b>? </b>}
+              {d.key} · {d.type} · {percent(det)}
+            </span>
+          )}
           {isSelected &&
             !props.disabled &&
             HANDLES.map((h) => (

@@ -2,7 +2,7 @@
 // changes' undo, discard and save.
 import type { Tool } from './BoxEditorDrafts.js';
 
-const TOOLS: { tool: Tool; label: string }[] = [
+export const TOOLS: { tool: Tool; label: string }[] = [
   { tool: 'select', label: 'Select' },
   { tool: 'text', label: 'Text' },
   { tool: 'multiline', label: 'Multiline' },

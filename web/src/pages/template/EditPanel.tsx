@@ -1,6 +1,6 @@
 // The box editor's side panel: the selected field's properties, and the pending changes with the
 // problems the service found in each, by the field it named.
-import type { JSX } from 'preact';
+import type { ComponentChildren, JSX } from 'preact';
 import {
   type Alignment,
   type Draft,
@@ -10,9 +10,11 @@ import {
   hasMaxLength,
   hasOptions,
   hasText,
+  type NewFieldType,
   withOptions,
 } from './BoxEditorDrafts.js';
-import { typeLabel } from './BoxEditorToolbar.js';
+import { TOOLS, typeLabel } from './BoxEditorToolbar.js';
+import { type Detection, isLow, percent } from './detection-review.js';
 
 /** A refused save: problems by the field they name (as sent), and the others. */
 export interface EditErrors {
@@ -31,7 +33,13 @@ interface Props {
   disabled: string | null;
   onSelect: (id: string) => void;
   onChange: (fn: (d: Draft) => Draft) => void;
+  /** a detected field under review: its key and type may change too (it is replaced on save) */
+  onRetype: (type: NewFieldType) => void;
   onDelete: () => void;
+  /** the detection a selected field came from, while its review is open */
+  detection: Detection | null;
+  /** the review's list, shown above the pending changes */
+  review?: ComponentChildren;
 }
 
 /** A whole number from an input, or undefined when it is empty (the engine's default). */
@@ -53,6 +61,7 @@ export function EditPanel(props: Props) {
           {off ? props.disabled : 'Select a field on the page to change it, or pick a tool and draw a new one.'}
         </p>
       )}
+      {props.review}
 
       <h3 class="h3">Pending changes</h3>
       {props.saved !== null && props.edits.length === 0 && (
@@ -116,6 +125,8 @@ export function EditPanel(props: Props) {
 function FieldForm(props: Props & { draft: Draft; off: boolean }) {
   const { draft: d, off } = props;
   const isNew = d.existing === undefined;
+  const det = props.detection;
+  const keyFree = isNew || det !== null;
   const problems = props.errors?.byField.get(d.key) ?? [];
   const set = (patch: Partial<Draft>) => props.onChange((x) => ({ ...x, ...patch }));
   const num = (label: string, value: number | undefined, onValue: (n: number | undefined) => void, hint?: string) => (
@@ -147,12 +158,38 @@ function FieldForm(props: Props & { draft: Draft; off: boolean }) {
         Key
         <input
           value={d.key}
-          disabled={off || !isNew}
+          disabled={off || !keyFree}
           aria-invalid={problems.length > 0 ? 'true' : undefined}
           onChange={(e: JSX.TargetedEvent<HTMLInputElement>) => set({ key: e.currentTarget.value.trim() })}
         />
       </label>
-      {!isNew && <p class="hint small">An existing field's key is changed in its settings, not here.</p>}
+      {!keyFree && <p class="hint small">An existing field's key is changed in its settings, not here.</p>}
+      {det && (
+        <>
+          <p class={`small detect-about${isLow(det) ? ' low' : ''}`} data-testid="detection-about">
+            Detected {typeLabel(det.type).toLowerCase()} ·{' '}
+            {isLow(det) ? `low confidence (${percent(det)}): check it` : `confidence ${percent(det)}`}
+            <br />
+            {det.label ? `Caption: “${det.label}”` : 'No caption found near it'}
+          </p>
+          <label class="edit-prop">
+            Type
+            <select
+              value={d.type}
+              disabled={off}
+              onChange={(e: JSX.TargetedEvent<HTMLSelectElement>) =>
+                props.onRetype(e.currentTarget.value as NewFieldType)
+              }
+            >
+              {TOOLS.filter((t) => t.tool !== 'select').map((t) => (
+                <option key={t.tool} value={t.tool}>
+                  {t.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </>
+      )}
       <p class="muted small">
         Page {first.page} · [{first.rect.map((n) => Math.round(n * 10) / 10).join(', ')}] pt
         {d.widgets.length > 1 && ` · ${d.widgets.length} widgets`}
