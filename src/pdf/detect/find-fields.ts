@@ -54,7 +54,7 @@ const MIN_FIELD_HEIGHT = 8;
 /** A closed box (not a square) this narrow still takes a few characters. */
 const MIN_BOX_WIDTH = 12;
 /** A text field drawn on a line gets this height above it, less where a line or text comes sooner (points). */
-const LINE_FIELD_HEIGHT = 18;
+const LINE_FIELD_HEIGHT = 16;
 /** Free height from which a box is a multi-line area (points: about three lines of 10 pt text). */
 const MULTILINE_HEIGHT = 40;
 
@@ -168,6 +168,41 @@ function roomAbove(y: number, x0: number, x1: number, lines: Segment[], texts: T
   return room;
 }
 
+/** Captions printed under a writing line are small: at most this high (points, glyph box). */
+const CAPTION_BELOW_MAX = 9;
+
+/**
+ * Captions naming the parts of one answer written on one line: a date (Month Day Year, MM DD YYYY) or
+ * a person's name (First Middle Last): the line stays one field.
+ */
+const ONE_ANSWER_PART =
+  /^(?:\(?(?:mm|dd|yy|yyyy|jj|aaaa|tt|month|day|year|mois|jour|année|monat|tag|jahr)\)?|(?:first|middle|last|given|family|sur)\s*name|(?:first|middle)\s*initial|m\.?i\.?|prénoms?|nom|vorname|nachname)$/iu;
+
+/**
+ * A writing line captioned underneath part by part ("City   State   ZIP Code") is one field per
+ * caption: each part starts where its caption starts (the first at the line's start). A line with
+ * one caption or none under it stays whole.
+ */
+function splitByCaptionsBelow(y: number, span: [number, number], texts: TextBox[]): [number, number][] {
+  const under = texts
+    .filter(
+      (t) =>
+        height(t.rect) <= CAPTION_BELOW_MAX &&
+        t.rect[3] <= y + 1 &&
+        y - t.rect[3] <= Math.max(4, 0.8 * height(t.rect)) &&
+        t.rect[0] >= span[0] - 3 &&
+        t.rect[0] < span[1] - 8 &&
+        t.text.trim().split(/\s+/).length <= 4,
+    )
+    .sort((a, b) => a.rect[0] - b.rect[0]);
+  if (under.length < 2 || under.every((t) => ONE_ANSWER_PART.test(t.text.trim()))) return [span];
+  const cuts = under.slice(1).map((t) => t.rect[0] - 1);
+  const edges = [span[0], ...cuts, span[1]];
+  const parts: [number, number][] = [];
+  for (let i = 0; i + 1 < edges.length; i++) if (edges[i + 1] - edges[i] >= 12) parts.push([edges[i], edges[i + 1]]);
+  return parts.length > 0 ? parts : [span];
+}
+
 /**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
@@ -241,14 +276,17 @@ export function findFields(
     const band: Rect = [l.x0, l.y0 + 1, l.x1, l.y0 + h];
     const span = widestFree(l.x0, l.x1, band, words);
     if (!span) continue;
-    const rect: Rect = [span[0], l.y0 + 0.5, span[1], l.y0 + h];
-    const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
-    if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85 });
-    else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6 });
+    for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, words)) {
+      const rect: Rect = [x0, l.y0 + 0.5, x1, l.y0 + h];
+      const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
+      if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85 });
+      else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6 });
+    }
   }
 
   // 3. marks in the text: underscores, box characters, placeholders not already in a box or on a line
-  const taken = (r: Rect) => out.some((c) => intersection(c.rect, r) > 0.5 * area(r));
+  // covered by one candidate or by the pieces of a line split under its captions
+  const taken = (r: Rect) => out.reduce((s, c) => s + intersection(c.rect, r), 0) > 0.5 * area(r);
   for (const m of marks) {
     if (taken(m.rect)) continue;
     if (m.kind === 'box') out.push({ kind: 'checkbox', rect: m.rect, confidence: 0.9 });
