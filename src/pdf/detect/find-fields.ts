@@ -203,6 +203,23 @@ function splitByCaptionsBelow(y: number, span: [number, number], texts: TextBox[
   return parts.length > 0 ? parts : [span];
 }
 
+/** Fills darker than this are shading (headings, bars); paper-white tints lighter than it are not. */
+const SHADED = 0.97;
+/** Fills darker than this are bars printed with white text: nothing is written on them. */
+const DARK = 0.5;
+
+/**
+ * The lightness under a box: the last fill drawn that covers most of it (1 when none does). Only fills
+ * of some size are looked at (a page of tiny squares stays cheap).
+ */
+function shading(fills: PageInk['fills']): (r: Rect) => number {
+  const big = fills.filter((f) => area(f.rect) >= 40);
+  return (r) => {
+    for (let i = big.length - 1; i >= 0; i--) if (intersection(big[i].rect, r) >= 0.8 * area(r)) return big[i].light;
+    return 1;
+  };
+}
+
 /**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
@@ -237,9 +254,12 @@ export function findFields(
   }
   const boxes = cells.filter((c) => !inComb.has(c));
   const parts = dateParts(boxes, texts);
+  const shadeOf = shading(ink.fills);
   for (const c of boxes) {
     const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c));
     if (holds || area(c) > 0.4 * pageArea) continue;
+    // a shaded box with words in it is a heading of a table or a section, not a place to write
+    if (shadeOf(c) < SHADED && words.some((t) => intersection(t.rect, c) > 0.5 * area(t.rect))) continue;
     if (parts.has(c)) {
       out.push({ kind: 'text', rect: c, confidence: 0.8 });
       continue;
@@ -298,10 +318,11 @@ export function findFields(
       out.push({ kind: 'ring', rect: r, confidence: 0.8 });
   }
 
-  // 4. overlaps: the surer, then the smaller, candidate keeps its place
-  out.sort((a, b) => b.confidence - a.confidence || area(a.rect) - area(b.rect));
+  // 4. nothing is written on a dark bar; overlaps: the surer, then the smaller, candidate keeps its place
+  const onPaper = out.filter((c) => shadeOf(c.rect) >= DARK);
+  onPaper.sort((a, b) => b.confidence - a.confidence || area(a.rect) - area(b.rect));
   const kept: Candidate[] = [];
-  for (const c of out) {
+  for (const c of onPaper) {
     if (kept.some((k) => intersection(k.rect, c.rect) > 0.5 * Math.min(area(k.rect), area(c.rect)))) continue;
     kept.push(c);
   }
