@@ -172,11 +172,11 @@ function roomAbove(y: number, x0: number, x1: number, lines: Segment[], texts: T
 const CAPTION_BELOW_MAX = 9;
 
 /**
- * Captions naming the parts of one answer written on one line: a date (Month Day Year, MM DD YYYY) or
- * a person's name (First Middle Last): the line stays one field.
+ * Captions naming the parts of one answer written on one line: a date (Month Day Year, MM DD YYYY),
+ * a person's name (First Middle Last) or a street address (Number Street): the line stays one field.
  */
 const ONE_ANSWER_PART =
-  /^(?:\(?(?:mm|dd|yy|yyyy|jj|aaaa|tt|month|day|year|mois|jour|année|monat|tag|jahr)\)?|(?:first|middle|last|given|family|sur)\s*name|(?:first|middle)\s*initial|m\.?i\.?|prénoms?|nom|vorname|nachname)$/iu;
+  /^(?:\(?(?:mm|dd|yy|yyyy|jj|aaaa|tt|month|day|year|mois|jour|année|monat|tag|jahr)\)?|(?:first|middle|last|given|family|sur)\s*name|(?:first|middle)\s*initial|m\.?i\.?|prénoms?|nom|vorname|nachname|number|street|no\.?|rue|straße|strasse|hausnummer|calle|número)$/iu;
 
 /**
  * A writing line captioned underneath part by part ("City   State   ZIP Code") is one field per
@@ -195,8 +195,19 @@ function splitByCaptionsBelow(y: number, span: [number, number], texts: TextBox[
         t.text.trim().split(/\s+/).length <= 4,
     )
     .sort((a, b) => a.rect[0] - b.rect[0]);
-  if (under.length < 2 || under.every((t) => ONE_ANSWER_PART.test(t.text.trim()))) return [span];
-  const cuts = under.slice(1).map((t) => t.rect[0] - 1);
+  // words a few points apart are one caption ("Creditor’s Name" read as two pieces)
+  const captions: TextBox[] = [];
+  for (const t of under) {
+    const last = captions[captions.length - 1];
+    if (last && t.rect[0] - last.rect[2] < 3)
+      captions[captions.length - 1] = {
+        text: `${last.text} ${t.text}`,
+        rect: [last.rect[0], last.rect[1], t.rect[2], last.rect[3]],
+      };
+    else captions.push(t);
+  }
+  if (captions.length < 2 || captions.every((t) => ONE_ANSWER_PART.test(t.text.trim()))) return [span];
+  const cuts = captions.slice(1).map((t) => t.rect[0] - 1);
   const edges = [span[0], ...cuts, span[1]];
   const parts: [number, number][] = [];
   for (let i = 0; i + 1 < edges.length; i++) if (edges[i + 1] - edges[i] >= 12) parts.push([edges[i], edges[i + 1]]);
@@ -284,7 +295,7 @@ export function findFields(
   const edges = [...boxes, ...combs.map((c) => c.rect)];
   for (const l of horizontal) {
     const len = l.x1 - l.x0;
-    if (len < MIN_FIELD_WIDTH || len > 0.92 * pageWidth) continue;
+    if (len < MIN_FIELD_WIDTH || len > 0.85 * pageWidth) continue;
     const edged = edges.reduce((s, c) => {
       const onEdge = Math.abs(c[1] - l.y0) <= TOUCH || Math.abs(c[3] - l.y0) <= TOUCH;
       return onEdge ? s + Math.max(0, Math.min(c[2], l.x1) - Math.max(c[0], l.x0)) : s;
