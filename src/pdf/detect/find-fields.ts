@@ -231,6 +231,27 @@ function shading(fills: PageInk['fills']): (r: Rect) => number {
   };
 }
 
+/** How many lines of text a box holds. */
+function textLines(c: Rect, texts: TextBox[]): number {
+  const tops = texts
+    .filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect))
+    .map((t) => t.rect[3])
+    .sort((a, b) => a - b);
+  return tops.filter((y, i) => i === 0 || y - tops[i - 1] > 3).length;
+}
+
+/**
+ * A row of a printed table (instructions, a chart): the box and every box beside it in its row hold
+ * text. Where each cell of a row already says something, the room after the words is layout, not a
+ * blank; a form's row leaves at least one box empty to write in.
+ */
+function printedRow(c: Rect, boxes: Rect[], holdsText: (r: Rect) => boolean): boolean {
+  const row = boxes.filter(
+    (o) => o !== c && Math.abs(o[1] - c[1]) <= TOUCH && Math.abs(o[3] - c[3]) <= TOUCH && overlapX(o, c) <= TOUCH,
+  );
+  return row.length > 0 && row.every(holdsText);
+}
+
 /**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
@@ -266,6 +287,7 @@ export function findFields(
   const boxes = cells.filter((c) => !inComb.has(c));
   const parts = dateParts(boxes, texts);
   const shadeOf = shading(ink.fills);
+  const holdsText = (r: Rect) => words.some((t) => intersection(t.rect, r) > 0.5 * area(t.rect));
   for (const c of boxes) {
     const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c));
     if (holds || area(c) > 0.4 * pageArea) continue;
@@ -284,6 +306,14 @@ export function findFields(
     const free = freePart(c, words);
     if (!free || width(free) < MIN_FIELD_WIDTH || height(free) < MIN_FIELD_HEIGHT) continue;
     const whole = free[3] === c[3] && free[0] === c[0];
+    // a caption on top of a box is a form's label; words beside the room, or lines of them, are content
+    const beside = free[0] !== c[0];
+    // ("$" or a line number before the room is the field's own prefix)
+    const said = words
+      .filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect))
+      .map((t) => t.text.trim())
+      .join('');
+    if (!whole && said.length > 3 && (beside || textLines(c, words) >= 2) && printedRow(c, boxes, holdsText)) continue;
     const date = dates.find((d) => intersection(d.rect, free) > 0.5 * area(d.rect));
     if (date) out.push({ kind: 'date', rect: free, dateFormat: date.dateFormat, confidence: 0.85 });
     else if (height(free) >= MULTILINE_HEIGHT && width(free) >= 80)
