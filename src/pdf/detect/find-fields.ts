@@ -253,6 +253,41 @@ function printedRow(c: Rect, boxes: Rect[], holdsText: (r: Rect) => boolean): bo
 }
 
 /**
+ * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
+ * numbers counting up by one ("1 | 2 | 3 | 4 | 5"). Each box is a button (ticked or circled).
+ */
+function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
+  const numberIn = (c: Rect): number | undefined => {
+    const held = texts.filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect));
+    return held.length === 1 && /^\d{1,2}$/.test(held[0].text.trim()) ? Number(held[0].text.trim()) : undefined;
+  };
+  const numbered = cells
+    .filter((c) => height(c) <= 40 && width(c) <= 120)
+    .map((c) => ({ c, n: numberIn(c) }))
+    .filter((x): x is { c: Rect; n: number } => x.n !== undefined)
+    .sort((a, b) => a.c[1] - b.c[1] || a.c[0] - b.c[0]);
+  const out = new Set<Rect>();
+  for (const start of numbered) {
+    if (out.has(start.c)) continue;
+    const run = [start];
+    for (;;) {
+      const last = run[run.length - 1];
+      const next = numbered.find(
+        (x) =>
+          x.n === last.n + 1 &&
+          Math.abs(x.c[1] - last.c[1]) <= TOUCH &&
+          Math.abs(x.c[3] - last.c[3]) <= TOUCH &&
+          Math.abs(x.c[0] - last.c[2]) <= TOUCH,
+      );
+      if (!next) break;
+      run.push(next);
+    }
+    if (run.length >= 3) for (const x of run) out.add(x.c);
+  }
+  return out;
+}
+
+/**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
  */
@@ -277,14 +312,16 @@ export function findFields(
   const words = texts.filter((t) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect)));
   const out: Candidate[] = [];
 
-  // 1. rows of cells (combs), then squares (check boxes), then the other boxes
-  const combs = combRows(cells);
+  // 1. numbered choices, rows of cells (combs), then squares (check boxes), then the other boxes
+  const choices = numberedChoices(cells, words);
+  for (const c of choices) out.push({ kind: 'checkbox', rect: c, confidence: 0.7 });
+  const combs = combRows(cells.filter((c) => !choices.has(c)));
   const inComb = new Set(combs.flatMap((c) => c.members));
   for (const c of combs) {
     const empty = !words.some((t) => intersection(t.rect, c.rect) > 0.5 * area(t.rect));
     if (empty) out.push({ kind: 'comb', rect: c.rect, cells: c.cells, confidence: 0.85 });
   }
-  const boxes = cells.filter((c) => !inComb.has(c));
+  const boxes = cells.filter((c) => !inComb.has(c) && !choices.has(c));
   const parts = dateParts(boxes, texts);
   const shadeOf = shading(ink.fills);
   const holdsText = (r: Rect) => words.some((t) => intersection(t.rect, r) > 0.5 * area(t.rect));
