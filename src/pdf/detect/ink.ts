@@ -103,7 +103,7 @@ const AXIS_SLACK = 0.6;
 /** A filled rectangle thinner than this is a rule (a line drawn as a thin box). */
 const RULE_THICKNESS = 2.5;
 /** Rings of radio buttons: a closed curve this wide (points). */
-const RING_MIN = 4;
+const RING_MIN = 6;
 const RING_MAX = 24;
 
 /** A path being built: its edges and curves, kept until a painting operator says whether it shows. */
