@@ -54,7 +54,7 @@ const MIN_FIELD_HEIGHT = 8;
 /** A closed box (not a square) this narrow still takes a few characters. */
 const MIN_BOX_WIDTH = 12;
 /** A text field drawn on a line gets this height above it, less where a line or text comes sooner (points). */
-const LINE_FIELD_HEIGHT = 18;
+const LINE_FIELD_HEIGHT = 16;
 /** Free height from which a box is a multi-line area (points: about three lines of 10 pt text). */
 const MULTILINE_HEIGHT = 40;
 
@@ -168,6 +168,125 @@ function roomAbove(y: number, x0: number, x1: number, lines: Segment[], texts: T
   return room;
 }
 
+/** Captions printed under a writing line are small: at most this high (points, glyph box). */
+const CAPTION_BELOW_MAX = 9;
+
+/**
+ * Captions naming the parts of one answer written on one line: a date (Month Day Year, MM DD YYYY),
+ * a person's name (First Middle Last) or a street address (Number Street): the line stays one field.
+ */
+const ONE_ANSWER_PART =
+  /^(?:\(?(?:mm|dd|yy|yyyy|jj|aaaa|tt|month|day|year|mois|jour|année|monat|tag|jahr)\)?|(?:first|middle|last|given|family|sur)\s*name|(?:first|middle)\s*initial|m\.?i\.?|prénoms?|nom|vorname|nachname|number|street|no\.?|rue|straße|strasse|hausnummer|calle|número)$/iu;
+
+/**
+ * A writing line captioned underneath part by part ("City   State   ZIP Code") is one field per
+ * caption: each part starts where its caption starts (the first at the line's start). A line with
+ * one caption or none under it stays whole.
+ */
+function splitByCaptionsBelow(y: number, span: [number, number], texts: TextBox[]): [number, number][] {
+  const under = texts
+    .filter(
+      (t) =>
+        height(t.rect) <= CAPTION_BELOW_MAX &&
+        t.rect[3] <= y + 1 &&
+        y - t.rect[3] <= Math.max(4, 0.8 * height(t.rect)) &&
+        t.rect[0] >= span[0] - 3 &&
+        t.rect[0] < span[1] - 8 &&
+        t.text.trim().split(/\s+/).length <= 4,
+    )
+    .sort((a, b) => a.rect[0] - b.rect[0]);
+  // words a few points apart are one caption ("Creditor’s Name" read as two pieces)
+  const captions: TextBox[] = [];
+  for (const t of under) {
+    const last = captions[captions.length - 1];
+    if (last && t.rect[0] - last.rect[2] < 3)
+      captions[captions.length - 1] = {
+        text: `${last.text} ${t.text}`,
+        rect: [last.rect[0], last.rect[1], t.rect[2], last.rect[3]],
+      };
+    else captions.push(t);
+  }
+  if (captions.length < 2 || captions.every((t) => ONE_ANSWER_PART.test(t.text.trim()))) return [span];
+  const cuts = captions.slice(1).map((t) => t.rect[0] - 1);
+  const edges = [span[0], ...cuts, span[1]];
+  const parts: [number, number][] = [];
+  for (let i = 0; i + 1 < edges.length; i++) if (edges[i + 1] - edges[i] >= 12) parts.push([edges[i], edges[i + 1]]);
+  return parts.length > 0 ? parts : [span];
+}
+
+/** Fills darker than this are shading (headings, bars); paper-white tints lighter than it are not. */
+const SHADED = 0.97;
+/** Fills darker than this are bars printed with white text: nothing is written on them. */
+const DARK = 0.5;
+
+/**
+ * The lightness under a box: the last fill drawn that covers most of it (1 when none does). Only fills
+ * of some size are looked at (a page of tiny squares stays cheap).
+ */
+function shading(fills: PageInk['fills']): (r: Rect) => number {
+  const big = fills.filter((f) => area(f.rect) >= 40);
+  return (r) => {
+    for (let i = big.length - 1; i >= 0; i--) if (intersection(big[i].rect, r) >= 0.8 * area(r)) return big[i].light;
+    return 1;
+  };
+}
+
+/** How many lines of text a box holds. */
+function textLines(c: Rect, texts: TextBox[]): number {
+  const tops = texts
+    .filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect))
+    .map((t) => t.rect[3])
+    .sort((a, b) => a - b);
+  return tops.filter((y, i) => i === 0 || y - tops[i - 1] > 3).length;
+}
+
+/**
+ * A row of a printed table (instructions, a chart): the box and every box beside it in its row hold
+ * text. Where each cell of a row already says something, the room after the words is layout, not a
+ * blank; a form's row leaves at least one box empty to write in.
+ */
+function printedRow(c: Rect, boxes: Rect[], holdsText: (r: Rect) => boolean): boolean {
+  const row = boxes.filter(
+    (o) => o !== c && Math.abs(o[1] - c[1]) <= TOUCH && Math.abs(o[3] - c[3]) <= TOUCH && overlapX(o, c) <= TOUCH,
+  );
+  return row.length > 0 && row.every(holdsText);
+}
+
+/**
+ * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
+ * numbers counting up by one ("1 | 2 | 3 | 4 | 5"). Each box is a button (ticked or circled).
+ */
+function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
+  const numberIn = (c: Rect): number | undefined => {
+    const held = texts.filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect));
+    return held.length === 1 && /^\d{1,2}$/.test(held[0].text.trim()) ? Number(held[0].text.trim()) : undefined;
+  };
+  const numbered = cells
+    .filter((c) => height(c) <= 40 && width(c) <= 120)
+    .map((c) => ({ c, n: numberIn(c) }))
+    .filter((x): x is { c: Rect; n: number } => x.n !== undefined)
+    .sort((a, b) => a.c[1] - b.c[1] || a.c[0] - b.c[0]);
+  const out = new Set<Rect>();
+  for (const start of numbered) {
+    if (out.has(start.c)) continue;
+    const run = [start];
+    for (;;) {
+      const last = run[run.length - 1];
+      const next = numbered.find(
+        (x) =>
+          x.n === last.n + 1 &&
+          Math.abs(x.c[1] - last.c[1]) <= TOUCH &&
+          Math.abs(x.c[3] - last.c[3]) <= TOUCH &&
+          Math.abs(x.c[0] - last.c[2]) <= TOUCH,
+      );
+      if (!next) break;
+      run.push(next);
+    }
+    if (run.length >= 3) for (const x of run) out.add(x.c);
+  }
+  return out;
+}
+
 /**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
@@ -193,18 +312,24 @@ export function findFields(
   const words = texts.filter((t) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect)));
   const out: Candidate[] = [];
 
-  // 1. rows of cells (combs), then squares (check boxes), then the other boxes
-  const combs = combRows(cells);
+  // 1. numbered choices, rows of cells (combs), then squares (check boxes), then the other boxes
+  const choices = numberedChoices(cells, words);
+  for (const c of choices) out.push({ kind: 'checkbox', rect: c, confidence: 0.7 });
+  const combs = combRows(cells.filter((c) => !choices.has(c)));
   const inComb = new Set(combs.flatMap((c) => c.members));
   for (const c of combs) {
     const empty = !words.some((t) => intersection(t.rect, c.rect) > 0.5 * area(t.rect));
     if (empty) out.push({ kind: 'comb', rect: c.rect, cells: c.cells, confidence: 0.85 });
   }
-  const boxes = cells.filter((c) => !inComb.has(c));
+  const boxes = cells.filter((c) => !inComb.has(c) && !choices.has(c));
   const parts = dateParts(boxes, texts);
+  const shadeOf = shading(ink.fills);
+  const holdsText = (r: Rect) => words.some((t) => intersection(t.rect, r) > 0.5 * area(t.rect));
   for (const c of boxes) {
     const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c));
     if (holds || area(c) > 0.4 * pageArea) continue;
+    // a shaded box with words in it is a heading of a table or a section, not a place to write
+    if (shadeOf(c) < SHADED && words.some((t) => intersection(t.rect, c) > 0.5 * area(t.rect))) continue;
     if (parts.has(c)) {
       out.push({ kind: 'text', rect: c, confidence: 0.8 });
       continue;
@@ -218,6 +343,14 @@ export function findFields(
     const free = freePart(c, words);
     if (!free || width(free) < MIN_FIELD_WIDTH || height(free) < MIN_FIELD_HEIGHT) continue;
     const whole = free[3] === c[3] && free[0] === c[0];
+    // a caption on top of a box is a form's label; words beside the room, or lines of them, are content
+    const beside = free[0] !== c[0];
+    // ("$" or a line number before the room is the field's own prefix)
+    const said = words
+      .filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect))
+      .map((t) => t.text.trim())
+      .join('');
+    if (!whole && said.length > 3 && (beside || textLines(c, words) >= 2) && printedRow(c, boxes, holdsText)) continue;
     const date = dates.find((d) => intersection(d.rect, free) > 0.5 * area(d.rect));
     if (date) out.push({ kind: 'date', rect: free, dateFormat: date.dateFormat, confidence: 0.85 });
     else if (height(free) >= MULTILINE_HEIGHT && width(free) >= 80)
@@ -229,7 +362,7 @@ export function findFields(
   const edges = [...boxes, ...combs.map((c) => c.rect)];
   for (const l of horizontal) {
     const len = l.x1 - l.x0;
-    if (len < MIN_FIELD_WIDTH || len > 0.92 * pageWidth) continue;
+    if (len < MIN_FIELD_WIDTH || len > 0.85 * pageWidth) continue;
     const edged = edges.reduce((s, c) => {
       const onEdge = Math.abs(c[1] - l.y0) <= TOUCH || Math.abs(c[3] - l.y0) <= TOUCH;
       return onEdge ? s + Math.max(0, Math.min(c[2], l.x1) - Math.max(c[0], l.x0)) : s;
@@ -241,14 +374,17 @@ export function findFields(
     const band: Rect = [l.x0, l.y0 + 1, l.x1, l.y0 + h];
     const span = widestFree(l.x0, l.x1, band, words);
     if (!span) continue;
-    const rect: Rect = [span[0], l.y0 + 0.5, span[1], l.y0 + h];
-    const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
-    if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85 });
-    else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6 });
+    for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, words)) {
+      const rect: Rect = [x0, l.y0 + 0.5, x1, l.y0 + h];
+      const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
+      if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85 });
+      else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6 });
+    }
   }
 
   // 3. marks in the text: underscores, box characters, placeholders not already in a box or on a line
-  const taken = (r: Rect) => out.some((c) => intersection(c.rect, r) > 0.5 * area(r));
+  // covered by one candidate or by the pieces of a line split under its captions
+  const taken = (r: Rect) => out.reduce((s, c) => s + intersection(c.rect, r), 0) > 0.5 * area(r);
   for (const m of marks) {
     if (taken(m.rect)) continue;
     if (m.kind === 'box') out.push({ kind: 'checkbox', rect: m.rect, confidence: 0.9 });
@@ -260,10 +396,11 @@ export function findFields(
       out.push({ kind: 'ring', rect: r, confidence: 0.8 });
   }
 
-  // 4. overlaps: the surer, then the smaller, candidate keeps its place
-  out.sort((a, b) => b.confidence - a.confidence || area(a.rect) - area(b.rect));
+  // 4. nothing is written on a dark bar; overlaps: the surer, then the smaller, candidate keeps its place
+  const onPaper = out.filter((c) => shadeOf(c.rect) >= DARK);
+  onPaper.sort((a, b) => b.confidence - a.confidence || area(a.rect) - area(b.rect));
   const kept: Candidate[] = [];
-  for (const c of out) {
+  for (const c of onPaper) {
     if (kept.some((k) => intersection(k.rect, c.rect) > 0.5 * Math.min(area(k.rect), area(c.rect)))) continue;
     kept.push(c);
   }

@@ -17,6 +17,8 @@ export interface PageInk {
   vertical: Segment[];
   /** closed curves about the size of a radio button's ring */
   rings: Rect[];
+  /** filled rectangles, in drawing order, with their lightness (0 black, 1 white) */
+  fills: { rect: Rect; light: number }[];
   /** area of the page covered by images (a scan shows as one image over the whole page) */
   imageArea: number;
   /** the segment cap was reached: the rest of the page's drawing was not read */
@@ -67,6 +69,8 @@ interface GraphicsState {
   ctm: Matrix;
   fillWhite: boolean;
   strokeWhite: boolean;
+  /** lightness of the fill colour, 0-1 */
+  fillLight: number;
 }
 
 const multiply = (m: Matrix, n: Matrix): Matrix => [
@@ -84,6 +88,11 @@ const apply = (m: Matrix, x: number, y: number): [number, number] => [
 ];
 
 /** Paper colour: ink this light is a background or an eraser, not a line. */
+const lightness = (args: unknown) => {
+  const [r, g, b] = Array.from(args as ArrayLike<number>);
+  return (r + g + b) / 765;
+};
+
 const isWhite = (args: unknown) => {
   const [r, g, b] = Array.from(args as ArrayLike<number>);
   return r >= 245 && g >= 245 && b >= 245;
@@ -94,13 +103,15 @@ const AXIS_SLACK = 0.6;
 /** A filled rectangle thinner than this is a rule (a line drawn as a thin box). */
 const RULE_THICKNESS = 2.5;
 /** Rings of radio buttons: a closed curve this wide (points). */
-const RING_MIN = 4;
+const RING_MIN = 6;
 const RING_MAX = 24;
 
 /** A path being built: its edges and curves, kept until a painting operator says whether it shows. */
 interface PendingPath {
   lines: [number, number, number, number][];
   curved: { box: Rect; closed: boolean }[];
+  /** the path's rectangles (re operators), which show as fills when filled */
+  rects: Rect[];
 }
 
 /**
@@ -108,10 +119,10 @@ interface PendingPath {
  * marked capped and the rest is not looked at (a page of 100,000 hatching strokes is not a form).
  */
 export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): PageInk {
-  const out: PageInk = { horizontal: [], vertical: [], rings: [], imageArea: 0, capped: false };
+  const out: PageInk = { horizontal: [], vertical: [], rings: [], fills: [], imageArea: 0, capped: false };
   const stack: GraphicsState[] = [];
-  let gs: GraphicsState = { ctm: [1, 0, 0, 1, 0, 0], fillWhite: false, strokeWhite: false };
-  let path: PendingPath = { lines: [], curved: [] };
+  let gs: GraphicsState = { ctm: [1, 0, 0, 1, 0, 0], fillWhite: false, strokeWhite: false, fillLight: 0 };
+  let path: PendingPath = { lines: [], curved: [], rects: [] };
   let count = 0;
 
   const addLine = (x0: number, y0: number, x1: number, y1: number) => {
@@ -144,7 +155,21 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
           out.rings.push(c.box);
       }
     }
-    path = { lines: [], curved: [] };
+    // white fills too: a white box drawn over a dark one is paper again
+    if (filled) {
+      // a box and a box inside it in one path are a frame: its middle, the hole, is not filled
+      const within = (a: Rect, b: Rect) => a !== b && a[0] >= b[0] && a[1] >= b[1] && a[2] <= b[2] && a[3] <= b[3];
+      const framed = (r: Rect) => path.rects.some((o) => within(o, r) || within(r, o));
+      for (const rect of path.rects.length > 1 ? path.rects.filter((r) => !framed(r)) : path.rects) {
+        if (count >= maxSegments) {
+          out.capped = true;
+          break;
+        }
+        out.fills.push({ rect, light: gs.fillLight });
+        count++;
+      }
+    }
+    path = { lines: [], curved: [], rects: [] };
   };
 
   const construct = (pathOps: ArrayLike<number>, coords: ArrayLike<number>) => {
@@ -175,6 +200,7 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
         j += 4;
         const [xa, xb] = [Math.min(x0, x1), Math.max(x0, x1)];
         const [ya, yb] = [Math.min(y0, y1), Math.max(y0, y1)];
+        if (xb - xa > RULE_THICKNESS && yb - ya > RULE_THICKNESS) path.rects.push([xa, ya, xb, yb]);
         // a thin filled box is a rule: one line along its middle
         if (yb - ya <= RULE_THICKNESS && xb - xa > RULE_THICKNESS)
           path.lines.push([xa, (ya + yb) / 2, xb, (ya + yb) / 2]);
@@ -238,6 +264,7 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
         break;
       case ops.setFillRGBColor:
         gs.fillWhite = isWhite(args);
+        gs.fillLight = lightness(args);
         break;
       case ops.setStrokeRGBColor:
         gs.strokeWhite = isWhite(args);
