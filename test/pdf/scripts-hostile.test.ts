@@ -102,6 +102,31 @@ describe.skipIf(!hasTool('pdftotext'))('hostile form scripts', () => {
     expect((await renderCalc(cache, form, { a: '1' })).v.bad).toBe('1');
   });
 
+  it("one render's values never reach the next, of the same template or another one", async () => {
+    // Each session starts from the form's pristine context (a snapshot of QuickJS's memory), whatever the
+    // render before it set or stashed: the caller's values, globals, the fields' values.
+    const stash =
+      'if (typeof stash === "undefined") { stash = []; } stash.push(this.getField("a").value); event.value = stash.join("|");';
+    const form = await buildCalcForm({
+      fields: [{ name: 'a' }, { name: 'b' }, { name: 'sum', C: SUM }, { name: 'seen', C: stash }],
+    });
+    const first = await renderCalc(cache, form, { a: '111', b: '1' });
+    expect([first.v.sum, first.v.seen]).toEqual(['112', '111']);
+    const second = await renderCalc(cache, form, { b: '2' });
+    expect([second.v.sum, second.v.seen]).toEqual(['2', '']);
+    // another template (another tenant's, say) on the same sandbox sees none of it either
+    const other = await buildCalcForm({
+      fields: [
+        { name: 'b' },
+        { name: 'probe', C: 'event.value = typeof stash + "," + (this.getField("a") === null);' },
+      ],
+    });
+    expect((await renderCalc(cache, other, { b: '5' })).v.probe).toBe('undefined,true');
+    // and back to the first: still pristine
+    const third = await renderCalc(cache, form, { a: '7' });
+    expect([third.v.sum, third.v.seen]).toEqual(['7', '7']);
+  });
+
   it('unsupported APIs (app.alert with a reply, xfa, mail, SOAP) are reported and not run', async () => {
     const form = await buildCalcForm({
       fields: [

@@ -7,7 +7,7 @@ import { runScripts } from '../scripts/run-scripts.js';
 import type { ScriptSandbox } from '../scripts/sandbox.js';
 import { scriptValue } from '../scripts/script-value.js';
 import type { RawField } from '../field-tree.js';
-import type { AnalysedField, FillRequest, ScriptReport } from '../types.js';
+import type { AnalysedField, FieldFormat, FillRequest, ScriptReport } from '../types.js';
 import { fieldLabel, type FillContext } from './fill-context.js';
 import { fillText } from './field-text.js';
 import { N, getNumber } from '../pdf-objects.js';
@@ -36,6 +36,24 @@ function needsSandbox(code: string | undefined): boolean {
   return code !== undefined && code.trim() !== '' && !NATIVE_CHECK.test(code);
 }
 
+/** The format kind whose values render-data checks as each native keystroke call would. */
+const NATIVE_KIND: Record<string, FieldFormat['kind']> = {
+  AFNumber: 'number',
+  AFPercent: 'percent',
+  AFDate: 'date',
+  AFTime: 'time',
+};
+
+/**
+ * The field's keystroke script is one of Acrobat's native checks and render-data formatted the value for
+ * that very kind: inside a session the value can be set as it is, without running the check again.
+ */
+function checkedByRenderData(code: string | undefined, format: FieldFormat | undefined): boolean {
+  if (code === undefined || code.trim() === '') return true;
+  if (!NATIVE_CHECK.test(code)) return false;
+  return NATIVE_KIND[code.trim().split('_')[0]] === format?.kind;
+}
+
 export async function applyScripts(
   fc: FillContext,
   index: { byName: ReadonlyMap<string, RawField>; infoByName: ReadonlyMap<string, AnalysedField> },
@@ -45,11 +63,14 @@ export async function applyScripts(
 ): Promise<ScriptReport> {
   const values = new Map<string, string | string[]>();
   const sent = new Map<string, string>();
+  const unchecked = new Set<string>();
   for (const f of scripts.fields) {
     const v = request.values[f.name];
     if (!v) continue;
-    const seen = scriptValue(v, f, index.infoByName.get(f.name)?.detail.format);
+    const format = index.infoByName.get(f.name)?.detail.format;
+    const seen = scriptValue(v, f, format);
     if (seen !== undefined) values.set(f.name, seen);
+    if (!f.actions.Validate && checkedByRenderData(f.actions.Keystroke, format)) unchecked.add(f.name);
     if (v.kind === 'text') sent.set(f.name, v.text);
     else if (v.kind === 'choice') sent.set(f.name, v.value);
   }
@@ -64,7 +85,7 @@ export async function applyScripts(
     const field = index.byName.get(name);
     return field ? fieldLabel(fc, field) : name;
   };
-  const results = await runScripts(sandbox, { scripts, values, sent, label });
+  const results = await runScripts(sandbox, { scripts, values, sent, unchecked, label });
 
   // Calculated text fields only: a script computing a check box or a list is rare enough to leave alone.
   const text = new Set(scripts.fields.filter((f) => f.kind === 'text').map((f) => f.name));

@@ -37,6 +37,12 @@ export interface ScriptRun {
   values: ReadonlyMap<string, string | string[]>;
   /** the caller's values as sent, by PDF name (what a rejection quotes) */
   sent: ReadonlyMap<string, string>;
+  /**
+   * Fields whose value needs no script's check: no validate script, and no keystroke script, or one of
+   * Acrobat's native checks that render-data already made for the value (a number formatted as a number).
+   * Their values are set all at once; the others are committed one by one through their checks.
+   */
+  unchecked?: ReadonlySet<string>;
   /** how warnings name a field (its schema key) */
   label: (pdfName: string) => string;
 }
@@ -56,6 +62,13 @@ function unsupportedApi(code: string): string | undefined {
 
 const DOC_CALC_OFF = 'formcast:calculate-off';
 const DOC_CALCULATE = 'formcast:calculate';
+const DOC_VALUES = 'formcast:values';
+/**
+ * Sets the caller's unchecked values (event.value: PDF name -> value) as a commit would (the field's
+ * value setter), without a keystroke, validate or format script to run and a message back per field.
+ */
+const SET_VALUES =
+  'for (var formcastName in event.value) { var formcastField = this.getField(formcastName); if (formcastField) formcastField.value = event.value[formcastName]; }';
 
 interface Session {
   data: unknown;
@@ -145,6 +158,7 @@ function buildSession(
   const docActions: Record<string, string[]> = {
     [DOC_CALC_OFF]: ['calculate = false;'],
     [DOC_CALCULATE]: ['calculate = true; calculateNow();'],
+    [DOC_VALUES]: [SET_VALUES],
   };
   run.scripts.documentScripts.forEach((s, i) => {
     const label = `document script "${s.name}"`;
@@ -166,9 +180,23 @@ function buildSession(
   });
   steps.push({ id: 'doc', name: DOC_CALC_OFF });
   stepOwner.push(undefined);
+  const unchecked: Record<string, string | string[]> = {};
+  let anyUnchecked = false;
   for (const f of run.scripts.fields) {
     const value = run.values.get(f.name);
     if (value === undefined || f.kind === 'checkbox' || f.kind === 'radiobutton') continue;
+    if (!run.unchecked?.has(f.name)) continue;
+    unchecked[f.name] = value;
+    anyUnchecked = true;
+  }
+  if (anyUnchecked) {
+    steps.push({ id: 'doc', name: DOC_VALUES, value: unchecked });
+    stepOwner.push(undefined);
+  }
+  for (const f of run.scripts.fields) {
+    const value = run.values.get(f.name);
+    if (value === undefined || f.kind === 'checkbox' || f.kind === 'radiobutton') continue;
+    if (run.unchecked?.has(f.name)) continue;
     const id = ids.get(f.name)!;
     const checks = (objects[f.name][0] as { actions: Record<string, string[]> }).actions;
     // A commit runs the field's keystroke and validate scripts (if any) and sets the value.

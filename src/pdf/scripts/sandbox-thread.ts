@@ -2,25 +2,41 @@
 // the same from the TypeScript sources, the bundled render worker and the compiled dist. It is our own
 // fixed code; template scripts never reach a JavaScript engine of Node's, only QuickJS inside WebAssembly.
 //
-// The thread loads pdf.js's QuickJS sandbox once, then runs one session per message: a fresh QuickJS
-// context holding the form model (pdf.js's scripting layer: AF functions, event model, util; the
-// template's values, never a caller's), the steps in order, every message the scripts send streamed back
-// as it happens (so a stuck session still tells which field it was on), and the context destroyed.
-// Nothing of a session survives into the next; the next session's context is made right after, unused.
+// The thread loads pdf.js's QuickJS sandbox once, then runs one session per message. A session starts
+// from a pristine context holding the form model (pdf.js's scripting layer: AF functions, event model,
+// util; the template's values, never a caller's). Making that context evaluates ~107 KB of pdf.js's layer
+// (8-40 ms), so it is made once per form data and its state kept as a snapshot: the bytes of QuickJS's
+// WebAssembly memory, where all of QuickJS's state lives (heap, allocator, context). Each session copies
+// the snapshot back over the memory first, which puts every object, global and prototype exactly as it was
+// before any script ran: nothing a session did (globals, prototype tricks, a caller's values) survives
+// into the next, whoever's render it is. Memory past the snapshot is free space to QuickJS's allocator,
+// as freed memory was when each session made a context of its own.
+//
+// What a session says (steps, values, alerts, errors) is gathered and sent back in one message at its
+// end; which step and which calculated field it is on is also written to shared memory as it goes, so
+// that the parent, ending a session that ran out of time, still knows which script was running.
 //
 // What the page gives QuickJS (`window`) is inert: no timers, no network, no alerts shown; a dialog that
 // needs an answer (confirm, prompt) is reported as unsupported. WebAssembly memory growth is capped, so a
 // huge allocation fails inside QuickJS ("out of memory") instead of growing the process.
 export const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// [0] the step running (-1: none yet), [1] 1 + the index of the calculated field running (0: none yet)
+const progress = new Int32Array(workerData.progress);
+const marker = 'PDF.js Console:: ' + workerData.nonce + ':f';
 // What a session may send back in all: a script printing or computing huge strings in a loop must not
 // fill the render worker's memory with messages. Past it the session ends as a crash (a budget warning).
 let sentBytes = 0;
+let out = [];
+let overflow = false;
 const post = (m) => {
-  if (sentBytes > workerData.maxOutputBytes) return;
+  if (overflow) return;
   sentBytes += JSON.stringify(m).length;
-  if (sentBytes > workerData.maxOutputBytes) parentPort.postMessage({ type: 'crash', message: 'the scripts sent too much output' });
-  else parentPort.postMessage(m);
+  if (sentBytes > workerData.maxOutputBytes) {
+    overflow = true;
+    // said at once: the parent ends the thread, which stops the script that floods
+    parentPort.postMessage({ type: 'crash', message: 'the scripts sent too much output' });
+  } else out.push(m);
 };
 const grow = WebAssembly.Memory.prototype.grow;
 WebAssembly.Memory.prototype.grow = function (delta) {
@@ -35,57 +51,94 @@ globalThis.window = {
   prompt: () => { post({ type: 'unsupported', what: 'app.response' }); return null; },
   URL: function () { throw new Error('URLs are not available to form scripts'); },
   CustomEvent: function (type, init) { this.detail = init.detail; },
-  dispatchEvent: (e) => post({ type: 'send', detail: e.detail }),
+  dispatchEvent: (e) => {
+    const d = e.detail;
+    if (d && d.command === 'println' && typeof d.value === 'string' && d.value.startsWith(marker)) {
+      const i = Number(d.value.slice(marker.length));
+      if (Number.isInteger(i)) Atomics.store(progress, 1, i + 1);
+    }
+    post({ type: 'send', detail: d });
+  },
   console: { log() {}, warn() {}, error() {} },
 };
 (async () => {
   const { QuickJSSandbox } = await import(workerData.sandboxUrl);
   const sandbox = await QuickJSSandbox();
+  const wasm = sandbox._module;
   // After QuickJS crashed (an abort: stack overflow, a broken module) nothing more is run in it: the parent
   // ends the thread on the crash message.
   let crashed = false;
   const crash = (e) => {
     crashed = true;
-    post({ type: 'crash', message: String((e && e.message) || e).slice(0, 200) });
+    parentPort.postMessage({ type: 'crash', message: String((e && e.message) || e).slice(0, 200) });
   };
   globalThis.window.console.error = crash;
-  // The context made after a session for the next one (the same form is the likeliest next render): made
-  // between renders, it has run no script yet, so it is as fresh as one made on demand.
-  let readyKey = null;
-  const drop = () => {
-    if (readyKey === null) return;
-    readyKey = null;
-    sandbox._module.ccall('nukeSandbox', null, []);
-    sandbox.support.commFun = null;
+  // Pristine contexts by form data key, least recently used first; bounded in number and bytes.
+  const snapshots = new Map();
+  let snapshotBytes = 0;
+  const remember = (key, bytes) => {
+    snapshots.set(key, bytes);
+    snapshotBytes += bytes.length;
+    for (const [k, b] of snapshots) {
+      if (snapshots.size <= workerData.maxSnapshots && snapshotBytes <= workerData.maxSnapshotBytes) break;
+      if (k === key) continue;
+      snapshots.delete(k);
+      snapshotBytes -= b.length;
+    }
+  };
+  // QuickJS's state is the memory up to its last byte in use; the rest of the 16 MiB start is zeroes.
+  const takeSnapshot = () => {
+    const heap = wasm.HEAPU8;
+    const words = new Int32Array(heap.buffer, 0, heap.length >> 2);
+    let end = words.length;
+    while (end > 0 && words[end - 1] === 0) end--;
+    return heap.slice(0, Math.min(heap.length, (Math.ceil((end * 4) / 65536) + 1) * 65536));
+  };
+  let live = false;
+  const fresh = (key, data) => {
+    const snapshot = snapshots.get(key);
+    if (snapshot) {
+      snapshots.delete(key);
+      snapshots.set(key, snapshot);
+      wasm.HEAPU8.set(snapshot);
+      return true;
+    }
+    if (data === undefined) return false;
+    if (live) wasm.ccall('nukeSandbox', null, []);
+    live = false;
+    sandbox.create(data);
+    live = true;
+    remember(key, takeSnapshot());
+    parentPort.postMessage({ type: 'created' });
+    return true;
   };
   parentPort.on('message', ({ key, data, steps }) => {
-    if (crashed) return post({ type: 'crash', message: 'the script engine had crashed' });
+    if (crashed) return parentPort.postMessage({ type: 'crash', message: 'the script engine had crashed' });
     sentBytes = 0;
+    out = [];
+    overflow = false;
+    Atomics.store(progress, 0, -1);
+    Atomics.store(progress, 1, 0);
     try {
-      if (readyKey !== key) {
-        drop();
-        sandbox.create(data);
-      }
-      readyKey = null;
+      if (!fresh(key, data)) return parentPort.postMessage({ type: 'need-data' });
     } catch (e) {
+      live = false;
       crash('the script context could not start');
       return;
     }
     try {
-      for (let i = 0; i < steps.length && !crashed; i++) {
+      for (let i = 0; i < steps.length && !crashed && !overflow; i++) {
+        Atomics.store(progress, 0, i);
         post({ type: 'step', index: i });
         sandbox.dispatchEvent(steps[i]);
       }
-      if (crashed) return;
-      sandbox._module.ccall('nukeSandbox', null, []);
-      sandbox.support.commFun = null;
-      post({ type: 'done', memoryBytes: sandbox._module.HEAPU8.byteLength });
-      sandbox.create(data);
-      readyKey = key;
+      if (crashed || overflow) return;
+      parentPort.postMessage({ type: 'end', messages: out, memoryBytes: wasm.HEAPU8.byteLength });
+      out = [];
     } catch (e) {
       crash(e);
     }
   });
-  post({ type: 'ready' });
-})().catch((e) => post({ type: 'crash', message: String(e && e.message || e).slice(0, 200) }));
+  parentPort.postMessage({ type: 'ready' });
+})().catch((e) => parentPort.postMessage({ type: 'crash', message: String(e && e.message || e).slice(0, 200) }));
 `;

@@ -17,8 +17,21 @@ export type ThreadMessage =
   | { type: 'alert'; message: string }
   | { type: 'unsupported'; what: string }
   | { type: 'crash'; message: string }
-  | { type: 'done'; memoryBytes: number }
-  | { type: 'ready' };
+  | { type: 'done'; memoryBytes: number };
+
+/** What the thread posts: its whole session at the end, or a word on the way (sandbox-thread.ts). */
+type ThreadReply =
+  | { type: 'ready' }
+  | { type: 'need-data' }
+  | { type: 'created' }
+  | { type: 'crash'; message: string }
+  | { type: 'end'; messages: ThreadMessage[]; memoryBytes: number };
+
+/** A started thread and the shared memory where it writes the step and calculated field it is on. */
+interface SandboxThread {
+  worker: Worker;
+  progress: Int32Array;
+}
 
 export interface SessionOutcome {
   messages: ThreadMessage[];
@@ -42,18 +55,24 @@ const KEEP_BELOW_BYTES = 32 * 1024 * 1024;
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** Loading the wasm (or a context) takes ~50 ms; this only catches a thread that never comes up. */
 const START_TIMEOUT_MS = 15_000;
+/**
+ * Pristine contexts a thread keeps (one per form data: a form whose check boxes a render sets has one per
+ * combination of them), and their bytes in all (~1.2 MB each for a real form).
+ */
+const MAX_SNAPSHOTS = 16;
+const MAX_SNAPSHOT_BYTES = 24 * 1024 * 1024;
 
 export class ScriptSandbox {
   private readonly timeMs: number;
   private readonly maxMemoryBytes: number;
-  private thread: Promise<Worker> | undefined;
+  private thread: Promise<SandboxThread> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** threads that reported a crash between sessions: replaced before their next session */
   private readonly broken = new WeakSet<Worker>();
   /**
    * Marks that sessions put in calculate scripts to say which field runs (run-scripts.ts). Random per
    * sandbox, not per session, so that a form's session data is the same from render to render and its
-   * context can be made ahead (sandbox-thread.ts); scripts cannot read action sources to forge one.
+   * pristine context is kept (sandbox-thread.ts); scripts cannot read action sources to forge one.
    */
   readonly nonce = randomBytes(8).toString('hex');
 
@@ -73,16 +92,25 @@ export class ScriptSandbox {
   async close(): Promise<void> {
     const t = this.thread;
     this.thread = undefined;
-    if (t) await (await t.catch(() => undefined))?.terminate();
+    if (t) await (await t.catch(() => undefined))?.worker.terminate();
   }
 
-  private start(): Promise<Worker> {
+  private start(): Promise<SandboxThread> {
     const url = pathToFileURL(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.sandbox.mjs')).href;
+    const progress = new SharedArrayBuffer(8);
     const worker = new Worker(THREAD_SOURCE, {
       eval: true,
       // plain JavaScript only: no loader of the parent's (tsx, test runners) is started in the thread
       execArgv: [],
-      workerData: { sandboxUrl: url, maxMemoryBytes: this.maxMemoryBytes, maxOutputBytes: MAX_OUTPUT_BYTES },
+      workerData: {
+        sandboxUrl: url,
+        maxMemoryBytes: this.maxMemoryBytes,
+        maxOutputBytes: MAX_OUTPUT_BYTES,
+        maxSnapshots: MAX_SNAPSHOTS,
+        maxSnapshotBytes: MAX_SNAPSHOT_BYTES,
+        nonce: this.nonce,
+        progress,
+      },
       // the thread's own JavaScript heap (messages, pdf.js glue); QuickJS lives in wasm memory
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
       stdout: true,
@@ -92,13 +120,13 @@ export class ScriptSandbox {
     // A thread failing after its session was given up (terminated, or crashed late) must never become an
     // uncaught error of the engine's process.
     worker.on('error', () => undefined);
-    worker.on('message', (m: ThreadMessage) => {
+    worker.on('message', (m: ThreadReply) => {
       if (m.type === 'crash') this.broken.add(worker);
     });
     // QuickJS's own printing (an abort message) is dropped: what matters comes back as messages.
     worker.stdout.resume();
     worker.stderr.resume();
-    return new Promise<Worker>((resolve, reject) => {
+    return new Promise<SandboxThread>((resolve, reject) => {
       const timer = setTimeout(() => fail(new Error('the script sandbox did not start')), START_TIMEOUT_MS);
       const exited = () => fail(new Error('the script sandbox exited while starting'));
       const off = () => {
@@ -110,60 +138,76 @@ export class ScriptSandbox {
         void worker.terminate();
         reject(err);
       };
-      const first = (m: ThreadMessage) => {
+      const first = (m: ThreadReply) => {
         if (m.type !== 'ready')
           return fail(new Error(`the script sandbox did not start (${m.type === 'crash' ? m.message : m.type})`));
         off();
-        resolve(worker);
+        resolve({ worker, progress: new Int32Array(progress) });
       };
       worker.on('error', fail).on('exit', exited).on('message', first);
     });
   }
 
   private async session(data: unknown, steps: SandboxEvent[]): Promise<SessionOutcome> {
-    let worker: Worker;
+    let thread: SandboxThread;
     try {
       this.thread ??= this.start();
-      worker = await this.thread;
-      if (this.broken.has(worker)) {
-        void worker.terminate();
+      thread = await this.thread;
+      if (this.broken.has(thread.worker)) {
+        void thread.worker.terminate();
         this.thread = this.start();
-        worker = await this.thread;
+        thread = await this.thread;
       }
     } catch {
       this.thread = undefined;
       return { messages: [{ type: 'crash', message: 'the script sandbox could not start' }], ended: 'crash' };
     }
-    // The thread keeps a context made for the last form's data: the same data (key) finds it ready.
-    const json = JSON.stringify(data);
-    const key = createHash('sha256').update(json).digest('base64url');
-    const messages: ThreadMessage[] = [];
+    const { worker, progress } = thread;
+    // The thread keeps a pristine context per form data (sandbox-thread.ts): the data itself is sent only
+    // when the thread asks for it, the first time it meets this key.
+    const key = createHash('sha256').update(JSON.stringify(data)).digest('base64url');
+    let messages: ThreadMessage[] = [];
     const ended = await new Promise<SessionOutcome['ended']>((resolve) => {
-      // The budget starts with the first step: creating the context runs only pdf.js's layer and the
-      // form's data, never a script, and on a busy machine it alone can take a good part of a second.
-      let timer = setTimeout(() => finish('time'), START_TIMEOUT_MS);
-      const onMessage = (m: ThreadMessage) => {
-        messages.push(m);
-        if (m.type === 'step' && m.index === 0) {
-          clearTimeout(timer);
-          timer = setTimeout(() => finish('time'), this.timeMs);
+      // The budget starts with the first step. A known form's context is back in a fraction of a
+      // millisecond, so its clock starts now; a new form's context is made first (pdf.js's layer and the
+      // form's data, never a script: on a busy machine that alone can take a good part of a second), so
+      // its clock starts once the thread says the context is made.
+      let timer = setTimeout(() => finish('time'), this.timeMs);
+      const restart = (ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => finish('time'), ms);
+      };
+      const onMessage = (m: ThreadReply) => {
+        if (m.type === 'need-data') {
+          restart(START_TIMEOUT_MS);
+          worker.postMessage({ key, data, steps });
+        } else if (m.type === 'created') restart(this.timeMs);
+        else if (m.type === 'end') {
+          messages = m.messages;
+          messages.push({ type: 'done', memoryBytes: m.memoryBytes });
+          finish('done');
+        } else if (m.type === 'crash') {
+          messages = [...progressMessages(progress, this.nonce), m];
+          finish('crash');
         }
-        if (m.type === 'done') finish('done');
-        else if (m.type === 'crash') finish('crash');
       };
       const onError = (err: Error) => {
-        messages.push({ type: 'crash', message: err.message.slice(0, 200) });
+        messages = [...progressMessages(progress, this.nonce), { type: 'crash', message: err.message.slice(0, 200) }];
         finish('crash');
       };
-      const onExit = () => finish('crash');
+      const onExit = () => {
+        messages = progressMessages(progress, this.nonce);
+        finish('crash');
+      };
       const finish = (how: SessionOutcome['ended']) => {
         clearTimeout(timer);
         worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        if (how === 'time') messages = progressMessages(progress, this.nonce);
         resolve(how);
       };
       // Both timers are ref'd: they also keep a process with nothing else to do alive until the session ends.
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-      worker.postMessage({ key, data, steps });
+      worker.postMessage({ key, steps });
     });
     const done = messages.at(-1);
     if (ended !== 'done' || (done?.type === 'done' && done.memoryBytes > KEEP_BELOW_BYTES)) {
@@ -172,4 +216,18 @@ export class ScriptSandbox {
     }
     return { messages, ended };
   }
+}
+
+/**
+ * What a session that was cut short had reached, as the messages it would have sent: its step and the
+ * calculated field it was on (run-scripts.ts reads them to blame that field).
+ */
+function progressMessages(progress: Int32Array, nonce: string): ThreadMessage[] {
+  const step = Atomics.load(progress, 0);
+  const field = Atomics.load(progress, 1);
+  const out: ThreadMessage[] = [];
+  if (step >= 0) out.push({ type: 'step', index: step });
+  if (field > 0)
+    out.push({ type: 'send', detail: { command: 'println', value: `PDF.js Console:: ${nonce}:f${field - 1}` } });
+  return out;
 }
