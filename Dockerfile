@@ -2,7 +2,7 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# the npm workspace (the TypeScript client) must be declared for npm ci; the image does not build it
+# the npm workspace (the TypeScript client) must be declared for npm ci
 COPY packages/client/package.json ./packages/client/
 # On Node 22 SQLite is better-sqlite3 13, whose binary is inside its npm package: no install script
 # needs to run (better-sqlite3-node20, Node 20's driver built from source, is installed but not used).
@@ -11,6 +11,11 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web
 COPY scripts ./scripts
+# npm run build also writes the client's and the dashboard's API types from the OpenAPI document and
+# compiles the client (test/unit/dockerfile.test.ts checks that these COPY lines are enough)
+COPY openapi/openapi.json ./openapi/
+COPY packages/client/tsconfig.json ./packages/client/
+COPY packages/client/src ./packages/client/src
 RUN npm run build && npm prune --omit=dev && rm -rf node_modules/better-sqlite3-node20
 
 FROM node:22-bookworm-slim

@@ -1,31 +1,12 @@
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { commandHelp, isCommand, OVERVIEW, usageError } from './cli/help.js';
 import { ConfigError, loadConfig } from './config.js';
 
-const USAGE = `formcast — PDF form rendering service
-
-Usage:
-  formcast serve                                   start the HTTP API (configuration from the environment)
-  formcast accounts create --name N --plan P [--json]   create an account and its first API key
-  formcast accounts set-plan --account ID --plan P
-  formcast accounts list [--json]
-  formcast keys create --account ID [--name N] [--json]
-  formcast keys list --account ID [--json]
-  formcast keys revoke --account ID --key KEY_ID
-  formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ] [--strict]
-                 [--no-calculate]                  fill a PDF offline with the same engine (no server, no database);
-                                                   --no-calculate: the form's scripts do not run, data fills its
-                                                   computed fields
-  formcast backup OUT_DIR [--json]                  copy the embedded set-up (SQLite, files, signing key) while it
-                                                   runs; restore by starting with DATA_DIR=OUT_DIR
-  formcast openapi [-o openapi.json] [--server URL]  print the OpenAPI document (no database, no server)
-  formcast types TEMPLATE_ID|TEMPLATE.pdf [-o FILE.ts] [--check] [--name Interface] [--url URL] [--api-key KEY]
-                                                   TypeScript types of a template's render data (a .pdf is analysed
-                                                   offline; an id is read from FORMCAST_URL with FORMCAST_API_KEY);
-                                                   --check exits 1 when FILE.ts no longer matches the template
-  formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--json]
-                 [--no-flatten] [--no-calculate] [--watermark] [--locale L] [--timezone TZ] [--strict]
-                                                   one PDF per row (0001.pdf, ...) offline; progress on stderr
-Plans: Free, Pro, Business. Environment: see README.md (PORT, HOST, DATA_DIR, DATABASE_URL, PUBLIC_URL, PLANS_FILE, LOG_LEVEL).`;
+/** The version of the installed package (package.json sits beside src/ and dist/). */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -51,12 +32,32 @@ async function main(argv: string[]): Promise<number> {
       url: { type: 'string' },
       'api-key': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', short: 'v', default: false },
     },
   });
   const [command, sub, ...rest] = positionals;
-  if (values.help || !command) {
-    console.log(USAGE);
-    return command || values.help ? 0 : 1;
+  if (values.version || command === 'version') {
+    console.log(version());
+    return 0;
+  }
+  if (command === 'help') {
+    if (values.help) console.log(commandHelp('help'));
+    else if (!sub) console.log(OVERVIEW);
+    else if (isCommand(sub)) console.log(commandHelp(sub));
+    else return usageError(`no command "${sub}"`);
+    return 0;
+  }
+  if (!command) {
+    if (values.help) {
+      console.log(OVERVIEW);
+      return 0;
+    }
+    return usageError('no command given');
+  }
+  if (!isCommand(command)) return usageError(`unknown command "${command}"`);
+  if (values.help) {
+    console.log(commandHelp(command));
+    return 0;
   }
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
   if (command === 'render')
@@ -77,8 +78,7 @@ async function main(argv: string[]): Promise<number> {
     case 'backup':
       return (await import('./cli/backup.js')).backupCommand(config, sub, values);
     default:
-      console.error(`Unknown command "${command}".\n\n${USAGE}`);
-      return 1;
+      return usageError(`unknown command "${command}"`);
   }
 }
 
@@ -88,9 +88,11 @@ main(process.argv.slice(2)).then(
   },
   (err) => {
     if (err instanceof ConfigError) console.error(err.message);
-    else if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
-      console.error(`${(err as Error).message}\n\n${USAGE}`);
-    else console.error(`formcast: ${(err as Error).message}`);
+    else if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      const command = process.argv.slice(2).find((a) => !a.startsWith('-'));
+      process.exitCode = usageError((err as Error).message, command && isCommand(command) ? command : undefined);
+      return;
+    } else console.error(`formcast: ${(err as Error).message}`);
     process.exitCode = 1;
   },
 );

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { usageError } from './help.js';
 import { createDbRuntime } from '../db-runtime.js';
 import { AccountInputError } from '../errors.js';
 import { createAccount, listAccounts, setPlan } from '../modules/accounts/accounts.js';
@@ -15,7 +16,7 @@ export async function accountsCommand(config: Config, sub: string | undefined, f
   try {
     switch (sub) {
       case 'create': {
-        if (!flags.name || !flags.plan) return fail('accounts create needs --name and --plan');
+        if (!flags.name || !flags.plan) return usageError('accounts create needs --name and --plan', 'accounts');
         const { account, apiKey } = await createAccount(runtime, { name: flags.name, plan: flags.plan });
         if (flags.json) console.log(JSON.stringify({ accountId: account.id, apiKey }));
         else
@@ -25,7 +26,8 @@ export async function accountsCommand(config: Config, sub: string | undefined, f
         return 0;
       }
       case 'set-plan': {
-        if (!flags.account || !flags.plan) return fail('accounts set-plan needs --account and --plan');
+        if (!flags.account || !flags.plan)
+          return usageError('accounts set-plan needs --account and --plan', 'accounts');
         const account = await setPlan(runtime, flags.account, flags.plan);
         console.log(flags.json ? JSON.stringify(account) : `Account ${account.id} is now on the ${account.plan} plan.`);
         return 0;
@@ -37,7 +39,7 @@ export async function accountsCommand(config: Config, sub: string | undefined, f
         return 0;
       }
       default:
-        return fail('usage: formcast accounts create|set-plan|list (see formcast --help)');
+        return usageError('accounts needs create, set-plan or list', 'accounts');
     }
   } catch (err) {
     if (err instanceof AccountInputError) return fail(err.message);

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { usageError } from './help.js';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { copyLiveFolder } from '../adapters/backup/copy-folder.js';
@@ -17,7 +18,7 @@ export async function backupCommand(
   out: string | undefined,
   flags: { json?: boolean },
 ): Promise<number> {
-  if (!out) return fail('usage: formcast backup OUT_DIR (an empty or new folder)');
+  if (!out) return usageError('backup needs OUT_DIR (an empty or new folder)', 'backup');
   if (config.database.kind !== 'sqlite')
     return fail(
       'formcast backup copies the embedded SQLite database; with DATABASE_URL=postgres://… back up with pg_dump (see docs/operations.md)',

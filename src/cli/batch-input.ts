@@ -2,7 +2,7 @@
 // row of field names. CSV cells are text, so they are converted with the template's schema into the
 // JSON types render data takes (the conversions are in docs/decisions.md): the API's own validation
 // then judges them exactly as it judges JSON.
-import { parse } from 'csv-parse/sync';
+import { CsvError, parse } from 'csv-parse/sync';
 import type { AnalysedField } from '../pdf/types.js';
 
 export interface Row {
@@ -43,23 +43,63 @@ export function jsonlRows(text: string): Row[] {
   return rows;
 }
 
+type CsvRecord = { line: number; record: string[] } | { line: number; error: string };
+
+/**
+ * The file's records, each with its (last) line. A record the parser refuses (a stray quote, one never
+ * closed) becomes an error on the line where it starts, and parsing starts again on the next line, so
+ * one bad row does not lose the others.
+ */
+function csvRecords(text: string): CsvRecord[] {
+  const lines = text.split(/\r?\n/);
+  const out: CsvRecord[] = [];
+  let start = 0; // 0-based index of the first line of this attempt
+  while (start < lines.length) {
+    const got: CsvRecord[] = [];
+    const from = start;
+    try {
+      parse(lines.slice(from).join('\n'), {
+        bom: from === 0,
+        info: true,
+        relax_column_count: true,
+        skip_empty_lines: true,
+        // with `info` the parser hands each record with its info (csv-parse's types miss that)
+        on_record: ((r: { record: string[]; info: { lines: number } }) => {
+          got.push({ record: r.record, line: from + r.info.lines });
+          return r;
+        }) as never,
+      });
+      out.push(...got);
+      break;
+    } catch (err) {
+      if (!(err instanceof CsvError)) throw err;
+      out.push(...got);
+      let bad = (got.at(-1)?.line ?? from) + 1; // 1-based: the line after the last good record
+      while (bad <= lines.length && lines[bad - 1].trim() === '') bad++;
+      out.push({ line: bad, error: `the row is not valid CSV (${err.message.replace(/ at line \d+/, '')})` });
+      start = bad;
+    }
+  }
+  return out;
+}
+
 /** CSV with a header row of field names (schema `name` or PDF name); cells converted per field type. */
 export function csvRows(text: string, fields: AnalysedField[]): Row[] {
-  const records = parse(text, {
-    bom: true,
-    info: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-  }) as unknown as { record: string[]; info: { lines: number } }[];
+  const records = csvRecords(text);
   if (records.length === 0) return [];
-  const header = records[0].record.map((h) => h.trim());
+  const first = records[0];
+  if ('error' in first)
+    throw Object.assign(new Error(`the header row (line ${first.line}): ${first.error}`), { code: 'CSV_HEADER' });
+  const header = first.record.map((h) => h.trim());
   const byKey = new Map<string, AnalysedField>();
   // The same lookup as validation: a schema name wins over another field's PDF name.
   for (const f of fields) byKey.set(f.pdfMeta.originalName, f);
   for (const f of fields) byKey.set(f.name, f);
-  return records.slice(1).map(({ record, info }, index) => {
+  return records.slice(1).map((entry, index) => {
     const row = index + 1;
-    const line = info.lines;
+    const line = entry.line;
+    if ('error' in entry) return { row, line, error: entry.error };
+    const { record } = entry;
     if (record.length > header.length)
       return { row, line, error: `the row has ${record.length} cells, the header ${header.length}` };
     const data: Record<string, unknown> = Object.create(null);

@@ -2,6 +2,8 @@
 // same analysis, validation and fill as the API; a row that fails is reported (row, line, field,
 // message) and the batch goes on; the exit code is 1 when any row failed.
 import { createHash } from 'node:crypto';
+import { outputFolderProblem } from './output-path.js';
+import { usageError } from './help.js';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -55,10 +57,12 @@ interface Job {
 
 export async function batchCommand(args: string[], flags: BatchFlags): Promise<number> {
   const [templatePath, dataPath] = args;
-  if (!templatePath || !dataPath || !flags.output) return fail(USAGE);
+  if (!templatePath || !dataPath || !flags.output) return usageError(USAGE, 'batch');
   const chosen = flags.workers === undefined ? undefined : Number(flags.workers);
   if (chosen !== undefined && (!Number.isInteger(chosen) || chosen < 0 || chosen > 256))
-    return fail(`--workers must be a whole number from 0 to 256, not ${JSON.stringify(flags.workers)}`);
+    return usageError(`--workers must be a whole number from 0 to 256, not ${JSON.stringify(flags.workers)}`);
+  const combineProblem = flags.combine === undefined ? undefined : outputFolderProblem(flags.combine);
+  if (combineProblem) return fail(combineProblem);
   const started = performance.now(); // a duration: the monotonic timer, not the wall clock
 
   // 1. The template and the rows: any problem here stops the batch before anything is written.

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { usageError } from './help.js';
 import { createDbRuntime } from '../db-runtime.js';
 import { getAccount } from '../modules/accounts/accounts.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../modules/accounts/api-keys.js';
@@ -14,7 +15,7 @@ interface Flags {
 
 /** Operator key management. `create` here is not bound by the plan's key quota (operators decide). */
 export async function keysCommand(config: Config, sub: string | undefined, flags: Flags): Promise<number> {
-  if (!flags.account) return fail('keys commands need --account ACCOUNT_ID');
+  if (!flags.account) return usageError('keys commands need --account ACCOUNT_ID', 'keys');
   const runtime = await createDbRuntime(config);
   try {
     if (!(await getAccount(runtime, flags.account))) return fail(`account "${flags.account}" not found`);
@@ -34,13 +35,13 @@ export async function keysCommand(config: Config, sub: string | undefined, flags
         return 0;
       }
       case 'revoke': {
-        if (!flags.key) return fail('keys revoke needs --key KEY_ID');
+        if (!flags.key) return usageError('keys revoke needs --key KEY_ID', 'keys');
         await revokeApiKey(runtime, flags.account, flags.key);
         console.log(`Key ${flags.key} revoked.`);
         return 0;
       }
       default:
-        return fail('usage: formcast keys create|list|revoke --account ID (see formcast --help)');
+        return usageError('keys needs create, list or revoke', 'keys');
     }
   } catch (err) {
     if (err instanceof AppError) return fail(err.message);

@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { outputFolderProblem } from './output-path.js';
+import { usageError } from './help.js';
 import { analyse } from '../pdf/analysis/analyse.js';
 import { fillPdf } from '../pdf/fill/fill.js';
 import { PdfEngineError } from '../pdf/types.js';
@@ -21,7 +23,9 @@ interface Flags {
 export async function renderCommand(args: string[], flags: Flags): Promise<number> {
   const [templatePath, dataPath] = args;
   if (!templatePath || !dataPath || !flags.output)
-    return fail('usage: formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--no-calculate]');
+    return usageError('render needs TEMPLATE.pdf DATA.json -o OUT.pdf', 'render');
+  const folderProblem = outputFolderProblem(flags.output);
+  if (folderProblem) return fail(folderProblem);
   try {
     const template = await readFile(templatePath);
     const data: unknown = JSON.parse(await readFile(dataPath, 'utf8'));

@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { outputFolderProblem } from './output-path.js';
+import { usageError } from './help.js';
 import path from 'node:path';
 import { compile } from 'json-schema-to-typescript';
 import { analyse } from '../pdf/analysis/analyse.js';
@@ -110,6 +112,22 @@ async function generate(source: Source, name: string, command: string): Promise<
 
 const normalise = (s: string) => s.replace(/\r\n/g, '\n');
 
+/**
+ * The module with the form's file name taken out of its header comment only (`the form NAME` and
+ * `formcast types NAME`), so that --check passes for the same form under another name while any other
+ * difference, in the header or below, still counts.
+ */
+function withoutFileName(code: string): string {
+  const text = normalise(code);
+  const end = text.indexOf('*/');
+  if (!text.startsWith('/**') || end < 0) return text;
+  const header = text
+    .slice(0, end)
+    .replace(/(for the form ).+?( \(POST)/, '$1FILE$2')
+    .replace(/(`formcast types ).+?\.pdf(?=[ `])/i, '$1FILE');
+  return header + text.slice(end);
+}
+
 function firstDifference(a: string, b: string): string {
   const [x, y] = [normalise(a).split('\n'), normalise(b).split('\n')];
   for (let i = 0; i < Math.max(x.length, y.length); i++) {
@@ -122,11 +140,14 @@ function firstDifference(a: string, b: string): string {
 /** formcast types: TypeScript types of one template's render data, from a local PDF or a running server. */
 export async function typesCommand(args: string[], flags: Flags): Promise<number> {
   const [target] = args;
-  if (!target || args.length > 1) return fail(USAGE);
-  if (flags.check && !flags.output) return fail('--check needs -o FILE.ts: the file to compare with the template');
+  if (!target || args.length > 1) return usageError(USAGE, 'types');
+  if (flags.check && !flags.output)
+    return usageError('--check needs -o FILE.ts: the file to compare with the template');
   if (flags.name !== undefined && !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(flags.name)) {
-    return fail(`--name must be a TypeScript identifier, got ${JSON.stringify(flags.name)}`);
+    return usageError(`--name must be a TypeScript identifier, got ${JSON.stringify(flags.name)}`);
   }
+  const folderProblem = flags.output && !flags.check ? outputFolderProblem(flags.output) : undefined;
+  if (folderProblem) return fail(folderProblem);
   try {
     const local = /\.pdf$/i.test(target) || !/^tpl_/.test(target);
     const source = local ? await fromPdf(target) : await fromServer(target, flags);
@@ -142,7 +163,7 @@ export async function typesCommand(args: string[], flags: Flags): Promise<number
     if (flags.check) {
       const existing = await readFile(flags.output, 'utf8').catch(() => undefined);
       if (existing === undefined) return fail(`${flags.output} does not exist: run ${command} -o ${flags.output}`);
-      if (normalise(existing) === normalise(code)) {
+      if (withoutFileName(existing) === withoutFileName(code)) {
         console.error(`${flags.output} matches ${source.label}`);
         return 0;
       }

@@ -196,10 +196,11 @@ describe.skipIf(!corpus)('@formcast/client retries while the first request with 
       apiKey: 'fc_none',
       retry: { sleep: async (ms) => void waits.push(ms) },
     });
-    await expect(client.usage.get()).rejects.toThrow(TypeError);
+    // the caller gets a typed NETWORK_ERROR, not fetch's bare TypeError
+    await expect(client.usage.get()).rejects.toMatchObject({ name: 'FormcastError', code: 'NETWORK_ERROR' });
     expect(waits).toEqual([500, 1000]);
     waits.length = 0;
-    await expect(client.apiKeys.create('x')).rejects.toThrow(TypeError);
+    await expect(client.apiKeys.create('x')).rejects.toMatchObject({ code: 'NETWORK_ERROR' });
     expect(waits).toEqual([]);
   });
 });

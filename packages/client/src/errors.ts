@@ -1,6 +1,13 @@
 import type { ErrorCode } from './types.js';
 
 /**
+ * Codes the client itself gives: NETWORK_ERROR (no answer came), TIMEOUT (a wait gave up),
+ * UNEXPECTED_RESPONSE (an answer that is not the API's, e.g. from a proxy), INVALID_WEBHOOK_SIGNATURE
+ * (verifyWebhook refused a delivery).
+ */
+export type ClientErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNEXPECTED_RESPONSE' | 'INVALID_WEBHOOK_SIGNATURE';
+
+/**
  * An error answer of the API, with the envelope's `code`, `message` and `details`. `code` is one of the
  * documented ErrorCode values, or a newer code this client version does not know yet.
  */
@@ -9,9 +16,9 @@ export class FormcastError extends Error {
 
   constructor(
     message: string,
-    /** HTTP status */
+    /** HTTP status; 0 when no answer came (NETWORK_ERROR, TIMEOUT) */
     readonly status: number,
-    readonly code: ErrorCode | (string & {}),
+    readonly code: ErrorCode | ClientErrorCode | (string & {}),
     /** VALIDATION_ERROR: field, expected, received; quotas: used, limit */
     readonly details: Record<string, unknown> | undefined,
     /** X-Request-Id of the answer: quote it when reporting a problem */
@@ -20,6 +27,13 @@ export class FormcastError extends Error {
     readonly retryAfter: number | undefined,
   ) {
     super(message);
+  }
+
+  /** The server could not be reached (or the connection broke): `code` NETWORK_ERROR, `status` 0. */
+  static network(message: string, cause: unknown): FormcastError {
+    const error = new FormcastError(message, 0, 'NETWORK_ERROR', undefined, undefined, undefined);
+    Object.defineProperty(error, 'cause', { value: cause, enumerable: false });
+    return error;
   }
 
   /** Build the error from a non-2xx answer whose body was already read (`body`: parsed JSON or text). */

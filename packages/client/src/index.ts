@@ -1,15 +1,11 @@
 export { createClient, type ClientOptions, type FormcastClient } from './client.js';
-export type {
-  Downloadable,
-  PdfInput,
-  RenderListQuery,
-  TemplateListQuery,
-  TemplateVersionListQuery,
-  UploadOptions,
-  WriteOptions,
-} from './client.js';
-export { FormcastError, parseRetryAfter } from './errors.js';
+export type { PdfInput, TemplateListQuery, TemplateVersionListQuery, UploadOptions } from './templates.js';
+export type { Downloadable, FinishedRender, RenderListQuery, WriteOptions } from './renders.js';
+export type { PageQuery } from './webhooks.js';
+export type { WaitOptions } from './wait.js';
+export { FormcastError, parseRetryAfter, type ClientErrorCode } from './errors.js';
 export { paginate, pages, type PageCursor } from './paginate.js';
 export { retryingFetch, type RetryOptions } from './retry.js';
+export { verifyWebhook, type HeadersInput, type WebhookEvent, type WebhookEventType } from './webhook-signature.js';
 export type * from './types.js';
 export type { components, operations, paths } from './generated/schema.js';
