@@ -38,6 +38,10 @@ const PageMeta = named(
     page: Type.Integer({ description: 'This page number, from 1' }),
     limit: Type.Integer({ description: 'Page size asked for' }),
     total: Type.Integer({ description: 'Items in the whole list (with the filters applied)' }),
+    hasMore: Type.Boolean({ description: 'Another page follows this one' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `starting_after` to get the next page (stable while items are added); null on the last page',
+    }),
   }),
 );
 
