@@ -39,8 +39,18 @@ export interface ValidationDetails {
   field: string;
   expected: string;
   received: string;
-  /** every problem, when one answer refuses several fields (the first is field/expected/received) */
-  errors?: { field: string; message: string; value?: string }[];
+  /** every problem, when one answer refuses several fields (the first is also field/expected/received) */
+  errors?: ValidationProblem[];
+}
+
+/** One problem of a VALIDATION_ERROR that reports several at once (`details.errors[]`). */
+export interface ValidationProblem {
+  field: string;
+  expected: string;
+  received: string;
+  message: string;
+  /** the value refused, when it helps (a form script's check) */
+  value?: string;
 }
 
 export class AppError extends Error {
