@@ -127,7 +127,9 @@ export interface TemplatePatch {
  * even when the same request unfreezes it: unfreeze first, then edit (two explicit steps).
  */
 /** A template's render locale: a tag the render options would accept, or null (the server's). */
-function checkLocale(locale: string | null): string | null {
+// null arrives as "" (Ajv coerces it for the string branch): both mean "the server's default"
+function checkLocale(given: string | null): string | null {
+  const locale = given || null;
   if (locale !== null && !isSupportedLocale(locale))
     throw validationError({
       field: 'locale',
@@ -137,7 +139,8 @@ function checkLocale(locale: string | null): string | null {
   return locale;
 }
 
-function checkTimeZone(zone: string | null): string | null {
+function checkTimeZone(given: string | null): string | null {
+  const zone = given || null;
   if (zone !== null && !isValidTimeZone(zone))
     throw validationError({
       field: 'timezone',
