@@ -101,7 +101,10 @@ for (const db of DATABASES) {
         const fresh = await upload(s.b, await buildForm(['a']));
         const res = await versions(s.b, fresh);
         expect(res.status).toBe(200);
-        expect(res.json).toEqual({ data: [], meta: { page: 1, limit: 20, total: 0, hasMore: false, nextCursor: null } });
+        expect(res.json).toEqual({
+          data: [],
+          meta: { page: 1, limit: 20, total: 0, hasMore: false, nextCursor: null },
+        });
       });
 
       it("answers TEMPLATE_NOT_FOUND for another tenant's template and an unknown id", async () => {

@@ -23,7 +23,12 @@ export interface PageMeta extends PageRequest {
 }
 
 /** The meta of a page read with one extra row (`rows` may hold limit + 1); returns the page's rows. */
-export function pageOf<O>(rows: O[], page: Pick<PageRequest, 'page' | 'limit'>, total: number, cursorOf: (row: O) => string) {
+export function pageOf<O>(
+  rows: O[],
+  page: Pick<PageRequest, 'page' | 'limit'>,
+  total: number,
+  cursorOf: (row: O) => string,
+) {
   const hasMore = rows.length > page.limit;
   const kept = hasMore ? rows.slice(0, page.limit) : rows;
   const last = kept.at(-1);

@@ -314,8 +314,7 @@ export const webhookRoutes =
           response: { 200: ref(LogList, 'A page of log entries'), ...Errors },
         },
       },
-      async (request) =>
-        listEndpointLog(deps, request.auth.accountId, request.params.id, pageRequest(request.query)),
+      async (request) => listEndpointLog(deps, request.auth.accountId, request.params.id, pageRequest(request.query)),
     );
 
     app.get(
