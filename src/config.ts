@@ -29,6 +29,32 @@ export interface Config {
   /** Fastify's trustProxy: which proxies' X-Forwarded-For to believe for the client address */
   trustProxy: boolean | number | string;
   webhooks: WebhookConfig;
+  /** a render's locale and time zone when neither the request nor its template gives one */
+  renderDefaults: RenderDefaults;
+}
+
+/** DEFAULT_LOCALE / DEFAULT_TIMEZONE: the reference's fr-FR / Europe/Paris unless the operator says otherwise. */
+export interface RenderDefaults {
+  locale: string;
+  timezone: string;
+}
+
+/** A BCP 47 tag Intl has data for (as render options are checked). */
+function knownLocale(tag: string): boolean {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([tag]).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+function knownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Webhook delivery (see modules/webhooks and docs/decisions.md). */
@@ -251,6 +277,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // longer than the retry schedule (about 3 days), so a delivery is never purged while it may be retried
     retentionDays: int('EVENT_RETENTION_DAYS', 30, 4, 3650),
   };
+  const renderDefaults = {
+    locale: str('DEFAULT_LOCALE') ?? 'fr-FR',
+    timezone: str('DEFAULT_TIMEZONE') ?? 'Europe/Paris',
+  };
+  if (!knownLocale(renderDefaults.locale))
+    problems.push(`DEFAULT_LOCALE must be a BCP 47 locale such as fr-FR or en-US (got "${renderDefaults.locale}")`);
+  if (!knownTimeZone(renderDefaults.timezone))
+    problems.push(
+      `DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Paris or UTC (got "${renderDefaults.timezone}")`,
+    );
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');
   return {
@@ -270,5 +306,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outputUriLinks: uriLinks === 'true',
     trustProxy,
     webhooks,
+    renderDefaults,
   };
 }

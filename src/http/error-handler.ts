@@ -95,7 +95,12 @@ function fieldEditError(err: FieldEditError): AppError {
     field,
     expected: 'an edit this form can take',
     received: first.message,
-    errors: problems.map((p) => ({ field: p.field || 'edits', message: p.message })),
+    errors: problems.map((p) => ({
+      field: p.field || 'edits',
+      expected: 'an edit this form can take',
+      received: p.message,
+      message: p.message,
+    })),
   });
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { errorCatalogueMarkdown } from '../errors.js';
 import { ErrorEnvelope, MULTIPART_BODY, type Named } from './openapi.js';
 
 // The OpenAPI document: @fastify/swagger builds paths from the routes' TypeBox schemas; this module adds
@@ -26,6 +27,7 @@ const TAGS = [
   { name: 'usage', description: "The account's use of the current month against its plan" },
   { name: 'api-keys', description: 'The keys that authenticate requests (Authorization: Bearer <key>)' },
   { name: 'downloads', description: 'Signed download links; they carry their own authorisation' },
+  { name: 'webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) and their deliveries' },
 ];
 
 const RETRY_AFTER = {
@@ -52,6 +54,11 @@ const SHARED_RESPONSES = {
       'RateLimit-Remaining': { description: 'Requests left in this minute', schema: { type: 'integer' } },
       'RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
     },
+    content: ERROR_CONTENT,
+  },
+  InternalError: {
+    description:
+      'INTERNAL_ERROR: an unexpected fault; the message quotes the request id (also in X-Request-Id) to report it',
     content: ERROR_CONTENT,
   },
   ServiceUnavailable: {
@@ -85,8 +92,9 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string, c
         version: '1.0.0',
         description:
           'Fill PDF form templates with JSON data and download the result. Errors share one envelope ' +
-          '(`Error`); lists are pages (`page`, `limit`, `meta.total`); POST /v1/renders and POST /v1/templates ' +
-          'accept an `Idempotency-Key` header.',
+          '(`Error`, codes below); lists are pages (`page`, `limit`, `starting_after`; `meta.total`, `meta.hasMore`, `meta.nextCursor`); POST /v1/renders and POST /v1/templates ' +
+          'accept an `Idempotency-Key` header.\n\n## Error codes\n\n' +
+          errorCatalogueMarkdown(),
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: publicUrl, description: 'This formcast server (PUBLIC_URL)' }],
@@ -136,6 +144,7 @@ function complete(doc: Document): Document {
         op.responses['401'] ??= { $ref: '#/components/responses/Unauthorized' };
         op.responses['429'] ??= { $ref: '#/components/responses/RateLimited' };
       }
+      op.responses['500'] ??= { $ref: '#/components/responses/InternalError' };
       op.responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
     }
   }

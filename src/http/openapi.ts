@@ -38,6 +38,11 @@ const PageMeta = named(
     page: Type.Integer({ description: 'This page number, from 1' }),
     limit: Type.Integer({ description: 'Page size asked for' }),
     total: Type.Integer({ description: 'Items in the whole list (with the filters applied)' }),
+    hasMore: Type.Boolean({ description: 'Another page follows this one' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Pass as `starting_after` to get the next page (stable while items are added); null on the last page',
+    }),
   }),
 );
 
@@ -48,9 +53,45 @@ export function pageResponse<T extends Named>(schema: T, name = `${schema.$id}Li
 
 const ErrorCodeSchema = named(
   'ErrorCode',
-  Type.Union(
-    (Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[]).map((code) => Type.Literal(code)),
-    { description: 'Stable, machine-readable error code; the HTTP status follows from it' },
+  stringEnum(Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[], {
+    description: 'Stable, machine-readable error code; the HTTP status follows from it',
+  }),
+);
+
+const ValidationProblemSchema = named(
+  'ValidationProblem',
+  Type.Object(
+    {
+      field: Type.String({ description: 'The data key, body property or parameter, e.g. "amount", "options.locale"' }),
+      expected: Type.String(),
+      received: Type.String(),
+      message: Type.String(),
+      value: Type.Optional(Type.String({ description: "the value refused (a form script's check)" })),
+    },
+    { additionalProperties: true, description: 'One problem of a VALIDATION_ERROR' },
+  ),
+);
+
+/** `details` of every code that has any (the error code list at /docs says which code gives which). */
+const ErrorDetails = named(
+  'ErrorDetails',
+  Type.Object(
+    {
+      field: Type.Optional(Type.String({ description: 'VALIDATION_ERROR: the first problem' })),
+      expected: Type.Optional(Type.String({ description: 'VALIDATION_ERROR: the first problem' })),
+      received: Type.Optional(Type.String({ description: 'VALIDATION_ERROR: the first problem' })),
+      errors: Type.Optional(
+        Type.Array(ref(ValidationProblemSchema), { description: 'VALIDATION_ERROR: every problem at once' }),
+      ),
+      used: Type.Optional(Type.Integer({ description: 'RENDER_LIMIT_REACHED, TEMPLATE_LIMIT_REACHED' })),
+      limit: Type.Optional(Type.Integer({ description: 'RENDER_LIMIT_REACHED, TEMPLATE_LIMIT_REACHED' })),
+      requested: Type.Optional(Type.Integer({ description: 'RENDER_LIMIT_REACHED from a batch: renders it needed' })),
+      renderId: Type.Optional(Type.String({ description: 'RENDER_FAILED: the failed render, kept' })),
+    },
+    {
+      additionalProperties: true,
+      description: 'Structured context of an error; which properties a code gives is listed at /docs',
+    },
   ),
 );
 
@@ -61,11 +102,7 @@ export const ErrorEnvelope = named(
       error: Type.Object({
         code: ref(ErrorCodeSchema),
         message: Type.String({ description: 'For humans; may change between versions' }),
-        details: Type.Optional(
-          Type.Record(Type.String(), Type.Unknown(), {
-            description: 'Structured context: VALIDATION_ERROR has field, expected, received; limits have used, limit',
-          }),
-        ),
+        details: Type.Optional(ref(ErrorDetails)),
       }),
     },
     { description: 'The envelope of every error answer' },
@@ -78,7 +115,13 @@ export function errorResponse(description?: string) {
 }
 
 /** Schemas every module shares; app.ts registers them with the modules' own. */
-export const commonComponents: Named[] = [ErrorCodeSchema, ErrorEnvelope, PageMeta];
+export const commonComponents: Named[] = [
+  ErrorCodeSchema,
+  ValidationProblemSchema,
+  ErrorDetails,
+  ErrorEnvelope,
+  PageMeta,
+];
 
 /** 204 No Content. */
 export const NoContent = Type.Null({ description: 'Done; no body' });

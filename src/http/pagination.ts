@@ -29,3 +29,8 @@ export const CursorPageQuery = Type.Object(
   { additionalProperties: false },
 );
 export type CursorPageQuery = Static<typeof CursorPageQuery>;
+
+/** The query of a cursor page as the list use cases take it. */
+export function pageRequest(query: CursorPageQuery): { page: number; limit: number; startingAfter?: string } {
+  return { page: query.page, limit: query.limit, startingAfter: query.starting_after };
+}

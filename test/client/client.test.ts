@@ -92,7 +92,7 @@ for (const db of DATABASES)
         await client.templates.updateFields(template.id, { fields: { Text1: { name: 'first_line' } } });
         await client.templates.editFields(template.id, [{ op: 'delete', name: 'Text2' }]);
         const page = await client.templates.listVersions(template.id, { limit: 2 });
-        expect(page.meta).toEqual({ page: 1, limit: 2, total: 3 });
+        expect(page.meta).toEqual({ page: 1, limit: 2, total: 3, hasMore: true, nextCursor: '2' });
         expect(page.data.map((v) => [v.version, v.change, v.keys])).toEqual([
           [3, 'file', 7],
           [2, 'fields', 8],

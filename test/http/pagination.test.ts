@@ -11,7 +11,7 @@ for (const db of DATABASES) {
     () => {
       let s: TestServer;
       beforeAll(async () => {
-        s = await startServer(db.name);
+        s = await startServer(db.name, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }); // endpoints on 127.0.0.1
       });
       afterAll(async () => s?.close());
 
@@ -32,10 +32,60 @@ for (const db of DATABASES) {
         const p2 = await api(s, t).get(`/v1/templates?limit=2&starting_after=${made[2]}`);
         expect(p2.status).toBe(200);
         expect(ids(p2)).toEqual([made[1], made[0]]);
-        expect(p2.json.meta).toEqual({ page: 1, limit: 2, total: 5 });
+        expect(p2.json.meta).toEqual({ page: 1, limit: 2, total: 5, hasMore: false, nextCursor: null });
         // page counts from the cursor too
         const p = await api(s, t).get(`/v1/templates?limit=1&page=2&starting_after=${made[3]}`);
         expect(ids(p)).toEqual([made[1]]);
+      });
+
+      /** Every item of a list, page after page through meta.nextCursor, checking hasMore on the way. */
+      const walk = async (t: Tenant, path: string, limit: number) => {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        for (let pages = 0; pages < 20; pages++) {
+          const sep = path.includes('?') ? '&' : '?';
+          const res = await api(s, t).get(`${path}${sep}limit=${limit}${cursor ? `&starting_after=${cursor}` : ''}`);
+          expect(res.status, path).toBe(200);
+          const page = ids(res);
+          seen.push(...page);
+          expect(res.json.meta.hasMore).toBe(res.json.meta.nextCursor !== null);
+          if (!res.json.meta.hasMore) return seen;
+          expect(res.json.meta.nextCursor).toBe(page.at(-1));
+          cursor = res.json.meta.nextCursor;
+        }
+        throw new Error(`${path}: no last page`);
+      };
+
+      it('walks renders, API keys and webhook endpoints by meta.nextCursor until meta.hasMore is false', async () => {
+        const t = await s.newTenant('Pro');
+        const template = await upload(t, 'for renders');
+        const renders: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const res = await api(s, t).post('/v1/renders', { templateId: template, data: {} });
+          expect(res.status, JSON.stringify(res.json)).toBe(201);
+          expect(res.json.data.id).toBe(res.json.data.renderId);
+          renders.push(res.json.data.id);
+        }
+        expect(await walk(t, '/v1/renders', 2)).toEqual(renders.reverse());
+        for (let i = 0; i < 3; i++) expect((await api(s, t).post('/v1/api-keys', { name: `k${i}` })).status).toBe(201);
+        const keys = await walk(t, '/v1/api-keys', 2);
+        expect(keys).toHaveLength(4); // the tenant's own key too
+        expect(new Set(keys).size).toBe(4);
+        for (let i = 0; i < 3; i++) {
+          const res = await api(s, t).post('/v1/webhook-endpoints', {
+            url: `https://127.0.0.1:9/hook${i}`,
+            events: ['render.completed'],
+          });
+          expect(res.status, JSON.stringify(res.json)).toBe(201);
+        }
+        expect(await walk(t, '/v1/webhook-endpoints', 2)).toHaveLength(3);
+        // an exact last page says there is no more
+        const exact = await api(s, t).get('/v1/renders?limit=5');
+        expect(exact.json.meta).toEqual({ page: 1, limit: 5, total: 5, hasMore: false, nextCursor: null });
+        // a cursor must be an item of the same list
+        const foreign = await api(s, t).get(`/v1/api-keys?starting_after=${renders[0]}`);
+        expect(foreign.status).toBe(422);
+        expect(foreign.json.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'starting_after' } });
       });
 
       it("refuses an unknown or another account's template id as cursor", async () => {

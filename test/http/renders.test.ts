@@ -68,7 +68,7 @@ for (const db of DATABASES) {
         const res = await render(s.b, { templateId: tplB, data: { [textField]: 42 } });
         expect(res.status).toBe(422);
         expect(res.json.error.code).toBe('VALIDATION_ERROR');
-        expect(res.json.error.details).toEqual({
+        expect(res.json.error.details).toMatchObject({
           field: textField,
           expected: expect.any(String),
           received: expect.any(String),
@@ -139,7 +139,7 @@ for (const db of DATABASES) {
         const made: string[] = [];
         for (let i = 0; i < 3; i++) made.push((await render(t, { templateId: id, data: {} })).json.data.renderId);
         const list = await api(s, t).get(`/v1/renders?templateId=${id}&status=completed&limit=2`);
-        expect(list.json.meta).toEqual({ page: 1, limit: 2, total: 3 });
+        expect(list.json.meta).toEqual({ page: 1, limit: 2, total: 3, hasMore: true, nextCursor: made[1] });
         expect(list.json.data.map((r: { id: string }) => r.id)).toEqual([made[2], made[1]]);
         expect(list.json.data[0]).toMatchObject({ templateId: id, templateName: 'r.pdf', status: 'completed' });
         expect((await api(s, t).get('/v1/renders/usage')).json.data.renders.used).toBe(3);

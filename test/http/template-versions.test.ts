@@ -47,7 +47,7 @@ for (const db of DATABASES) {
       it('lists the history newest first: the new file with its mapping, the fields change, the version before', async () => {
         const res = await versions(s.b, id);
         expect(res.status).toBe(200);
-        expect(res.json.meta).toEqual({ page: 1, limit: 20, total: 3 });
+        expect(res.json.meta).toEqual({ page: 1, limit: 20, total: 3, hasMore: false, nextCursor: null });
         expect(
           res.json.data.map((v: { version: number; change: string; keys: number }) => [v.version, v.change, v.keys]),
         ).toEqual([
@@ -82,12 +82,12 @@ for (const db of DATABASES) {
       it('pages by page and limit, and by a version number as starting_after (the total stays the whole list)', async () => {
         const first = await versions(s.b, id, '?limit=2');
         expect(first.json.data.map((v: { version: number }) => v.version)).toEqual([3, 2]);
-        expect(first.json.meta).toEqual({ page: 1, limit: 2, total: 3 });
+        expect(first.json.meta).toEqual({ page: 1, limit: 2, total: 3, hasMore: true, nextCursor: '2' });
         const second = await versions(s.b, id, '?limit=2&page=2');
         expect(second.json.data.map((v: { version: number }) => v.version)).toEqual([1]);
         const after = await versions(s.b, id, '?limit=2&starting_after=2');
         expect(after.json.data.map((v: { version: number }) => v.version)).toEqual([1]);
-        expect(after.json.meta).toEqual({ page: 1, limit: 2, total: 3 });
+        expect(after.json.meta).toEqual({ page: 1, limit: 2, total: 3, hasMore: false, nextCursor: null });
         const afterFirst = await versions(s.b, id, '?starting_after=3');
         expect(afterFirst.json.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
         for (const bad of ['?starting_after=0', '?starting_after=v2', '?limit=101']) {
@@ -101,7 +101,10 @@ for (const db of DATABASES) {
         const fresh = await upload(s.b, await buildForm(['a']));
         const res = await versions(s.b, fresh);
         expect(res.status).toBe(200);
-        expect(res.json).toEqual({ data: [], meta: { page: 1, limit: 20, total: 0 } });
+        expect(res.json).toEqual({
+          data: [],
+          meta: { page: 1, limit: 20, total: 0, hasMore: false, nextCursor: null },
+        });
       });
 
       it("answers TEMPLATE_NOT_FOUND for another tenant's template and an unknown id", async () => {

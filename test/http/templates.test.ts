@@ -123,7 +123,7 @@ for (const db of DATABASES) {
         for (let i = 0; i < 5; i++)
           ids.push((await upload(t, 'pdfjs-required-fields.pdf', { name: `t${i}` })).json.data.id);
         const p1 = await api(s, t).get('/v1/templates?limit=2');
-        expect(p1.json.meta).toEqual({ page: 1, limit: 2, total: 5 });
+        expect(p1.json.meta).toEqual({ page: 1, limit: 2, total: 5, hasMore: true, nextCursor: ids[3] });
         expect(p1.json.data[0]).not.toHaveProperty('description');
         const p2 = await api(s, t).get('/v1/templates?limit=2&page=2');
         const p3 = await api(s, t).get('/v1/templates?limit=2&page=3');

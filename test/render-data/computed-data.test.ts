@@ -44,7 +44,7 @@ describe('validateData: computed fields', () => {
     expect(err).toBeInstanceOf(DataValidationError);
     expect(err.details.field).toBe('sum');
     expect(err.details.errors?.map((e) => e.field)).toEqual(['sum', 'total']);
-    expect(err.message).toContain('(and 1 more: see details.errors)');
+    expect(err.message).toContain('(and 1 more problem: see details.errors)');
   });
 
   it('takes them with calculate false, read-only ones too; the default and required rule apply again', () => {
@@ -92,8 +92,8 @@ describe("scriptRejectionWarnings: values the form's checks refused", () => {
       scriptRejectionWarnings(fields, rejections, true);
     } catch (e) {
       const err = e as DataValidationError;
-      expect(err.details.errors).toEqual([
-        { field: 'a', value: '150', message: 'At most 100' },
+      expect(err.details.errors).toMatchObject([
+        { field: 'a', value: '150', message: 'At most 100', received: '"150"' },
         { field: 'pdf.unknown', value: `${'x'.repeat(80)}…`, message: "refused by the form's own check" },
       ]);
     }

@@ -73,7 +73,7 @@ describe('validateData: keys', () => {
   });
   it('rejects a field sent under both its name and its originalName', () => {
     const err = rejection(() => validateData(FIELDS, { name: 'A', 'form1.name': 'B' }, LAX));
-    expect(err.details).toEqual({
+    expect(err.details).toMatchObject({
       field: 'form1.name',
       expected: 'one value per field',
       received: 'values under both "name" and "form1.name"',
@@ -90,7 +90,11 @@ describe('validateData: keys', () => {
   });
   it('answers VALIDATION_ERROR for an unknown field in strict mode', () => {
     const err = rejection(() => validateData(FIELDS, { nope: 1 }, STRICT));
-    expect(err.details).toEqual({ field: 'nope', expected: 'a field of the template', received: 'unknown field' });
+    expect(err.details).toMatchObject({
+      field: 'nope',
+      expected: 'a field of the template',
+      received: 'unknown field',
+    });
     expect(err.code).toBe('VALIDATION_ERROR');
   });
   it('treats "__proto__" as an ordinary unknown key and pollutes nothing', () => {
@@ -114,7 +118,7 @@ describe('validateData: data and options', () => {
     [3, 'number'],
     [undefined, 'undefined'],
   ])('rejects data %j with received "%s"', (data, received) => {
-    expect(rejection(() => validateData(FIELDS, data, LAX)).details).toEqual({
+    expect(rejection(() => validateData(FIELDS, data, LAX)).details).toMatchObject({
       field: 'data',
       expected: 'object',
       received,
@@ -131,7 +135,7 @@ describe('validateData: data and options', () => {
   });
   it('rejects an unknown time zone with field options.timezone', () => {
     const err = rejection(() => validateData(FIELDS, {}, { ...LAX, timezone: 'Europe/Atlantis' }));
-    expect(err.details).toEqual({
+    expect(err.details).toMatchObject({
       field: 'options.timezone',
       expected: 'IANA time zone, e.g. "Europe/Paris"',
       received: '"Europe/Atlantis"',
@@ -143,10 +147,10 @@ describe('validateData: types', () => {
   it('says "Field "amount" expects a number, received string" for a numeric string', () => {
     const err = rejection(() => validateData(FIELDS, { amount: '12.5' }, LAX));
     expect(err.message).toBe('Field "amount" expects a number, received string');
-    expect(err.details).toEqual({ field: 'amount', expected: 'number', received: 'string' });
+    expect(err.details).toMatchObject({ field: 'amount', expected: 'number', received: 'string' });
   });
   it('rejects a number for a text field, naming the JSON type', () => {
-    expect(rejection(() => validateData(FIELDS, { name: 42 }, LAX)).details).toEqual({
+    expect(rejection(() => validateData(FIELDS, { name: 42 }, LAX)).details).toMatchObject({
       field: 'name',
       expected: 'string',
       received: 'number',
@@ -166,7 +170,7 @@ describe('validateData: types', () => {
     });
   });
   it('rejects "true" as a string for a checkbox', () => {
-    expect(rejection(() => validateData(FIELDS, { agree: 'true' }, LAX)).details).toEqual({
+    expect(rejection(() => validateData(FIELDS, { agree: 'true' }, LAX)).details).toMatchObject({
       field: 'agree',
       expected: 'boolean',
       received: 'string',
@@ -181,7 +185,7 @@ describe('validateData: types', () => {
     ] as const) {
       it(`answers VALIDATION_ERROR for true in ${mode} mode, listing the states`, () => {
         const err = rejection(() => validateData(yesNo, { married: true }, opts));
-        expect(err.details).toEqual({ field: 'married', expected, received: 'true' });
+        expect(err.details).toMatchObject({ field: 'married', expected, received: 'true' });
       });
     }
     it('turns on the named state', () => {
@@ -198,7 +202,7 @@ describe('validateData: types', () => {
       expect(validateData(yesNo, { married: null }, STRICT).values['form1.married']).toEqual({ kind: 'clear' });
     });
     it('answers VALIDATION_ERROR for a state it does not have', () => {
-      expect(rejection(() => validateData(yesNo, { married: 'Maybe' }, LAX)).details).toEqual({
+      expect(rejection(() => validateData(yesNo, { married: 'Maybe' }, LAX)).details).toMatchObject({
         field: 'married',
         expected,
         received: '"Maybe"',
@@ -213,7 +217,7 @@ describe('validateData: types', () => {
   });
   it('rejects a radio value not among its options, listing them', () => {
     const err = rejection(() => validateData(FIELDS, { colour: 'green' }, LAX));
-    expect(err.details).toEqual({ field: 'colour', expected: 'one of "Red", "Green"', received: '"green"' });
+    expect(err.details).toMatchObject({ field: 'colour', expected: 'one of "Red", "Green"', received: '"green"' });
     expect(err.message).toBe('Field "colour" expects one of "Red", "Green", received "green"');
   });
   describe('a radio group whose buttons share an export value (/Opt ["Sì", "Sì"])', () => {
@@ -294,7 +298,7 @@ describe('validateData: dates and numbers', () => {
   });
   it('rejects 2024-02-30 with the accepted formats in expected', () => {
     const err = rejection(() => validateData(FIELDS, { birth: '2024-02-30' }, LAX));
-    expect(err.details).toEqual({
+    expect(err.details).toMatchObject({
       field: 'birth',
       expected: 'date (ISO 8601 or dd/mm/yyyy)',
       received: '"2024-02-30"',
@@ -325,7 +329,7 @@ describe('validateData: dates and numbers', () => {
     });
   });
   it('rejects NaN passed by a non-JSON caller', () => {
-    expect(rejection(() => validateData(FIELDS, { count: Number.NaN }, LAX)).details).toEqual({
+    expect(rejection(() => validateData(FIELDS, { count: Number.NaN }, LAX)).details).toMatchObject({
       field: 'count',
       expected: 'number',
       received: 'NaN',
@@ -350,7 +354,7 @@ describe('validateData: a number field with a MaxLen (a comb)', () => {
     expect(validateData(combs, { digits: -9 }, STRICT).values['form1.digits']).toEqual({ kind: 'text', text: '-9' });
   });
   it('answers VALIDATION_ERROR in strict mode when the formatted number is longer than MaxLen', () => {
-    expect(rejection(() => validateData(combs, { digits: 1234.5 }, STRICT)).details).toEqual({
+    expect(rejection(() => validateData(combs, { digits: 1234.5 }, STRICT)).details).toMatchObject({
       field: 'digits',
       expected: 'number shown in at most 2 characters',
       received: '"1235" (4 characters)',
@@ -380,7 +384,7 @@ describe('validateData: text rules', () => {
   });
   it('answers VALIDATION_ERROR for text over maxLength in strict mode', () => {
     const err = rejection(() => validateData(FIELDS, { zip: '12345678901234' }, STRICT));
-    expect(err.details).toEqual({
+    expect(err.details).toMatchObject({
       field: 'zip',
       expected: 'string of at most 10 characters',
       received: 'string of 14 characters',
@@ -423,7 +427,7 @@ describe('validateData: required and read-only', () => {
     expect(validateData(fields, {}, LAX).warnings).toEqual(['Required field "must" is missing']);
   });
   it('answers VALIDATION_ERROR for a missing required field in strict mode', () => {
-    expect(rejection(() => validateData(fields, {}, STRICT)).details).toEqual({
+    expect(rejection(() => validateData(fields, {}, STRICT)).details).toMatchObject({
       field: 'must',
       expected: 'a value (the field is required)',
       received: 'nothing',
@@ -514,5 +518,63 @@ describe('validateData: signatures', () => {
   });
   it('rejects a boolean signature', () => {
     expect(rejection(() => validateData(FIELDS, { sign: true }, LAX)).details.received).toBe('boolean');
+  });
+});
+
+describe('validateData: every problem at once', () => {
+  const withRequired = [...FIELDS, field('must', 'text', { required: true })];
+
+  it('reports each unknown key, wrong type, bad option and missing required field in details.errors (strict)', () => {
+    const err = rejection(() =>
+      validateData(withRequired, { nope: 1, amount: '12', colour: 'Blue', zip: '12345678901', name: 'ok' }, STRICT),
+    );
+    const errors = err.details.errors ?? [];
+    expect(errors.map((e) => e.field)).toEqual(['nope', 'amount', 'colour', 'zip', 'must']);
+    for (const e of errors) {
+      expect(typeof e.expected).toBe('string');
+      expect(typeof e.received).toBe('string');
+      expect(e.message.length).toBeGreaterThan(0);
+    }
+    // the first is also details.field/expected/received, as the reference requires
+    expect(err.details).toMatchObject({
+      field: 'nope',
+      expected: 'a field of the template',
+      received: 'unknown field',
+    });
+    expect(errors[1]).toMatchObject({ field: 'amount', expected: 'number', received: 'string' });
+    expect(errors[4]).toMatchObject({
+      field: 'must',
+      expected: 'a value (the field is required)',
+      received: 'nothing',
+    });
+    expect(err.message).toMatch(/^Unknown field "nope" \(and 4 more problems: see details\.errors\)$/);
+  });
+
+  it('lists a single problem in details.errors too', () => {
+    const err = rejection(() => validateData(FIELDS, { count: 'x' }, LAX));
+    expect(err.details.errors).toEqual([
+      { field: 'count', expected: 'number', received: 'string', message: err.message },
+    ]);
+  });
+
+  it('reports wrong types of several fields in lax mode as well, and a bad locale and time zone together', () => {
+    const err = rejection(() => validateData(FIELDS, { count: 'x', agree: 'yes', extra: 1 }, LAX));
+    expect(err.details.errors?.map((e) => e.field)).toEqual(['count', 'agree']);
+    const opts = rejection(() =>
+      validateData(FIELDS, { count: 'x' }, { ...LAX, locale: 'xx-!!', timezone: 'Mars/Base' }),
+    );
+    expect(opts.details.errors?.map((e) => e.field)).toEqual(['options.locale', 'options.timezone', 'count']);
+  });
+
+  it('does not call a refused required field missing', () => {
+    const err = rejection(() => validateData([field('must', 'number', { required: true })], { must: 'x' }, STRICT));
+    expect(err.details.errors?.map((e) => e.field)).toEqual(['must']);
+  });
+
+  it('lists at most 100 problems and counts the rest in the message', () => {
+    const data = Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`k${i}`, i]));
+    const err = rejection(() => validateData(FIELDS, data, STRICT));
+    expect(err.details.errors).toHaveLength(100);
+    expect(err.message).toContain('(and 249 more problems: see details.errors)');
   });
 });

@@ -28,6 +28,17 @@ describe('configuration', () => {
     }
   });
 
+  it('defaults renders to fr-FR / Europe/Paris; DEFAULT_LOCALE and DEFAULT_TIMEZONE change that, checked', () => {
+    expect(loadConfig({}).renderDefaults).toEqual({ locale: 'fr-FR', timezone: 'Europe/Paris' });
+    expect(loadConfig({ DEFAULT_LOCALE: 'en-GB', DEFAULT_TIMEZONE: 'UTC' }).renderDefaults).toEqual({
+      locale: 'en-GB',
+      timezone: 'UTC',
+    });
+    expect(() => loadConfig({ DEFAULT_LOCALE: 'xx-!!', DEFAULT_TIMEZONE: 'Mars/Base' })).toThrow(
+      /DEFAULT_LOCALE[\s\S]*DEFAULT_TIMEZONE/,
+    );
+  });
+
   it('sizes the caches from the environment, the template cache a quarter of a worker by default', () => {
     expect(loadConfig({}).caches).toMatchObject({
       templateEntries: 32,

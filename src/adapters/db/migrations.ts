@@ -388,6 +388,15 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // Render defaults a template sets for its renders (null: the operator's DEFAULT_LOCALE / DEFAULT_TIMEZONE,
+  // whose own defaults are the reference's fr-FR / Europe/Paris); a request's options win over them.
+  '0008_locale_defaults': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('templates').addColumn('default_locale', 'text').execute();
+      await db.schema.alterTable('templates').addColumn('default_timezone', 'text').execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

@@ -39,6 +39,9 @@ export interface TemplatesTable {
   analysis: string;
   /** the team's FieldSettings (keys, defaults, rules) by PDF field name, as JSON; '{}' when none */
   field_settings: string;
+  /** the template's render locale and time zone when a request gives none; null: the operator's */
+  default_locale?: string | null;
+  default_timezone?: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../adapters/db/database.js';
+import { listPage, type PageRequest } from '../../adapters/db/paged-list.js';
 import { preparedQuery } from '../../adapters/db/prepared-query.js';
 import type { ApiKeysTable } from '../../adapters/db/schema.js';
 
@@ -12,7 +13,7 @@ export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
 }
 
 /** The account's keys, newest first, revoked ones included. */
-export async function listApiKeyRows(db: Db, accountId: string): Promise<ApiKeyRow[]> {
+export async function listAllApiKeyRows(db: Db, accountId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')
     .selectAll()
@@ -20,6 +21,11 @@ export async function listApiKeyRows(db: Db, accountId: string): Promise<ApiKeyR
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+/** A page of the account's keys, newest first, revoked ones included. */
+export async function listApiKeyRows(db: Db, accountId: string, page: PageRequest) {
+  return listPage(db.selectFrom('api_keys').where('account_id', '=', accountId), (q) => q.selectAll(), page);
 }
 
 /** API keys held: revoked keys free their slot. */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.js';
+import type { PageRequest } from '../../adapters/db/paged-list.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { Lru } from '../../lib/lru.js';
@@ -9,6 +10,7 @@ import {
   findActiveKey,
   findKeyRevocation,
   insertApiKey,
+  listAllApiKeyRows,
   listApiKeyRows,
   revokeKeyRow,
   touchKeyRow,
@@ -80,8 +82,15 @@ export async function createApiKey(
   });
 }
 
+/** A page of the account's keys, newest first, revoked ones included (GET /v1/api-keys). */
+export async function listApiKeyPage(deps: Pick<Deps, 'db'>, accountId: string, page: PageRequest) {
+  const { rows, meta } = await listApiKeyRows(deps.db, accountId, page);
+  return { data: rows.map(toView), meta };
+}
+
+/** Every key of the account, newest first (the operator's `keys list`). */
 export async function listApiKeys(deps: Pick<Deps, 'db'>, accountId: string): Promise<ApiKeyView[]> {
-  return (await listApiKeyRows(deps.db, accountId)).map(toView);
+  return (await listAllApiKeyRows(deps.db, accountId)).map(toView);
 }
 
 /** Revocation is immediate and final; revoking twice answers the same 204. */

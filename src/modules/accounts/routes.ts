@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { dataResponse, errorResponse, type Named, named, NoContent, ref } from '../../http/openapi.js';
-import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
+import { dataResponse, errorResponse, type Named, named, NoContent, pageResponse, ref } from '../../http/openapi.js';
+import { CursorPageQuery, pageRequest } from '../../http/pagination.js';
+import { createApiKey, listApiKeyPage, revokeApiKey } from './api-keys.js';
 import { getUsage } from './usage.js';
 
 const Limit = named('UsageLimit', Type.Object({ used: Type.Integer(), limit: Type.Integer() }));
@@ -49,7 +50,7 @@ const ApiKeyCreate = named(
   'ApiKeyCreate',
   Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
 );
-const ApiKeyList = named('ApiKeyList', Type.Object({ data: Type.Array(ref(ApiKeySchema)) }));
+const ApiKeyList = pageResponse(ApiKeySchema);
 const UsageResponse = dataResponse(UsageSchema);
 const ApiKeyCreatedResponse = dataResponse(ApiKeyCreated);
 
@@ -87,11 +88,12 @@ export const accountRoutes =
         schema: {
           tags: ['api-keys'],
           operationId: 'listApiKeys',
-          summary: 'List the API keys of the account (never the secrets)',
-          response: { 200: ref(ApiKeyList, 'All the keys, revoked ones included') },
+          summary: 'List the API keys of the account (never the secrets), newest first',
+          querystring: CursorPageQuery,
+          response: { 200: ref(ApiKeyList, 'A page of keys, revoked ones included'), 422: errorResponse() },
         },
       },
-      async (request) => ({ data: await listApiKeys(deps, request.auth.accountId) }),
+      async (request) => listApiKeyPage(deps, request.auth.accountId, pageRequest(request.query)),
     );
 
     app.post(

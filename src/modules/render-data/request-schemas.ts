@@ -9,8 +9,23 @@ export const RenderOptions = named(
   Type.Object(
     {
       flatten: Type.Optional(Type.Boolean({ default: true, description: 'Flatten the fields into page content' })),
-      locale: Type.Optional(Type.String({ default: 'fr-FR', maxLength: 64, description: 'Locale for dates' })),
-      timezone: Type.Optional(Type.String({ default: 'Europe/Paris', maxLength: 64, description: 'IANA time zone' })),
+      // no schema default: a missing locale or time zone is the template's, else the server's (render-defaults.ts)
+      locale: Type.Optional(
+        Type.String({
+          maxLength: 64,
+          description:
+            "BCP 47 locale for dates and numbers. When left out: the template's `locale`, else the server's DEFAULT_LOCALE (fr-FR unless the operator set another)",
+          examples: ['fr-FR'],
+        }),
+      ),
+      timezone: Type.Optional(
+        Type.String({
+          maxLength: 64,
+          description:
+            "IANA time zone that date-times are converted to. When left out: the template's `timezone`, else the server's DEFAULT_TIMEZONE (Europe/Paris unless the operator set another)",
+          examples: ['Europe/Paris'],
+        }),
+      ),
       watermark: Type.Optional(
         Type.Union([Type.Boolean(), Type.Literal('auto')], { default: 'auto', description: 'auto: as the plan says' }),
       ),

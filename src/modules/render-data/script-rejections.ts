@@ -40,6 +40,8 @@ export function scriptRejectionWarnings(
       received: JSON.stringify(clip(first.r.value)),
       errors: named.map(({ key, r }) => ({
         field: key,
+        expected: "a value the form's own validation accepts",
+        received: JSON.stringify(clip(r.value)),
         value: clip(r.value),
         message: r.message?.trim() ? clip(r.message.trim(), 300) : "refused by the form's own check",
       })),

@@ -32,7 +32,7 @@ import type { AnalysedField, FillValue } from '../../pdf/types.js';
 import type { TemplateField } from './template-field.js';
 import { isSupportedLocale, isValidTimeZone, localeDateShape } from './date-parse.js';
 import { formatDateValue, formatNumberValue, formatTextValue, type FormatContext } from './format-value.js';
-import { DataValidationError } from '../../errors.js';
+import { DataValidationError, type ValidationProblem } from '../../errors.js';
 
 export interface ValidateOptions {
   strict: boolean;
@@ -316,54 +316,102 @@ function closedBecause(f: TemplateField, calculating: boolean): 'hidden' | 'comp
   return undefined;
 }
 
-/** The strict-mode refusal of data for computed fields: every key at once, in details.errors. */
-function computedRefusal(keys: string[]): DataValidationError {
-  const why = 'the form computes it (send options.calculate: false to fill it yourself)';
-  const more = keys.length > 1 ? ` (and ${keys.length - 1} more: see details.errors)` : '';
-  return new DataValidationError(
-    {
-      field: keys[0],
-      expected: 'no value (the form computes the field)',
-      received: 'a value',
-      errors: keys.map((field) => ({ field, message: `Field "${field}" cannot be sent: ${why}` })),
-    },
-    `Field "${keys[0]}" is computed by the form and cannot be sent: ${why}${more}`,
-  );
+const COMPUTED_WHY = 'the form computes it (send options.calculate: false to fill it yourself)';
+
+/** At most this many problems are listed in one VALIDATION_ERROR (the message counts the rest). */
+const MAX_PROBLEMS = 100;
+
+/**
+ * The problems of one request, gathered instead of stopping at the first: every refused key is reported
+ * in one answer (`details.errors`, the first also as `details.field/expected/received`).
+ */
+class Problems {
+  readonly list: ValidationProblem[] = [];
+  count = 0;
+
+  /** Runs `check`; a DataValidationError it throws becomes one problem (or its own list of them). */
+  collect(check: () => void): void {
+    try {
+      check();
+    } catch (err) {
+      if (!(err instanceof DataValidationError)) throw err;
+      const { field, expected, received } = err.details;
+      for (const p of err.details.errors ?? [{ field, expected, received, message: err.message }]) this.add(p);
+    }
+  }
+
+  add(p: ValidationProblem): void {
+    if (this.list.length < MAX_PROBLEMS) this.list.push(p);
+    this.count++;
+  }
+
+  /** Throws them all as one DataValidationError, if there is any. */
+  throwAny(): void {
+    const [first] = this.list;
+    if (!first) return;
+    const n = this.count - 1;
+    const more = n > 0 ? ` (and ${n} more problem${n > 1 ? 's' : ''}: see details.errors)` : '';
+    throw new DataValidationError(
+      { field: first.field, expected: first.expected, received: first.received, errors: this.list },
+      `${first.message}${more}`,
+    );
+  }
 }
 
-function checkOptions(options: ValidateOptions): void {
+function checkOptions(options: ValidateOptions, problems: Problems): void {
   if (!isSupportedLocale(options.locale)) {
-    fail(
-      'options.locale',
-      'BCP 47 locale tag, e.g. "fr-FR"',
-      quote(String(options.locale)),
-      `Unknown locale ${quote(String(options.locale))}: expected a BCP 47 tag such as "fr-FR" or "en-US"`,
+    problems.collect(() =>
+      fail(
+        'options.locale',
+        'BCP 47 locale tag, e.g. "fr-FR"',
+        quote(String(options.locale)),
+        `Unknown locale ${quote(String(options.locale))}: expected a BCP 47 tag such as "fr-FR" or "en-US"`,
+      ),
     );
   }
   if (!isValidTimeZone(options.timezone)) {
-    fail(
-      'options.timezone',
-      'IANA time zone, e.g. "Europe/Paris"',
-      quote(String(options.timezone)),
-      `Unknown time zone ${quote(String(options.timezone))}: expected an IANA name such as "Europe/Paris" or "UTC"`,
+    problems.collect(() =>
+      fail(
+        'options.timezone',
+        'IANA time zone, e.g. "Europe/Paris"',
+        quote(String(options.timezone)),
+        `Unknown time zone ${quote(String(options.timezone))}: expected an IANA name such as "Europe/Paris" or "UTC"`,
+      ),
     );
   }
 }
 
 /**
  * Checks render `data` against the template's fields and turns it into engine values.
- * Throws DataValidationError (422 VALIDATION_ERROR); returns warnings for what non-strict mode forgave.
+ * Throws DataValidationError (422 VALIDATION_ERROR) naming every problem at once; returns warnings for what
+ * non-strict mode forgave.
  */
 export function validateData(fields: TemplateField[], data: unknown, options: ValidateOptions): ValidatedData {
-  checkOptions(options);
+  const problems = new Problems();
+  checkOptions(options, problems);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    fail('data', 'object', jsonType(data), `"data" must be a JSON object of field values, received ${jsonType(data)}`);
+    problems.collect(() =>
+      fail(
+        'data',
+        'object',
+        jsonType(data),
+        `"data" must be a JSON object of field values, received ${jsonType(data)}`,
+      ),
+    );
+    problems.throwAny();
   }
+  // the options' problems are reported with the data's; formatting below needs a usable locale and zone
+  const usable = problems.count === 0;
 
   const warnings: string[] = [];
   let dropped = 0;
   const warn = (message: string) => (warnings.length < MAX_WARNINGS ? warnings.push(message) : dropped++);
-  const ctx: Ctx = { strict: options.strict, locale: options.locale, timezone: options.timezone, warn };
+  const ctx: Ctx = {
+    strict: options.strict,
+    locale: usable ? options.locale : 'en-US',
+    timezone: usable ? options.timezone : 'UTC',
+    warn,
+  };
 
   const byName = new Map<string, TemplateField>();
   const byOriginal = new Map<string, TemplateField>();
@@ -374,12 +422,14 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
 
   const values: Record<string, FillValue> = Object.create(null);
   const calculating = options.calculate !== false;
-  const computedKeys: string[] = [];
   const unknownKeys: string[] = [];
   const keyOf = new Map<TemplateField, string>();
   const record = data as Record<string, unknown>;
   for (const rawKey of Object.keys(record)) {
     const key = clip(rawKey, 100);
+    problems.collect(() => takeKey(rawKey, key));
+  }
+  function takeKey(rawKey: string, key: string): void {
     const field = byName.get(rawKey) ?? byOriginal.get(rawKey);
     if (!field) {
       const former = options.formerKeys?.get(rawKey);
@@ -387,7 +437,7 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
       if (ctx.strict) fail(key, 'a field of the template', 'unknown field', `Unknown field "${key}"${was}`);
       warn(`Unknown field "${key}" ignored${was}`);
       unknownKeys.push(rawKey);
-      continue;
+      return;
     }
     const earlier = keyOf.get(field);
     if (earlier !== undefined) {
@@ -413,12 +463,18 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
       if (ctx.strict)
         fail(key, 'no value (the field is hidden)', jsonType(value), `Field "${key}" is hidden and cannot be filled`);
       warn(`Field "${key}" is hidden; its value was ignored`);
-      continue;
+      return;
     }
     if (closed === 'computed') {
-      if (ctx.strict) computedKeys.push(key);
-      else warn(`COMPUTED_FIELD_IGNORED: Field "${key}" is computed by the form; its value was ignored`);
-      continue;
+      if (ctx.strict)
+        fail(
+          key,
+          'no value (the form computes the field)',
+          'a value',
+          `Field "${key}" is computed by the form and cannot be sent: ${COMPUTED_WHY}`,
+        );
+      warn(`COMPUTED_FIELD_IGNORED: Field "${key}" is computed by the form; its value was ignored`);
+      return;
     }
     if (closed === 'read-only') {
       if (ctx.strict)
@@ -429,11 +485,10 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
           `Field "${key}" is read-only and cannot be filled`,
         );
       warn(`Field "${key}" is read-only; its value was ignored`);
-      continue;
+      return;
     }
     values[field.pdfMeta.originalName] = fillValue(key, field, value, ctx);
   }
-  if (computedKeys.length > 0) throw computedRefusal(computedKeys);
 
   // the template's own values: constants always, defaults where the data omitted the key. They were checked
   // when saved, but their formatted length depends on the render's locale ("12,345,678" is "1,23,45,678" in
@@ -448,10 +503,18 @@ export function validateData(fields: TemplateField[], data: unknown, options: Va
     if (!f.required || closedBecause(f, calculating)) continue;
     const given = values[f.pdfMeta.originalName];
     if (given !== undefined && given.kind !== 'clear') continue;
+    if (given === undefined && keyOf.has(f)) continue; // sent but refused: reported already
     const received = given === undefined ? 'nothing' : 'null';
-    if (ctx.strict) fail(f.name, 'a value (the field is required)', received, `Required field "${f.name}" is missing`);
-    warn(`Required field "${f.name}" is missing`);
+    if (ctx.strict)
+      problems.add({
+        field: f.name,
+        expected: 'a value (the field is required)',
+        received,
+        message: `Required field "${f.name}" is missing`,
+      });
+    else warn(`Required field "${f.name}" is missing`);
   }
+  problems.throwAny();
 
   if (dropped > 0) warnings.push(`${dropped} more warnings not listed`);
   return { values, warnings, unknownKeys };

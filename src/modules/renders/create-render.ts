@@ -29,6 +29,7 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /** A render accepted asynchronously: GET /renders/:id follows it; render.completed / render.failed report it. */
 export interface AcceptedRender {
+  id: string;
   renderId: string;
   status: 'pending';
   downloadUrl: null;
@@ -94,6 +95,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   if (isAsync) {
     deps.jobs.wake();
     return {
+      id,
       renderId: id,
       status: 'pending',
       downloadUrl: null,
@@ -169,6 +171,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
 
   deps.metrics.render('completed', durationMs / 1000);
   return {
+    id,
     renderId: id,
     status: 'completed' as const,
     downloadUrl: (await downloadUrlFor(deps, { id, blob_key: blobKey, template_name: template.name }))!,

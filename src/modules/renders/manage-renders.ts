@@ -10,6 +10,8 @@ export interface RenderFilter {
   limit: number;
   templateId?: string;
   status?: 'pending' | 'completed' | 'failed';
+  /** a render id of this list: the page starts just after it */
+  startingAfter?: string;
 }
 
 /** Newest first (createdAt desc, id desc), pending ones included; deleted and expired renders are not listed. */

@@ -167,6 +167,8 @@ export interface RenderListFilter {
   templateId?: string;
   /** one status; when absent, `statuses` (default: every status but pending) */
   status?: RenderStatus;
+  /** a render id of this list: the page starts just after it */
+  startingAfter?: string;
 }
 
 /** Newest first (createdAt desc, id desc), not deleted, not expired, every status unless one is asked; with the total. */

@@ -1,3 +1,4 @@
+import { renderLocale } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import type { Db } from '../../adapters/db/database.js';
 import { PdfEngineError } from '../../pdf/types.js';
@@ -55,27 +56,26 @@ export type TemplateMemo = Map<string, LoadedTemplate>;
 
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
-  deps: Pick<Deps, 'db' | 'plans' | 'caches'>,
+  deps: Pick<Deps, 'db' | 'plans' | 'caches' | 'config'>,
   account: { id: string; plan: PlanName },
   input: CreateRenderInput,
   memo?: TemplateMemo,
 ): Promise<PreparedRender> {
   const plan = deps.plans[account.plan];
-  const options = {
-    flatten: true,
-    locale: 'fr-FR',
-    timezone: 'Europe/Paris',
-    watermark: 'auto' as const,
-    strict: false,
-    calculate: true,
-    ...input.options,
-  };
   let loaded = memo?.get(input.templateId);
   if (!loaded) {
     loaded = await loadTemplateForRender(deps, account.id, input.templateId);
     memo?.set(input.templateId, loaded);
   }
   const { template, analysis, fields } = loaded;
+  const options = {
+    flatten: true,
+    watermark: 'auto' as const,
+    strict: false,
+    calculate: true,
+    ...input.options,
+    ...renderLocale(deps.config.renderDefaults, template, input.options),
+  };
   const { values, warnings } = await validateForTemplate(
     deps.db,
     { accountId: account.id, templateId: template.id },

@@ -12,6 +12,7 @@ import {
   ref,
   IdParams,
 } from '../../http/openapi.js';
+import { CursorPageQuery } from '../../http/pagination.js';
 import { hashBody, idempotent, type ReplayCodec } from '../../http/idempotency.js';
 import { createRender } from './create-render.js';
 import { deleteRender, getRender, listRenders } from './manage-renders.js';
@@ -21,7 +22,8 @@ const Render = named(
   'Render',
   Type.Object(
     {
-      renderId: Type.String(),
+      id: Type.String({ description: 'The render id, as GET /v1/renders/{id} and the render list name it' }),
+      renderId: Type.String({ description: 'The same id, under the name the reference gives it at creation' }),
       status: Type.String({
         description:
           'completed (201), or pending (202: accepted asynchronously); a failed render is an error answer, not a Render',
@@ -106,7 +108,8 @@ function replayWithFreshLink(deps: Deps, accountId: string): ReplayCodec {
     restore: async (stored) => {
       const data = (stored as Created).data;
       const fresh = await getRender(deps, accountId, data.renderId);
-      return { data: { ...data, downloadUrl: fresh.downloadUrl, expiresIn: fresh.expiresIn } };
+      // answers stored before `id` joined `renderId` get it too
+      return { data: { ...data, id: data.renderId, downloadUrl: fresh.downloadUrl, expiresIn: fresh.expiresIn } };
     },
   };
 }
@@ -176,8 +179,7 @@ export const renderRoutes =
           summary: 'List renders, newest first (every status unless `status` is given)',
           querystring: Type.Object(
             {
-              page: Type.Integer({ minimum: 1, default: 1 }),
-              limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+              ...CursorPageQuery.properties,
               templateId: Type.Optional(Type.String({ maxLength: 100 })),
               status: Type.Optional(
                 Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
@@ -188,7 +190,10 @@ export const renderRoutes =
           response: { 200: ref(RenderList, 'A page of renders'), 422: errorResponse() },
         },
       },
-      async (request) => listRenders(deps, request.auth.accountId, request.query),
+      async (request) => {
+        const { starting_after, ...filter } = request.query;
+        return listRenders(deps, request.auth.accountId, { ...filter, startingAfter: starting_after });
+      },
     );
 
     app.get(

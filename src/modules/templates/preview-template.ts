@@ -1,3 +1,4 @@
+import { renderLocale } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import type { RenderOptions } from '../renders/create-render.js';
 import { loadTemplate, parseAnalysis } from './template-view.js';
@@ -20,16 +21,15 @@ export async function previewTemplate(
   templateId: string,
   input: { data: Record<string, unknown>; options?: RenderOptions },
 ): Promise<{ chunks: readonly Uint8Array[]; warnings: string[] }> {
+  deps.engine.admit?.(); // under overload, shed before any work, as a render does
+  const template = await loadTemplate(deps, accountId, templateId);
   const options = {
     flatten: true,
-    locale: 'fr-FR',
-    timezone: 'Europe/Paris',
     strict: false,
     calculate: true,
     ...input.options,
+    ...renderLocale(deps.config.renderDefaults, template, input.options),
   };
-  deps.engine.admit?.(); // under overload, shed before any work, as a render does
-  const template = await loadTemplate(deps, accountId, templateId);
   const analysis = parseAnalysis(deps, template);
   const fields = effectiveFields(analysis.fields, parseFieldSettings(template.field_settings));
   const { values, warnings } = await validateForTemplate(deps.db, { accountId, templateId }, fields, input.data, {

@@ -11,7 +11,10 @@ import type { FieldSettings } from './field-settings.js';
 export type TemplateRow = TemplatesTable;
 
 /** What a render needs of its template row (its analysis comes parsed, beside it). */
-export type RenderTemplate = Pick<TemplateRow, 'id' | 'name' | 'version' | 'blob_key'>;
+export type RenderTemplate = Pick<
+  TemplateRow,
+  'id' | 'name' | 'version' | 'blob_key' | 'default_locale' | 'default_timezone'
+>;
 
 /** A template's file as PUT /templates/:id/file replaces it. */
 export type TemplateFileColumns = Pick<
@@ -36,7 +39,7 @@ export async function findTemplate(db: Db, accountId: string, id: string): Promi
 const renderTemplateRow = preparedQuery((db, v: { id: string; accountId: string }) =>
   db
     .selectFrom('templates')
-    .select(['id', 'name', 'version', 'blob_key', 'field_settings'])
+    .select(['id', 'name', 'version', 'blob_key', 'field_settings', 'default_locale', 'default_timezone'])
     .where('id', '=', v.id)
     .where('account_id', '=', v.accountId),
 );
@@ -86,6 +89,8 @@ export async function listTemplateRows(db: Db, accountId: string, page: PageRequ
         'page_count',
         'is_frozen',
         'version',
+        'default_locale',
+        'default_timezone',
         'created_at',
         'updated_at',
       ]),
@@ -108,7 +113,9 @@ export async function updateTemplateRow(
   db: Db,
   accountId: string,
   id: string,
-  changes: Partial<Pick<TemplateRow, 'name' | 'description' | 'is_frozen' | 'updated_at'>>,
+  changes: Partial<
+    Pick<TemplateRow, 'name' | 'description' | 'is_frozen' | 'updated_at' | 'default_locale' | 'default_timezone'>
+  >,
   unfrozenOnly: boolean,
 ): Promise<boolean> {
   let q = db.updateTable('templates').set(changes).where('id', '=', id).where('account_id', '=', accountId);

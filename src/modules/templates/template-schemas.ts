@@ -18,6 +18,14 @@ export const Template = named(
       fieldCount: Type.Integer(),
       isFrozen: Type.Boolean(),
       version: Type.Integer(),
+      locale: Type.Union([Type.String(), Type.Null()], {
+        description:
+          "Locale of this template's renders when a request gives none; null: the server's (DEFAULT_LOCALE, fr-FR)",
+      }),
+      timezone: Type.Union([Type.String(), Type.Null()], {
+        description:
+          "Time zone of this template's renders when a request gives none; null: the server's (DEFAULT_TIMEZONE, Europe/Paris)",
+      }),
       createdAt: Type.String({ format: 'date-time' }),
       updatedAt: Type.String({ format: 'date-time' }),
     },
@@ -246,6 +254,18 @@ export const TemplatePatch = named(
       name: Type.Optional(Type.String()),
       description: Type.Optional(Type.String()),
       isFrozen: Type.Optional(Type.Boolean()),
+      locale: Type.Optional(
+        Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+          description:
+            "BCP 47 locale of the template's renders when a request gives none (e.g. en-US); null: the server's",
+        }),
+      ),
+      timezone: Type.Optional(
+        Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+          description:
+            "IANA time zone of the template's renders when a request gives none (e.g. UTC); null: the server's",
+        }),
+      ),
     },
     { additionalProperties: false, description: 'The properties to change; the others keep their value' },
   ),

@@ -1,5 +1,5 @@
 import type { Db } from '../../adapters/db/database.js';
-import type { PageMeta, PageRequest } from '../../adapters/db/paged-list.js';
+import { pageOf, type PageMeta, type PageRequest } from '../../adapters/db/paged-list.js';
 import type { TemplateVersionsTable } from '../../adapters/db/schema.js';
 
 // The one owner of the `template_versions` table: every statement on it lives here, account-scoped.
@@ -147,15 +147,13 @@ export async function listTemplateVersionPage(
       .selectAll()
       .$if(startingAfter !== undefined, (q) => q.where('version', '<', startingAfter!))
       .orderBy('version', 'desc')
-      .limit(page.limit)
+      .limit(page.limit + 1)
       .offset((page.page - 1) * page.limit)
       .execute(),
     filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return {
-    rows: rows.map(toVersion),
-    meta: { page: page.page, limit: page.limit, total: Number(total.n) },
-  };
+  const { rows: kept, meta } = pageOf(rows, page, Number(total.n), (row) => String(row.version));
+  return { rows: kept.map(toVersion), meta };
 }
 
 /** With the template (in its deleting transaction). */

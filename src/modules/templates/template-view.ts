@@ -24,6 +24,9 @@ export interface TemplateView {
   fieldCount: number;
   isFrozen: boolean;
   version: number;
+  /** the render locale and time zone when a request gives none; null: the server's default */
+  locale: string | null;
+  timezone: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -41,6 +44,8 @@ export function toTemplateView(
     fieldCount: row.field_count,
     isFrozen: Boolean(row.is_frozen),
     version: row.version,
+    locale: row.default_locale ?? null,
+    timezone: row.default_timezone ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -82,7 +87,14 @@ export async function loadTemplateForRender(
   const cached = head && deps.caches.analyses.get(head.blob_key);
   const row = cached ? head : await loadTemplate(deps, accountId, templateId);
   const analysis = cached ?? parseAnalysis(deps, row as TemplateRow);
-  const template: RenderTemplate = { id: row.id, name: row.name, version: row.version, blob_key: row.blob_key };
+  const template: RenderTemplate = {
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    blob_key: row.blob_key,
+    default_locale: row.default_locale ?? null,
+    default_timezone: row.default_timezone ?? null,
+  };
   return { template, analysis, fields: effectiveFields(analysis.fields, parseFieldSettings(row.field_settings)) };
 }
 

@@ -1,3 +1,4 @@
+import type { PageRequest } from '../../adapters/db/paged-list.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
@@ -28,7 +29,7 @@ export async function listDeliveries(
   deps: DeliveryDeps,
   account: Account,
   endpointId: string,
-  query: { page: number; limit: number; status?: string },
+  query: PageRequest & { status?: string },
 ) {
   requireWebhooks(deps, account.plan);
   await loadEndpoint(deps, account.id, endpointId);

@@ -1,3 +1,4 @@
+import type { PageRequest } from '../../adapters/db/paged-list.js';
 import type { Deps } from '../../deps.js';
 import { AppError, validationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
@@ -116,9 +117,9 @@ export async function createEndpoint(
 }
 
 /** Newest first. */
-export async function listEndpoints(deps: EndpointDeps, account: Account, page: number, limit: number) {
+export async function listEndpoints(deps: EndpointDeps, account: Account, page: PageRequest) {
   requireWebhooks(deps, account.plan);
-  const { rows, meta } = await listEndpointRows(deps.db, account.id, { page, limit });
+  const { rows, meta } = await listEndpointRows(deps.db, account.id, page);
   const now = deps.clock.now();
   return { data: rows.map((r) => toEndpointView(r, now)), meta };
 }
@@ -128,11 +129,10 @@ export async function listEndpointLog(
   deps: Pick<Deps, 'db'>,
   accountId: string,
   endpointId: string,
-  page: number,
-  limit: number,
+  page: PageRequest,
 ) {
   await loadEndpoint(deps, accountId, endpointId);
-  const { rows, meta } = await listEndpointLogRows(deps.db, accountId, endpointId, { page, limit });
+  const { rows, meta } = await listEndpointLogRows(deps.db, accountId, endpointId, page);
   return { data: rows.map(toLogView), meta };
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { PageQuery } from '../../http/pagination.js';
+import { CursorPageQuery, pageRequest } from '../../http/pagination.js';
 import {
   dataResponse,
   errorResponse,
@@ -191,11 +191,11 @@ export const webhookRoutes =
           tags,
           operationId: 'listWebhookEndpoints',
           summary: 'List webhook endpoints, newest first',
-          querystring: PageQuery,
+          querystring: CursorPageQuery,
           response: { 200: ref(EndpointList, 'A page of endpoints'), ...Errors },
         },
       },
-      async (request) => listEndpoints(deps, account(request), request.query.page, request.query.limit),
+      async (request) => listEndpoints(deps, account(request), pageRequest(request.query)),
     );
 
     app.get(
@@ -287,7 +287,7 @@ export const webhookRoutes =
           params: IdParams,
           querystring: Type.Object(
             {
-              ...PageQuery.properties,
+              ...CursorPageQuery.properties,
               status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
             },
             { additionalProperties: false },
@@ -295,7 +295,11 @@ export const webhookRoutes =
           response: { 200: ref(DeliveryList, 'A page of deliveries'), ...Errors },
         },
       },
-      async (request) => listDeliveries(deps, account(request), request.params.id, request.query),
+      async (request) =>
+        listDeliveries(deps, account(request), request.params.id, {
+          ...pageRequest(request.query),
+          status: request.query.status,
+        }),
     );
 
     app.get(
@@ -306,12 +310,11 @@ export const webhookRoutes =
           operationId: 'listWebhookEndpointLog',
           summary: "The endpoint's own log: created, changed, secret rotated, disabled, enabled",
           params: IdParams,
-          querystring: PageQuery,
+          querystring: CursorPageQuery,
           response: { 200: ref(LogList, 'A page of log entries'), ...Errors },
         },
       },
-      async (request) =>
-        listEndpointLog(deps, request.auth.accountId, request.params.id, request.query.page, request.query.limit),
+      async (request) => listEndpointLog(deps, request.auth.accountId, request.params.id, pageRequest(request.query)),
     );
 
     app.get(

@@ -5,6 +5,31 @@ import { formatBytes } from '../format.js';
 import { openPdf, type PDFDocumentProxy } from '../pdf.js';
 import { BASE, linkClick } from '../router.js';
 
+/** Locales and time zones offered in Try it; the API accepts any BCP 47 tag and IANA zone. */
+const LOCALES = [
+  'fr-FR',
+  'en-US',
+  'en-GB',
+  'de-DE',
+  'es-ES',
+  'it-IT',
+  'nl-NL',
+  'pt-BR',
+  'ja-JP',
+  'zh-CN',
+  'ar-EG',
+  'hi-IN',
+];
+const TIME_ZONES = [
+  'Europe/Paris',
+  'UTC',
+  'Europe/London',
+  'America/New_York',
+  'America/Los_Angeles',
+  'Asia/Tokyo',
+  'Australia/Sydney',
+];
+
 /** How long typing must pause before a preview is asked for. */
 const DEBOUNCE_MS = 400;
 
@@ -47,6 +72,9 @@ export function TryIt(props: {
   const [raw, setRaw] = useState<Record<string, Raw>>({});
   const [strict, setStrict] = useState(false);
   const [flatten, setFlatten] = useState(true);
+  // '' leaves the choice to the template, else the server (fr-FR / Europe/Paris unless configured)
+  const [locale, setLocale] = useState('');
+  const [timezone, setTimezone] = useState('');
   const [status, setStatus] = useState<'idle' | 'waiting' | 'loading' | 'ready' | 'invalid' | 'failed'>('idle');
   const [problems, setProblems] = useState<Record<string, FieldProblem>>({});
   const [general, setGeneral] = useState<{ error: unknown; warnings: string[] }>({ error: null, warnings: [] });
@@ -59,7 +87,7 @@ export function TryIt(props: {
   const shown = useRef<PDFDocumentProxy | null>(null);
 
   const data = toData(fields, raw);
-  const options = { strict, flatten };
+  const options = { strict, flatten, ...(locale ? { locale } : {}), ...(timezone ? { timezone } : {}) };
   const body = JSON.stringify({ data, options });
 
   // Live preview: debounced; only the latest answer is shown, older requests are cancelled.
@@ -204,6 +232,32 @@ export function TryIt(props: {
             onChange={(e) => setFlatten((e.target as HTMLInputElement).checked)}
           />{' '}
           Flatten (fields no longer editable)
+        </label>
+        <label>
+          Locale{' '}
+          <select value={locale} onChange={(e) => setLocale((e.target as HTMLSelectElement).value)}>
+            <option value="">
+              {template.locale ? `Template's (${template.locale})` : 'Default (fr-FR unless set)'}
+            </option>
+            {LOCALES.map((l) => (
+              <option key={l} value={l}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Time zone{' '}
+          <select value={timezone} onChange={(e) => setTimezone((e.target as HTMLSelectElement).value)}>
+            <option value="">
+              {template.timezone ? `Template's (${template.timezone})` : 'Default (Europe/Paris unless set)'}
+            </option>
+            {TIME_ZONES.map((z) => (
+              <option key={z} value={z}>
+                {z}
+              </option>
+            ))}
+          </select>
         </label>
       </div>
       <ul class="field-list inputs">
