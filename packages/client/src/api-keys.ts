@@ -5,7 +5,18 @@ import type { ApiKey, ApiKeyCreated } from './types.js';
 /** client.apiKeys: the account's keys. */
 export function apiKeysApi({ raw }: Context) {
   return {
-    list: (): Promise<ApiKey[]> => unwrap(raw.GET('/v1/api-keys')).then((r) => r.data),
+    /** Every key: the API answers in pages, walked here (an account has few keys). */
+    list: async (): Promise<ApiKey[]> => {
+      const all: ApiKey[] = [];
+      let after: string | undefined;
+      do {
+        const query = after ? { limit: 100, starting_after: after } : { limit: 100 };
+        const page = await unwrap(raw.GET('/v1/api-keys', { params: { query } }));
+        all.push(...page.data);
+        after = page.meta.hasMore ? (page.meta.nextCursor ?? undefined) : undefined;
+      } while (after);
+      return all;
+    },
     /** A new key; its secret (`key`) is in this answer only. */
     create: (name?: string): Promise<ApiKeyCreated> =>
       unwrap(raw.POST('/v1/api-keys', name === undefined ? {} : { body: { name } })).then((r) => r.data),

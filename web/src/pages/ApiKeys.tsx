@@ -12,7 +12,18 @@ export function ApiKeysPage() {
   const [copied, setCopied] = useState(false);
 
   useEffect(() => {
-    api.get<{ data: ApiKey[] }>('/api-keys').then((r) => setKeys(r.data), setError);
+    // every key, page after page (the API answers 20 by default; an account has few)
+    const all: ApiKey[] = [];
+    const page = (after?: string): Promise<ApiKey[]> =>
+      api
+        .get<{ data: ApiKey[]; meta: { hasMore: boolean; nextCursor: string | null } }>(
+          `/api-keys?limit=100${after ? `&starting_after=${encodeURIComponent(after)}` : ''}`,
+        )
+        .then((r) => {
+          all.push(...r.data);
+          return r.meta.hasMore && r.meta.nextCursor ? page(r.meta.nextCursor) : all;
+        });
+    page().then(setKeys, setError);
   }, [reload]);
   const mine = storedKey()?.slice(0, 12);
 
