@@ -13,6 +13,7 @@ const ROUTES: [string, string, unknown?][] = [
   ['POST', '/v1/renders', { templateId: 'tpl_x', data: {} }],
   ['GET', '/v1/renders/rnd_x'],
   ['DELETE', '/v1/renders/rnd_x'],
+  ['POST', '/v1/renders/verify', {}],
   ['POST', '/v1/renders/batch', { items: [{ templateId: 'tpl_x', data: {} }] }],
   ['GET', '/v1/render-batches/bat_x'],
   ['GET', '/v1/templates'],
