@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { validationError } from '../../errors.js';
 import { protectPdf, type ProtectOptions } from '../../pdf/seal/protect.js';
+import { resolveSigningCertificate } from '../signing/resolve-certificate.js';
+import { signOutput } from '../signing/sign-output.js';
 
 // After the engine: what seals a render's file. Signing comes last, as the file's last revision;
 // every file gets its SHA-256, which POST /renders/verify looks up.
@@ -42,10 +44,8 @@ export async function checkSealOptions(
       'options.protect is only for synchronous renders: an async render or batch item would have to store its passwords, which are never stored',
     );
   if (sign === undefined || sign === false) return { protect };
-  throw validationError(
-    { field: 'options.sign', expected: 'false', received: JSON.stringify(sign) },
-    `options.sign: signing is not available yet (account ${accountId}, ${deps.clock.now().toISOString()})`,
-  );
+  const cert = await resolveSigningCertificate(deps, accountId, sign);
+  return { signWith: cert.id };
 }
 
 export function sha256Of(file: readonly Uint8Array[]): string {
@@ -55,13 +55,14 @@ export function sha256Of(file: readonly Uint8Array[]): string {
 }
 
 export async function sealOutput(
-  _deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config'>,
-  _accountId: string,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
+  accountId: string,
   seal: SealRequest,
   file: readonly Uint8Array[],
 ): Promise<SealedFile> {
   let out = file;
   if (seal.protect) out = [await protectPdf(Buffer.concat(out), seal.protect)];
+  if (seal.signWith) out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out))];
   return { file: out, sha256: sha256Of(out), protected: seal.protect !== undefined, signedWith: seal.signWith ?? null };
 }
 
