@@ -29,6 +29,7 @@ import type { AnalysisRow } from './analysis.js';
 import type { CliResult, MarksResult, UnicodeResult } from './extras.js';
 import { benchCombine, combineTargets, type CombineBench } from './combine.js';
 import type { ScriptsResult } from './scripts.js';
+import type { SigningResult } from './signing.js';
 import { benchFairness, fairnessTable, type FairnessBench } from './fairness.js';
 import type { FloorResult } from './floor.js';
 import {
@@ -76,6 +77,8 @@ const FORMS = (
   .map((s) => s.trim())
   .filter(Boolean);
 const LUX = 'luxembourg-certificat-salaire-160-2019.pdf';
+/** The small form the signing cost is measured on. */
+const SMALL = 'pdfjs-required-fields.pdf';
 /** Renders one fresh client fires at once in the overload check. */
 const BURST = 130;
 const IRS = 'irs-f1040-2010-prefilled.pdf';
@@ -274,6 +277,7 @@ function targets(
     analysis?: AnalysisRow[];
     combine?: CombineBench;
     scripts?: ScriptsResult;
+    signing?: SigningResult;
   },
   analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined,
   overload: Overload,
@@ -304,6 +308,12 @@ function targets(
     const ratio = extras.unicode.unicode.median / extras.unicode.latin.median;
     lines.push(
       `| Unicode render ≤ 2× Latin, fill+flatten (${LUX}: ${ms(extras.unicode.unicode.median)} vs ${ms(extras.unicode.latin.median)} ms) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2)} |`,
+    );
+  }
+  if (extras.signing) {
+    const added = extras.signing.signed.median - extras.signing.plain.median;
+    lines.push(
+      `| signing (PAdES B-B, RSA-2048, no time-stamp) adds ≤ 5 ms to a small form's fill+flatten (${SMALL}: ${ms(extras.signing.signed.median)} vs ${ms(extras.signing.plain.median)} ms) | ${ms(added)} ms | ${pass(added <= 5)} |`,
     );
   }
   if (extras.scripts) {
@@ -571,6 +581,7 @@ async function main() {
     analysis?: AnalysisRow[];
     combine?: CombineBench;
     scripts?: ScriptsResult;
+    signing?: SigningResult;
   } = {};
   const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
   if (process.env.BENCH_CORPUS !== '0') {
@@ -610,6 +621,12 @@ async function main() {
   if (lux) {
     log(`${LUX}: Unicode vs Latin`);
     extras.unicode = await benchUnicode(lux.bytes, lux.run.analysis, `${LUX}#unicode`, timing);
+  }
+  const small = prepared.find((p) => p.run.file === SMALL);
+  if (small) {
+    log(`${SMALL}: signing cost`);
+    const { benchSigning } = await import('./signing.js');
+    extras.signing = await benchSigning(small.bytes, small.run.analysis, `${SMALL}#signing`, timing);
   }
   log('form scripts: 50 calculated fields, scripts on vs off');
   extras.scripts = await (await import('./scripts.js')).benchScripts(timing);

@@ -23,6 +23,7 @@ import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
 import { dashboard } from './http/dashboard.js';
 import { webhookComponents, webhookRoutes } from './modules/webhooks/routes.js';
+import { signingComponents, signingRoutes } from './modules/signing/routes.js';
 import { batchComponents, batchRoutes } from './modules/batches/routes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -96,6 +97,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...renderComponents,
     ...batchComponents,
     ...webhookComponents,
+    ...signingComponents,
   ]);
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
@@ -142,6 +144,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         await api.register(renderRoutes(deps));
         await api.register(batchRoutes(deps));
         await api.register(webhookRoutes(deps));
+        await api.register(signingRoutes(deps));
       });
     },
     { prefix: '/v1' },

@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   WEBHOOK_ENDPOINT_LIMIT_REACHED: 403,
   WEBHOOK_ENDPOINT_NOT_FOUND: 404,
   WEBHOOK_DELIVERY_NOT_FOUND: 404,
+  SIGNING_CERTIFICATE_NOT_FOUND: 404,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
 } as const;
@@ -73,6 +74,12 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
     meaning: 'The render does not exist in this account, was deleted or expired',
     details: NONE,
     action: 'Render again if the file is needed',
+  },
+  SIGNING_CERTIFICATE_NOT_FOUND: {
+    meaning:
+      'The signing certificate named by `options.sign` (or by the route) does not exist in this account or was deleted',
+    details: NONE,
+    action: 'Upload one with POST /v1/signing-certificates, or list them with GET /v1/signing-certificates',
   },
   BATCH_NOT_FOUND: {
     meaning: 'The render batch does not exist in this account',
@@ -249,6 +256,8 @@ export const notFound = {
   apiKey: (id: string) => new AppError('API_KEY_NOT_FOUND', `API key "${id}" was not found`),
   webhookEndpoint: (id: string) => new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `Webhook endpoint "${id}" was not found`),
   webhookDelivery: (id: string) => new AppError('WEBHOOK_DELIVERY_NOT_FOUND', `Webhook delivery "${id}" was not found`),
+  signingCertificate: (id: string) =>
+    new AppError('SIGNING_CERTIFICATE_NOT_FOUND', `Signing certificate "${id}" was not found`),
 };
 
 /**

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 // Prefixed ids (tpl_, rnd_, key_, acc_, evt_ events, whk_ webhook endpoints, whd_ deliveries, whl_ endpoint log entries, bat_ batches): 48-bit millisecond time then 48 random bits, in hex. Time first
 // makes "createdAt desc, id desc" a true creation order even when two records share a millisecond, and
 // hex compares the same in every database collation. Within one millisecond the random part counts up.
-export type IdPrefix = 'acc' | 'key' | 'tpl' | 'rnd' | 'evt' | 'whk' | 'whd' | 'whl' | 'bat';
+export type IdPrefix = 'acc' | 'key' | 'tpl' | 'rnd' | 'evt' | 'whk' | 'whd' | 'whl' | 'bat' | 'crt';
 
 let lastMs = 0;
 let lastRand = 0n;

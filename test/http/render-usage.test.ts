@@ -71,6 +71,9 @@ describe.skipIf(!corpus).each(DATABASES.filter((d) => d.enabled))('render usage 
       batch_id: null,
       batch_index: null,
       flattened: 1,
+      sha256: null,
+      protected: 0,
+      signed_with: null,
       ...over,
     };
   }

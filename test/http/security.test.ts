@@ -13,6 +13,7 @@ const ROUTES: [string, string, unknown?][] = [
   ['POST', '/v1/renders', { templateId: 'tpl_x', data: {} }],
   ['GET', '/v1/renders/rnd_x'],
   ['DELETE', '/v1/renders/rnd_x'],
+  ['POST', '/v1/renders/verify', {}],
   ['POST', '/v1/renders/batch', { items: [{ templateId: 'tpl_x', data: {} }] }],
   ['GET', '/v1/render-batches/bat_x'],
   ['GET', '/v1/templates'],
@@ -43,6 +44,9 @@ const ROUTES: [string, string, unknown?][] = [
   ['GET', '/v1/webhook-endpoints/whk_x/log'],
   ['GET', '/v1/webhook-deliveries/whd_x'],
   ['POST', '/v1/webhook-deliveries/whd_x/retry'],
+  ['GET', '/v1/signing-certificates'],
+  ['POST', '/v1/signing-certificates', { pkcs12: 'AAAA', password: 'x' }],
+  ['DELETE', '/v1/signing-certificates/crt_x'],
 ];
 
 /** /v1 routes open without a key: a signed download carries its own authorisation; the API description. */

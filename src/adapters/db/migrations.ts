@@ -397,6 +397,42 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('templates').addColumn('default_timezone', 'text').execute();
     },
   },
+  // Sealed outputs (issue 26): each render's SHA-256 (POST /renders/verify finds a file by it, per
+  // account), whether its file is password-protected or signed, and the accounts' signing certificates
+  // (the private key sealed as webhook secrets are). Named 0009 so a concurrent 0008 can land first.
+  '0009_render_sealing': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('renders').addColumn('sha256', 'text').execute();
+      await db.schema
+        .alterTable('renders')
+        .addColumn('protected', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('renders').addColumn('signed_with', 'text').execute();
+      await db.schema.createIndex('renders_account_sha256').on('renders').columns(['account_id', 'sha256']).execute();
+      await db.schema
+        .createTable('signing_certificates')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('issuer', 'text', (c) => c.notNull())
+        .addColumn('serial_number', 'text', (c) => c.notNull())
+        .addColumn('not_before', 'text', (c) => c.notNull())
+        .addColumn('not_after', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('certificates', 'text', (c) => c.notNull())
+        .addColumn('private_key', 'text', (c) => c.notNull())
+        .addColumn('is_default', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('signing_certificates_account')
+        .on('signing_certificates')
+        .columns(['account_id', 'created_at'])
+        .execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

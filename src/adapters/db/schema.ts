@@ -90,6 +90,33 @@ export interface RendersTable {
   batch_index: number | null;
   /** 1/0: the output was flattened (a combined file merges it as pages); NULL for older rows */
   flattened: number | null;
+  /** hex SHA-256 of the completed file (POST /renders/verify); NULL while pending, failed, or for older rows */
+  sha256: string | null;
+  /** 1: the file is password-protected (options.protect); the passwords are never stored */
+  protected: number;
+  /** the signing certificate's id when the file is signed (options.sign), else NULL */
+  signed_with: string | null;
+}
+
+/** An account's signing certificate (PKCS#12 upload): chain as PEM, key sealed (webhooks/secret-box.ts). */
+export interface SigningCertificatesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  subject: string;
+  issuer: string;
+  serial_number: string;
+  not_before: string;
+  not_after: string;
+  /** hex SHA-256 of the signer certificate's DER */
+  fingerprint: string;
+  /** the signer certificate first, then the rest of the chain, PEM */
+  certificates: string;
+  /** the private key as PKCS#8 PEM, sealed (AES-256-GCM) */
+  private_key: string;
+  /** 1: the one options.sign: true uses */
+  is_default: number;
+  created_at: string;
 }
 
 /** An accepted async render or batch item not yet finished: its request, durably (see modules/render-jobs). */
@@ -246,6 +273,7 @@ export interface Database {
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
   renders: RendersTable;
+  signing_certificates: SigningCertificatesTable;
   leases: LeasesTable;
   idempotency_keys: IdempotencyTable;
   instances: InstancesTable;

@@ -44,6 +44,41 @@ export const RenderOptions = named(
             'Answer 202 at once with the render pending (also `Prefer: respond-async`); GET /v1/renders/:id and the render.completed / render.failed webhooks follow it',
         }),
       ),
+      protect: Type.Optional(
+        Type.Object(
+          {
+            userPassword: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 127,
+                description: 'Asked to open the file; absent: it opens without one',
+              }),
+            ),
+            ownerPassword: Type.String({ minLength: 1, maxLength: 127, description: 'Lifts the permissions' }),
+            permissions: Type.Object(
+              {
+                print: Type.Boolean(),
+                copy: Type.Boolean(),
+                modify: Type.Boolean(),
+                annotate: Type.Boolean(),
+                fillForms: Type.Boolean(),
+              },
+              { additionalProperties: false },
+            ),
+          },
+          {
+            additionalProperties: false,
+            description:
+              'Encrypt the file with AES-256 (revision 6) and these permissions. The passwords are never stored or logged; synchronous renders only (an async render would have to store them)',
+          },
+        ),
+      ),
+      sign: Type.Optional(
+        Type.Union([Type.Boolean(), Type.String({ minLength: 1, maxLength: 100 })], {
+          description:
+            "Sign the file (PAdES baseline B-B, B-T when the server has a time-stamp authority) as its last revision: true with the account's default signing certificate, or a certificate id",
+        }),
+      ),
     },
     { additionalProperties: false },
   ),

@@ -1,3 +1,4 @@
+import { sealOutput, sealedColumns, type SealedFile } from '../renders/seal-output.js';
 import type { Deps } from '../../deps.js';
 import { AppError, DataValidationError, EngineBusyError, EngineCrashedError } from '../../errors.js';
 import type { PlanName } from '../../plans.js';
@@ -17,7 +18,18 @@ import { releaseJob, takeJobForFinish, type RenderJobRow } from './job-records.j
 
 export type JobDeps = Pick<
   Deps,
-  'db' | 'dbKind' | 'clock' | 'plans' | 'blobs' | 'caches' | 'engine' | 'config' | 'log' | 'metrics' | 'instanceId'
+  | 'db'
+  | 'dbKind'
+  | 'clock'
+  | 'plans'
+  | 'blobs'
+  | 'caches'
+  | 'engine'
+  | 'config'
+  | 'log'
+  | 'metrics'
+  | 'instanceId'
+  | 'signingKey'
 >;
 
 /**
@@ -92,12 +104,12 @@ export async function runRenderJob(
     if (err instanceof AppError) return fail(err.code, err.message); // the file is gone: no retry helps
     return giveBack(err, true); // storage trouble is ours, not the template's
   }
-  let file: readonly Uint8Array[];
+  let sealed: SealedFile;
   const warnings = prepared.warnings;
   try {
     const result = await generateFile(deps, prepared, templateBytes, 'background', accountId);
-    file = result.file;
     warnings.push(...result.warnings);
+    sealed = await sealOutput(deps, accountId, prepared.seal, result.file);
   } catch (err) {
     if (stopping() || err instanceof EngineBusyError || err instanceof EngineCrashedError)
       return giveBack(err, err instanceof EngineBusyError);
@@ -108,6 +120,7 @@ export async function runRenderJob(
 
   // file first, then the record that points at it
   const blobKey = renderBlobKey(accountId, id);
+  const { file } = sealed;
   try {
     await deps.blobs.put(blobKey, file);
   } catch (err) {
@@ -119,7 +132,7 @@ export async function runRenderJob(
     deps,
     accountId,
     id,
-    { blob_key: blobKey, file_size: fileSize, duration_ms: durationMs, warnings },
+    { blob_key: blobKey, file_size: fileSize, duration_ms: durationMs, warnings, ...sealedColumns(sealed) },
     guard,
   );
   // Lost: another instance took the job over (ours looked dead). Its copy writes the same key, so the

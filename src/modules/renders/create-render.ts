@@ -19,6 +19,7 @@ import {
   renderBlobKey,
   type CreateRenderInput,
 } from './render-steps.js';
+import { sealOutput, sealedColumns, type SealedFile } from './seal-output.js';
 import { insertRenderJobs, PRIORITY } from '../render-jobs/job-records.js';
 import { announceUsageThresholds } from '../events/usage-threshold.js';
 
@@ -48,7 +49,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   if (!isAsync) deps.engine.admit?.();
 
   // 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input
-  const prepared = await prepareRender(deps, account, input);
+  const prepared = await prepareRender(deps, account, input, undefined, !isAsync);
   const { template, warnings } = prepared;
 
   // 2. reserve one render of the monthly quota: the pending record is the reservation
@@ -120,11 +121,11 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     await dropReservation(); // storage trouble is ours, not the template's
     throw err;
   }
-  let file: readonly Uint8Array[];
+  let sealed: SealedFile;
   try {
     const result = await generateFile(deps, prepared, templateBytes, 'interactive', account.id);
-    file = result.file;
     warnings.push(...result.warnings);
+    sealed = await sealOutput(deps, account.id, prepared.seal, result.file);
   } catch (err) {
     if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
       await dropReservation(); // a server fault, not the template's: the client retries on 503 + Retry-After
@@ -142,6 +143,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
 
   // 4. file first, then the record that points at it
   const blobKey = renderBlobKey(account.id, id);
+  const { file } = sealed;
   try {
     await deps.blobs.put(blobKey, file);
   } catch (err) {
@@ -163,6 +165,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     file_size: fileSize,
     duration_ms: durationMs,
     warnings,
+    ...sealedColumns(sealed),
   });
   if (!done) {
     await deps.blobs.delete(blobKey);
@@ -178,6 +181,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
     expiresIn: deps.config.limits.downloadUrlSeconds,
     fileSize,
     durationMs,
+    sha256: sealed.sha256,
     warnings,
   };
 }

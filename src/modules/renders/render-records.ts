@@ -122,22 +122,28 @@ export async function failPendingRender(
   return (await failPending(db, { id, accountId, ...failure })).rows[0];
 }
 
-const completePending = preparedQuery(
-  (
-    db,
-    v: { id: string; accountId: string; blob_key: string; file_size: number; duration_ms: number; warnings: string },
-  ) => {
-    const { id, accountId, ...done } = v;
-    return settlePending(db, id, accountId, { status: 'completed', ...done });
-  },
-);
+/** What a render records of its file when it completes. */
+export interface RenderFileRecord {
+  blob_key: string;
+  file_size: number;
+  duration_ms: number;
+  warnings: string;
+  sha256: string;
+  protected: number;
+  signed_with: string | null;
+}
+
+const completePending = preparedQuery((db, v: { id: string; accountId: string } & RenderFileRecord) => {
+  const { id, accountId, ...done } = v;
+  return settlePending(db, id, accountId, { status: 'completed', ...done });
+});
 
 /** pending -> completed with its file; the record as it now is, or undefined when it was no longer pending (the sweeper gave up on it). */
 export async function completePendingRender(
   db: Db,
   accountId: string,
   id: string,
-  done: { blob_key: string; file_size: number; duration_ms: number; warnings: string },
+  done: RenderFileRecord,
 ): Promise<RenderRow | undefined> {
   return (await completePending(db, { id, accountId, ...done })).rows[0];
 }
@@ -267,6 +273,22 @@ export async function purgeTombstonesBefore(db: Db, month: string): Promise<numb
 export async function referencedRenderBlobs(db: Db, keys: string[]): Promise<Set<string | null>> {
   const live = await db.selectFrom('renders').select('blob_key').where('blob_key', 'in', keys).execute();
   return new Set(live.map((r) => r.blob_key));
+}
+
+/**
+ * This account's completed renders whose file has this SHA-256, newest first: deleted and expired ones
+ * too (the file still proves what was made; the answer says whether the record is still downloadable).
+ */
+export async function findRendersBySha256(db: Db, accountId: string, sha256: string): Promise<RenderRow[]> {
+  return db
+    .selectFrom('renders')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('sha256', '=', sha256)
+    .where('status', '=', 'completed')
+    .orderBy('created_at', 'desc')
+    .limit(10)
+    .execute();
 }
 
 /** A render by id alone: a signed download link is authorised by its signature, not by an account. */

@@ -14,6 +14,8 @@ import { loadTemplateBytes } from '../templates/template-files.js';
 import { resolveWatermark } from './watermark-rule.js';
 import { completePendingRender, failPendingRender, type RenderRow } from './render-records.js';
 import { renderEventData } from './render-view.js';
+import { checkSealOptions, type SealRequest } from './seal-output.js';
+import type { ProtectOptions } from '../../pdf/seal/protect.js';
 
 // The steps every render goes through, whether its caller waits (create-render.ts) or not (the job
 // runner, modules/render-jobs/): load and validate, generate, then record the outcome with its event.
@@ -28,6 +30,10 @@ export interface RenderOptions {
   calculate?: boolean;
   /** answer 202 at once with the render `pending`; it completes in the background */
   async?: boolean;
+  /** encrypt the file (synchronous renders only: the passwords are never stored) */
+  protect?: ProtectOptions;
+  /** sign the file: true (the account's default certificate) or a certificate id */
+  sign?: boolean | string;
 }
 
 export interface CreateRenderInput {
@@ -47,6 +53,8 @@ export interface PreparedRender {
   strict: boolean;
   calculate: boolean;
   watermarkText?: string;
+  /** what seals the file after the engine (seal-output.ts) */
+  seal: SealRequest;
 }
 
 const DAY_MS = 86_400_000;
@@ -56,10 +64,12 @@ export type TemplateMemo = Map<string, LoadedTemplate>;
 
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
-  deps: Pick<Deps, 'db' | 'plans' | 'caches' | 'config'>,
+  deps: Pick<Deps, 'db' | 'plans' | 'caches' | 'config' | 'clock'>,
   account: { id: string; plan: PlanName },
   input: CreateRenderInput,
   memo?: TemplateMemo,
+  /** true for a synchronous render, the only kind whose passwords (options.protect) need no storing */
+  mayProtect = false,
 ): Promise<PreparedRender> {
   const plan = deps.plans[account.plan];
   let loaded = memo?.get(input.templateId);
@@ -88,6 +98,7 @@ export async function prepareRender(
       calculate: options.calculate,
     },
   );
+  const seal = await checkSealOptions(deps, account.id, options, mayProtect);
   const watermark = resolveWatermark(plan, options.watermark);
   if (watermark.warning) warnings.push(watermark.warning);
   return {
@@ -100,6 +111,7 @@ export async function prepareRender(
     strict: options.strict,
     calculate: options.calculate,
     watermarkText: watermark.text,
+    seal,
   };
 }
 
@@ -140,6 +152,9 @@ export function pendingRecord(
     batch_id: r.batchId ?? null,
     batch_index: r.batchIndex ?? null,
     flattened: r.flattened ? 1 : 0,
+    sha256: null,
+    protected: 0,
+    signed_with: null,
   };
 }
 
@@ -190,6 +205,16 @@ export function engineFailureMessage(deps: Pick<Deps, 'log'>, err: unknown, rend
 
 type Guard = (trx: Db) => Promise<boolean>;
 
+/** What a completed render records of its file. */
+export interface CompletedFile {
+  blob_key: string;
+  file_size: number;
+  duration_ms: number;
+  sha256: string;
+  protected: number;
+  signed_with: string | null;
+}
+
 /**
  * pending -> completed and its `render.completed` event, in one transaction; `guard` runs first in it
  * (a job runner checks it still holds the job) and a false answer changes nothing. False when the render
@@ -199,7 +224,7 @@ export async function recordCompleted(
   deps: Pick<Deps, 'db' | 'clock'>,
   accountId: string,
   id: string,
-  done: { blob_key: string; file_size: number; duration_ms: number; warnings: string[] },
+  done: CompletedFile & { warnings: string[] },
   guard?: Guard,
 ): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {

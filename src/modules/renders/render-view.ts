@@ -17,6 +17,9 @@ function commonFields(row: RenderRow, downloadUrl: string | null) {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     downloadUrl,
+    sha256: row.sha256,
+    protected: row.protected === 1,
+    signed: row.signed_with !== null,
     ...(row.batch_id ? { batchId: row.batch_id, batchIndex: row.batch_index ?? 0 } : {}),
   };
 }

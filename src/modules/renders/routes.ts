@@ -1,9 +1,12 @@
+import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import {
   dataResponse,
   errorResponse,
+  multipartBody,
+  stringEnum,
   IdempotencyHeaders,
   type Named,
   named,
@@ -17,6 +20,8 @@ import { hashBody, idempotent, type ReplayCodec } from '../../http/idempotency.j
 import { createRender } from './create-render.js';
 import { deleteRender, getRender, listRenders } from './manage-renders.js';
 import { RenderOptions, RenderRequest } from '../render-data/request-schemas.js';
+import { readUpload } from '../templates/read-upload.js';
+import { verifyRenderFile } from './verify-render-file.js';
 
 const Render = named(
   'Render',
@@ -34,6 +39,11 @@ const Render = named(
       expiresIn: Type.Integer({ description: 'Seconds the link stays valid (900); 0 while pending' }),
       fileSize: Type.Integer(),
       durationMs: Type.Integer(),
+      sha256: Type.Optional(
+        Type.String({
+          description: 'SHA-256 of the file (hex), which POST /v1/renders/verify recognises; absent while pending',
+        }),
+      ),
       warnings: Type.Array(Type.String(), { description: 'e.g. data keys that match no field; empty when none' }),
     },
     { description: 'A render just made, or accepted asynchronously' },
@@ -54,6 +64,14 @@ const RenderListItem = named(
     expiresAt: Type.String({ format: 'date-time' }),
     createdAt: Type.String({ format: 'date-time' }),
     downloadUrl: Type.Union([Type.String(), Type.Null()], { description: 'null when there is no file to download' }),
+    sha256: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'SHA-256 of the file (hex); null while pending, for a failed render, or one made before it was recorded',
+    }),
+    protected: Type.Boolean({
+      description: 'the file is password-protected (options.protect); passwords are never kept',
+    }),
+    signed: Type.Boolean({ description: 'the file is signed (options.sign)' }),
     batchId: Type.Optional(Type.String({ description: 'the batch this render is an item of' })),
     batchIndex: Type.Optional(Type.Integer({ description: 'its place in the batch, from 0' })),
   }),
@@ -73,6 +91,25 @@ const RenderDetail = named(
     { description: 'A render with a freshly signed download link' },
   ),
 );
+const RenderVerifyUpload = named(
+  'RenderVerifyUpload',
+  Type.Object({ file: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF' }) }),
+);
+const RenderVerification = named(
+  'RenderVerification',
+  Type.Object({
+    result: stringEnum(['verified', 'modified', 'unknown'] as const, {
+      description:
+        "verified: exactly a render's file; modified: a render's file with revisions added after it; unknown: not a file of this account's renders, or changed in place",
+    }),
+    sha256: Type.String({ description: "the uploaded file's SHA-256 (hex)" }),
+    message: Type.String(),
+    render: Type.Union([ref(RenderListItem), Type.Null()], {
+      description: 'the render (downloadUrl null once it is deleted or expired); null when unknown',
+    }),
+  }),
+);
+const RenderVerificationResponse = dataResponse(RenderVerification);
 const RenderResponse = dataResponse(Render);
 const RenderDetailResponse = dataResponse(RenderDetail);
 const RenderList = pageResponse(RenderListItem, 'RenderList');
@@ -87,6 +124,9 @@ export const renderComponents: Named[] = [
   RenderResponse,
   RenderDetailResponse,
   RenderList,
+  RenderVerifyUpload,
+  RenderVerification,
+  RenderVerificationResponse,
 ];
 
 /** RFC 7240: `Prefer: respond-async` (among other preferences, any case). */
@@ -117,6 +157,8 @@ function replayWithFreshLink(deps: Deps, accountId: string): ReplayCodec {
 export const renderRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
+    await app.register(multipart, { throwFileSizeLimit: true });
+
     app.post(
       '/renders',
       {
@@ -224,6 +266,28 @@ export const renderRoutes =
       async (request, reply) => {
         await deleteRender(deps, request.auth.accountId, request.params.id);
         return reply.status(204).send(null);
+      },
+    );
+
+    app.post(
+      '/renders/verify',
+      {
+        schema: {
+          tags: ['renders'],
+          operationId: 'verifyRender',
+          ...multipartBody(RenderVerifyUpload),
+          summary: 'Which render of this account made this PDF, if any (not charged)',
+          response: {
+            200: ref(RenderVerificationResponse, 'The verdict, with the render when one matches'),
+            400: errorResponse('BAD_REQUEST: no "file" part'),
+            413: errorResponse('FILE_TOO_LARGE: the file exceeds the plan upload limit'),
+          },
+        },
+      },
+      async (request) => {
+        const plan = deps.plans[request.auth.plan];
+        const upload = await readUpload(request, plan.maxUploadBytes, plan.name);
+        return { data: await verifyRenderFile(deps, request.auth.accountId, upload.bytes) };
       },
     );
   };

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import type { Deps } from '../../deps.js';
+import { validationError } from '../../errors.js';
+import { protectPdf, type ProtectOptions } from '../../pdf/seal/protect.js';
+import { resolveSigningCertificate } from '../signing/resolve-certificate.js';
+import { signOutput } from '../signing/sign-output.js';
+
+// After the engine: what seals a render's file. Signing comes last, as the file's last revision;
+// every file gets its SHA-256, which POST /renders/verify looks up.
+
+export interface SealRequest {
+  protect?: ProtectOptions;
+  /** the signing certificate's id (resolved when the render was accepted) */
+  signWith?: string;
+}
+
+export interface SealedFile {
+  file: readonly Uint8Array[];
+  sha256: string;
+  protected: boolean;
+  signedWith: string | null;
+}
+
+/**
+ * Checks `options.protect` / `options.sign` before anything is charged: the certificate exists, is this
+ * account's and valid today; protection only where its passwords need not be stored (synchronous
+ * renders); never both (see docs/decisions.md: an encrypted file's signature readers do not agree on).
+ */
+export async function checkSealOptions(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  accountId: string,
+  options: { protect?: ProtectOptions; sign?: boolean | string },
+  mayProtect: boolean,
+): Promise<SealRequest> {
+  const { protect, sign } = options;
+  if (protect && sign !== undefined && sign !== false)
+    throw validationError(
+      { field: 'options.protect', expected: 'protect or sign, not both', received: 'both' },
+      'options.protect and options.sign cannot be combined: a signature inside an encrypted file is not verified alike by readers (pdfsig and others disagree); sign, or protect',
+    );
+  if (protect && !mayProtect)
+    throw validationError(
+      { field: 'options.protect', expected: 'a synchronous render', received: 'an async render or batch item' },
+      'options.protect is only for synchronous renders: an async render or batch item would have to store its passwords, which are never stored',
+    );
+  if (sign === undefined || sign === false) return { protect };
+  const cert = await resolveSigningCertificate(deps, accountId, sign);
+  return { signWith: cert.id };
+}
+
+export function sha256Of(file: readonly Uint8Array[]): string {
+  const h = createHash('sha256');
+  for (const chunk of file) h.update(chunk);
+  return h.digest('hex');
+}
+
+export async function sealOutput(
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
+  accountId: string,
+  seal: SealRequest,
+  file: readonly Uint8Array[],
+): Promise<SealedFile> {
+  let out = file;
+  if (seal.protect) out = [await protectPdf(Buffer.concat(out), seal.protect)];
+  if (seal.signWith) out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out))];
+  return { file: out, sha256: sha256Of(out), protected: seal.protect !== undefined, signedWith: seal.signWith ?? null };
+}
+
+/** The render record's columns for a sealed file. */
+export function sealedColumns(s: SealedFile) {
+  return { sha256: s.sha256, protected: s.protected ? 1 : 0, signed_with: s.signedWith };
+}

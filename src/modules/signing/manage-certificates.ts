@@ -1,0 +1,105 @@
+import type { Deps } from '../../deps.js';
+import { AppError, notFound, validationError } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import { sealSecret } from '../webhooks/secret-box.js';
+import {
+  countCertificates,
+  deleteCertificateRow,
+  findDefaultCertificate,
+  insertCertificate,
+  listCertificateRows,
+  setDefaultCertificate,
+  type CertificateRow,
+} from './certificate-records.js';
+import { readPkcs12 } from './pkcs12.js';
+
+// POST/GET/DELETE /signing-certificates. The private key is sealed at rest as webhook secrets are
+// (AES-256-GCM under a key derived from SIGNING_SECRET) and never leaves the server again.
+
+/** An account keeps at most this many (a few are needed: one current, one being rolled over). */
+const MAX_CERTIFICATES = 10;
+
+function toCertificateView(row: CertificateRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    subject: row.subject,
+    issuer: row.issuer,
+    serialNumber: row.serial_number,
+    notBefore: row.not_before,
+    notAfter: row.not_after,
+    fingerprint: row.fingerprint,
+    isDefault: row.is_default === 1,
+    createdAt: row.created_at,
+  };
+}
+
+export async function createCertificate(
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
+  accountId: string,
+  input: { name?: string; pkcs12: string; password: string; default?: boolean },
+) {
+  const der = Buffer.from(input.pkcs12, 'base64');
+  if (
+    der.length === 0 ||
+    der.toString('base64').replace(/=+$/, '') !== input.pkcs12.replace(/\s/g, '').replace(/=+$/, '')
+  )
+    throw validationError({ field: 'pkcs12', expected: 'a PKCS#12 file, base64', received: 'not base64' });
+  const material = readPkcs12(der, input.password);
+  const now = deps.clock.now();
+  if (material.notBefore > now)
+    throw validationError(
+      {
+        field: 'pkcs12',
+        expected: 'a certificate valid today',
+        received: `valid from ${material.notBefore.toISOString()}`,
+      },
+      `The certificate is not valid yet: its validity starts ${material.notBefore.toISOString()}`,
+    );
+  if (material.notAfter <= now)
+    throw validationError(
+      {
+        field: 'pkcs12',
+        expected: 'a certificate valid today',
+        received: `expired ${material.notAfter.toISOString()}`,
+      },
+      `The certificate expired on ${material.notAfter.toISOString()}`,
+    );
+  const id = newId('crt');
+  const row: CertificateRow = {
+    id,
+    account_id: accountId,
+    name: input.name ?? material.subject,
+    subject: material.subject,
+    issuer: material.issuer,
+    serial_number: material.serialNumber,
+    not_before: material.notBefore.toISOString(),
+    not_after: material.notAfter.toISOString(),
+    fingerprint: material.fingerprint,
+    certificates: material.certificatesPem,
+    private_key: sealSecret(deps.signingKey, material.privateKeyPem),
+    is_default: 0,
+    created_at: now.toISOString(),
+  };
+  await deps.db.transaction().execute(async (trx) => {
+    if ((await countCertificates(trx, accountId)) >= MAX_CERTIFICATES)
+      throw new AppError(
+        'CONFLICT',
+        `An account keeps at most ${MAX_CERTIFICATES} signing certificates: delete one first`,
+      );
+    await insertCertificate(trx, row);
+    // the first one, or one asked to be, becomes what options.sign: true uses
+    if (input.default === true || !(await findDefaultCertificate(trx, accountId)))
+      await setDefaultCertificate(trx, accountId, id);
+  });
+  const stored = (await listCertificateRows(deps.db, accountId)).find((r) => r.id === id)!;
+  return toCertificateView(stored);
+}
+
+export async function listCertificates(deps: Pick<Deps, 'db'>, accountId: string) {
+  return (await listCertificateRows(deps.db, accountId)).map(toCertificateView);
+}
+
+export async function deleteCertificate(deps: Pick<Deps, 'db'>, accountId: string, id: string): Promise<void> {
+  if (!(await deleteCertificateRow(deps.db, accountId, id))) throw notFound.signingCertificate(id);
+}

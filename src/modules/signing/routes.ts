@@ -1,0 +1,114 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { dataResponse, errorResponse, IdParams, named, NoContent, ref, type Named } from '../../http/openapi.js';
+import { createCertificate, deleteCertificate, listCertificates } from './manage-certificates.js';
+
+const SigningCertificate = named(
+  'SigningCertificate',
+  Type.Object(
+    {
+      id: Type.String(),
+      name: Type.String(),
+      subject: Type.String({ description: 'the certificate subject, e.g. "CN=Acme Ltd, O=Acme"' }),
+      issuer: Type.String(),
+      serialNumber: Type.String({ description: 'hex' }),
+      notBefore: Type.String({ format: 'date-time' }),
+      notAfter: Type.String({ format: 'date-time' }),
+      fingerprint: Type.String({ description: "SHA-256 of the certificate's DER, hex" }),
+      isDefault: Type.Boolean({ description: 'the one `options.sign: true` uses' }),
+      createdAt: Type.String({ format: 'date-time' }),
+    },
+    { description: 'A signing certificate; its private key is sealed at rest and never returned' },
+  ),
+);
+/** 256 KiB of PKCS#12 as base64: a key and a long chain fit many times over. */
+const MAX_PKCS12_BASE64 = 349_528;
+const SigningCertificateUpload = named(
+  'SigningCertificateUpload',
+  Type.Object(
+    {
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      pkcs12: Type.String({
+        minLength: 1,
+        maxLength: MAX_PKCS12_BASE64,
+        description: 'The PKCS#12 (.p12 / .pfx) file, base64: one RSA private key and its certificate (chain optional)',
+      }),
+      password: Type.String({ maxLength: 1024, description: 'The PKCS#12 password; never stored' }),
+      default: Type.Optional(
+        Type.Boolean({ description: 'make it the one `options.sign: true` uses (the first upload always is)' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+const SigningCertificateResponse = dataResponse(SigningCertificate);
+const SigningCertificateList = named(
+  'SigningCertificateList',
+  Type.Object({ data: Type.Array(ref(SigningCertificate)) }, { additionalProperties: false }),
+);
+
+export const signingComponents: Named[] = [
+  SigningCertificate,
+  SigningCertificateUpload,
+  SigningCertificateResponse,
+  SigningCertificateList,
+];
+
+export const signingRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/signing-certificates',
+      {
+        schema: {
+          tags: ['signing'],
+          operationId: 'createSigningCertificate',
+          summary: 'Store a signing certificate (PKCS#12 and its password) for options.sign',
+          body: ref(SigningCertificateUpload),
+          response: {
+            201: ref(SigningCertificateResponse, 'The certificate (never its key)'),
+            409: errorResponse('CONFLICT: the account already keeps the most certificates allowed'),
+            413: errorResponse('PAYLOAD_TOO_LARGE'),
+            422: errorResponse(
+              'VALIDATION_ERROR: not a PKCS#12, wrong password, no private key, not an RSA key, expired or not yet valid',
+            ),
+          },
+        },
+      },
+      async (request, reply) => {
+        const data = await createCertificate(deps, request.auth.accountId, request.body);
+        return reply.status(201).send({ data });
+      },
+    );
+
+    app.get(
+      '/signing-certificates',
+      {
+        schema: {
+          tags: ['signing'],
+          operationId: 'listSigningCertificates',
+          summary: "The account's signing certificates, newest first",
+          response: { 200: ref(SigningCertificateList, 'Every certificate of the account') },
+        },
+      },
+      async (request) => ({ data: await listCertificates(deps, request.auth.accountId) }),
+    );
+
+    app.delete(
+      '/signing-certificates/:id',
+      {
+        schema: {
+          tags: ['signing'],
+          operationId: 'deleteSigningCertificate',
+          summary: 'Delete a signing certificate and its sealed key',
+          params: IdParams,
+          response: { 204: NoContent, 404: errorResponse('SIGNING_CERTIFICATE_NOT_FOUND') },
+        },
+      },
+      async (request, reply) => {
+        await deleteCertificate(deps, request.auth.accountId, request.params.id);
+        return reply.status(204).send(null);
+      },
+    );
+  };

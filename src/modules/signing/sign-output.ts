@@ -1,0 +1,45 @@
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { SignPdf } from '@signpdf/signpdf';
+import type { Deps } from '../../deps.js';
+import { PdfEngineError } from '../../pdf/types.js';
+import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
+import { openSecret } from '../webhooks/secret-box.js';
+import { findCertificate } from './certificate-records.js';
+import { PadesSigner } from './cms-signature.js';
+
+/** Room for the CMS: an RSA-4096 signature and a chain of a few certificates fit in 16 KiB. */
+const CONTENTS_BYTES = 16_384;
+
+/** The file signed (PAdES B-B) with the account's certificate `certificateId`, as its last revision. */
+export async function signOutput(
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
+  accountId: string,
+  certificateId: string,
+  bytes: Uint8Array,
+): Promise<Uint8Array> {
+  const row = await findCertificate(deps.db, accountId, certificateId);
+  if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
+  const keyPem = openSecret(deps.signingKey, row.private_key);
+  // sealed under another SIGNING_SECRET: never sign with something else, say so
+  if (!keyPem)
+    throw new PdfEngineError(
+      'RENDER_FAILED',
+      `the signing certificate ${certificateId} cannot be opened with this server's SIGNING_SECRET; upload it again`,
+    );
+  const chain = (row.certificates.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+    (pem) => new X509Certificate(pem).raw,
+  );
+  const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
+  const slot = await addSignatureSlot(bytes, {
+    reason: 'Document issued by formcast',
+    location: 'formcast',
+    name: row.subject,
+    signingTime: deps.clock.now(),
+    contentsBytes: CONTENTS_BYTES,
+  });
+  const signed = await new SignPdf().sign(
+    Buffer.from(slot.buffer, slot.byteOffset, slot.byteLength),
+    new PadesSigner({ chain, pkcs8 }),
+  );
+  return new Uint8Array(signed.buffer, signed.byteOffset, signed.byteLength);
+}
