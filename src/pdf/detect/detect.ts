@@ -5,8 +5,8 @@
 import { pageRuns, fromFrame, type PageText, type RawItem } from '../analysis/page-text.js';
 import { loadPdfjs, openPdfjs } from '../analysis/pdfjs-loader.js';
 import { toPhrases } from '../analysis/text-phrases.js';
-import { suggestName, uniqueNames } from '../analysis/suggested-name.js';
 import { PdfEngineError, type Rect } from '../types.js';
+import { detectionKeys } from './detection-keys.js';
 import { findFields, type TextBox } from './find-fields.js';
 import { readInk, type OpCodes } from './ink.js';
 import { labelDetections, type PageDetection } from './label-detections.js';
@@ -218,11 +218,10 @@ export async function detectFields(
       if (outcome.raster) rasterPages.push(n);
       for (const d of outcome.detections) found.push({ page: n, d });
     }
-    const taken = existing.keys.length;
-    const keys = uniqueNames([
-      ...existing.keys,
-      ...found.map(({ d }) => suggestName(d.label, d.type === 'radio' ? 'choice' : d.type)),
-    ]).slice(taken);
+    const keys = detectionKeys(
+      found.map(({ page, d }) => ({ page, rect: d.rect, label: d.label, type: d.type })),
+      existing.keys,
+    );
     const detections = found.map(({ page, d }, i): Detection => ({ key: keys[i], page, ...d }));
     return { pageCount: doc.numPages, detections, rasterPages, warnings };
   } finally {

@@ -1,9 +1,17 @@
 // Captions, types and keys of a page's candidates: the caption finder of the analysis (page-labels.ts)
 // reads each candidate's label as it reads a widget's; buttons in a row answering one question become
 // a radio group; a box captioned as a date or a signature becomes one; keys come from the labels.
-import { buttonCaption, buttonWords, groupCaption, labelPage, textCaption } from '../analysis/page-labels.js';
+import {
+  buttonCaption,
+  buttonWords,
+  groupCaption,
+  type LabelPage,
+  labelPage,
+  textCaption,
+} from '../analysis/page-labels.js';
 import type { PageText } from '../analysis/page-text.js';
 import type { Rect } from '../types.js';
+import { columnHeader } from './column-header.js';
 import type { Candidate } from './find-fields.js';
 
 export type DetectedType = 'text' | 'multiline' | 'comb' | 'date' | 'checkbox' | 'radio' | 'signature';
@@ -123,7 +131,7 @@ export function labelDetections(
     ...fields.flatMap((f, owner) => f.members.map((i) => ({ owner, rect: candidates[i].rect }))),
     ...others,
   ]);
-  return fields.map((f, owner): PageDetection => {
+  const labelled = fields.map((f, owner): PageDetection => {
     const c = candidates[f.members[0]];
     if (f.members.length > 1) {
       const rects = f.members.map((i) => candidates[i].rect);
@@ -151,6 +159,30 @@ export function labelDetections(
     if (c.kind === 'text' && DATE_CAPTION.test(caption) && c.rect[2] - c.rect[0] < 200)
       return { ...base, type: 'date', dateFormat: 'dd/mm/yyyy' };
     return { ...base, type: c.kind === 'multiline' ? 'multiline' : 'text' };
+  });
+  return withHeaders(page, labelled);
+}
+
+/** Boxes side by side on one row: their heights overlap by more than half. */
+const sameRow = (a: Rect, b: Rect) =>
+  Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5 * Math.min(a[3] - a[1], b[3] - b[1]);
+
+/**
+ * Cells of a table row labelled by the column's header instead of what the caption finder read for
+ * them: a bare column number ("(1)"), or the one header line several cells of the row were all given.
+ * The type stays what the caption made it.
+ */
+function withHeaders(page: LabelPage, found: PageDetection[]): PageDetection[] {
+  return found.map((d, i) => {
+    if (d.type === 'checkbox' || d.type === 'radio' || !d.label) return d;
+    const bare = !/\p{L}/u.test(d.label);
+    const shared = found.some(
+      (o, j) =>
+        j !== i && o.label === d.label && o.type !== 'checkbox' && o.type !== 'radio' && sameRow(o.rect, d.rect),
+    );
+    if (!bare && !shared) return d;
+    const header = columnHeader(page, d.rect);
+    return header ? { ...d, label: header } : d;
   });
 }
 

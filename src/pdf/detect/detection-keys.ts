@@ -1,0 +1,148 @@
+// Suggested keys for detected fields. A detected field's label is whatever the page prints beside it:
+// often a line number, a sentence of instructions and a parenthesis around the few words a person
+// would name the field by. The key keeps those words (keyWordsOf), and fields that share them take a
+// word from the party or section they sit under before falling back to _2, _3 (docs/decisions.md,
+// "Suggested keys for detected fields").
+import { MAX_SUGGESTED_CHARS, suggestName, toSnakeCase, uniqueNames } from '../analysis/suggested-name.js';
+import type { Rect } from '../types.js';
+
+/** A line or item number before the words: "1", "12a", "10)", "A)", "(3)", "b.", "©". */
+const LEADING_MARK = /^\s*(?:\(?\d{1,3}[a-z]?[.)]?|\(?[a-z][.)]|\([a-z0-9]{1,3}\)|[©•▶►]|\$)(?=\s)\s*/iu;
+/** A currency sign after the words ("Amount $"). */
+const TRAILING_MARK = /\s+[$€£%©]$/u;
+/** Where the head words end: a parenthesis, a new sentence, a question mark, or an instruction. */
+const HEAD_END =
+  /\s\(|[.?!](?:\s|$)|,?\s+(?:if any|if applicable|if different|if known|see instructions|see page|optional|from the|from line|from above|as shown|you are|you want|s'il y a lieu|le cas échéant|falls zutreffend)\b|[:;]\s/iu;
+/** Words that tell a person what to do rather than name the field. */
+const INSTRUCTION_VERB =
+  /^(?:enter|list|write|provide|indicate|insert|specify|indiquez|inscrivez|précisez|angeben|eintragen)\s+(?:your\s+|the\s+)?/iu;
+const TRAILING_HERE = /\s+(?:here|ici|hier)$/iu;
+/** Filler words left out when a key would otherwise be cut short. */
+const FILLER = new Set(
+  'a an the of and or to for in on at by with from as is are be your which who that de du des la le les l d et ou en pour par au aux der die das und oder von zu'.split(
+    ' ',
+  ),
+);
+
+/** The letters of a caption printed in capitals are mostly upper case ("DATE OF bIRTH", "LiMA"). */
+function inCapitals(text: string): boolean {
+  const upper = (text.match(/\p{Lu}/gu) ?? []).length;
+  const lower = (text.match(/\p{Ll}/gu) ?? []).length;
+  return upper > lower;
+}
+
+/**
+ * The words of a caption a key is named by: without its line number, its parenthesis, the sentences and
+ * instructions after the first phrase, an opening "Enter"/"List" and a closing "here"; abbreviations
+ * written out (N° / No. -> number, numéro before French "d'"/"de"; Ph.D. -> PhD; e-mail -> email).
+ * The whole caption when nothing would be left.
+ */
+export function keyWordsOf(label: string): string {
+  // a button's "question: answer" (buttonCaption) keeps its answer after the question's head words
+  const answer = /^(.+?):\s(\p{L}{1,12})$/u.exec(label.trim());
+  if (answer) return `${keyWordsOf(answer[1])} ${answer[2]}`;
+  let text = label.replace(/\s+/g, ' ').trim();
+  if (inCapitals(text)) text = text.toLowerCase();
+  text = text
+    .replace(/\b[Nn][°º]\s?(?=d['’]|de\b|du\b)/gu, 'numéro ')
+    .replace(/\b[Nn](?:[°º]|o\.)(?=\s|$)/gu, 'number')
+    .replace(/\b(\p{L}{1,2})\.(\p{L})\.(?:(\p{L})\.)?/gu, '$1$2$3') // Ph.D., U.S.A.
+    .replace(/\b([Ee])-(?=mail\b)/giu, '$1');
+  for (let i = 0; i < 3; i++) text = text.replace(LEADING_MARK, '');
+  const end = HEAD_END.exec(text);
+  if (end && end.index > 0) text = text.slice(0, end.index);
+  // "Business name/disregarded entity name": the first name given is the field's
+  const slash = /^(\p{L}+\s+\p{L}[^/]*?)\s*\/\s*\p{L}/u.exec(text);
+  if (slash) text = slash[1];
+  // "Name of physician or other health care professional": an alternative of several words elaborates
+  const alternative = /^(\S+(?:\s+\S+)+?)\s+or\s+\S+\s+\S+/iu.exec(text);
+  if (alternative) text = alternative[1];
+  text = text
+    .replace(INSTRUCTION_VERB, '')
+    .replace(TRAILING_HERE, '')
+    .replace(/^(?:the|this|a|an)\s+/iu, '');
+  for (let i = 0; i < 2; i++) text = text.replace(TRAILING_MARK, '');
+  text = text
+    .replace(/\(\p{Ll}{1,2}\)/gu, '') // salarié(e), number(s)
+    .replace(/[\s,;:–-]+$/u, '')
+    .trim();
+  return /\p{L}/u.test(text) ? text : label;
+}
+
+/** A key from a caption's head words; filler words go first when the key would be cut. */
+export function keyFromLabel(label: string | null, fallback: string): string {
+  if (!label) return suggestName(null, fallback);
+  const head = keyWordsOf(label);
+  const words = toSnakeCase(head).split('_');
+  const uncut = head
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join('_');
+  if (uncut.length > MAX_SUGGESTED_CHARS && words.length > 2) {
+    const kept = head.split(/\s+/).filter((w, i) => i === 0 || !FILLER.has(w.toLowerCase()));
+    return suggestName(kept.join(' '), fallback);
+  }
+  return suggestName(head, fallback);
+}
+
+const BUTTONS = new Set(['checkbox', 'radio']);
+
+/** What the keys need of a detection. */
+export interface KeyInput {
+  page: number;
+  rect: Rect;
+  label: string | null;
+  /** the field's type, its key when it has no caption */
+  type: string;
+}
+
+/**
+ * The word a field's place gives it: the caption of the nearest field above it in its column, when
+ * that caption names a party ("Buyer's Signature" -> buyer, "Facility" -> facility): a possessive or
+ * a single word. Fields whose own key is shared are looked through (the rows of one block).
+ */
+function partyAbove(all: KeyInput[], keys: string[], shared: Set<string>, i: number): string {
+  const r = all[i].rect;
+  const h = r[3] - r[1];
+  const above = all
+    .map((d, j) => ({ d, j }))
+    .filter(
+      ({ d, j }) =>
+        j !== i &&
+        d.page === all[i].page &&
+        d.rect[1] >= r[3] - 1 &&
+        d.rect[1] - r[3] < 6 * Math.max(h, 12) &&
+        Math.min(d.rect[2], r[2]) - Math.max(d.rect[0], r[0]) > 0,
+    )
+    .sort((a, b) => a.d.rect[1] - b.d.rect[1]);
+  for (const { d, j } of above) {
+    if (shared.has(keys[j])) continue;
+    const label = d.label ? keyWordsOf(d.label) : '';
+    const possessive = /^(\p{L}+)['’]s\s/u.exec(label);
+    if (possessive) return toSnakeCase(possessive[1]);
+    // a single word over a text field's block names it when the block lies under its box
+    const slack = Math.max(h, 10);
+    const within = d.rect[0] <= r[0] + slack && d.rect[2] >= r[2] - slack;
+    if (/^\p{L}{3,}$/u.test(label) && within && !BUTTONS.has(all[i].type)) return toSnakeCase(label);
+    return '';
+  }
+  return '';
+}
+
+/**
+ * Keys for detections in reading order, unique among themselves and against `taken` (the form's own keys).
+ * Keys several fields share take the party word above each (partyAbove) when that tells them apart.
+ */
+export function detectionKeys(found: KeyInput[], taken: string[]): string[] {
+  const base = found.map((d) => keyFromLabel(d.label, d.type === 'radio' ? 'choice' : d.type));
+  const count = new Map<string, number>();
+  for (const k of base) count.set(k, (count.get(k) ?? 0) + 1);
+  const shared = new Set([...count].filter(([, n]) => n > 1).map(([k]) => k));
+  const keys = base.map((k, i) => {
+    if (!shared.has(k) || !/[a-z]/.test(k)) return k;
+    const party = partyAbove(found, base, shared, i);
+    const prefixed = party && !k.startsWith(`${party}_`) && party !== k ? `${party}_${k}` : k;
+    return prefixed.length <= MAX_SUGGESTED_CHARS ? prefixed : k;
+  });
+  return uniqueNames([...taken, ...keys]).slice(taken.length);
+}
