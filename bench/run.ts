@@ -12,6 +12,9 @@
 // 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows).
 // BENCH_ANALYSIS=0 (skip the template analysis table). BENCH_FAIRNESS=0 (skip the fairness between
 // accounts in a server process of its own), BENCH_ONLY=fairness (run only that, print its table).
+// `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
+// Latin and Unicode data; BENCH_PEERS_ITERATIONS, default 10; BENCH_PYTHON, default /usr/bin/python3)
+// and writes bench-results/peers.md and peers.json (BENCH_PEERS_OUT: another folder).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +35,8 @@ import type { ScriptsResult } from './scripts.js';
 import type { SigningResult } from './signing.js';
 import { benchFairness, fairnessTable, type FairnessBench } from './fairness.js';
 import type { FloorResult } from './floor.js';
+import { benchPeers, PEERS, peerForms } from './peers.js';
+import { peersJson, peersMarkdown } from './peers-report.js';
 import {
   benchBurst,
   benchLoad,
@@ -428,6 +433,43 @@ function machine(): string {
   ].join('\n');
 }
 
+/** `--peers`: every corpus form by us and by each peer, the report written to bench-results/. */
+async function runPeers() {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-peers-'));
+  const iterations = envInt('BENCH_PEERS_ITERATIONS', 10);
+  const peersTiming = { iterations, warmup: 3, maxSeconds: CASE_SECONDS };
+  const python = process.env.BENCH_PYTHON ?? '/usr/bin/python3';
+  const load0 = os.loadavg();
+  const rows = await benchPeers(peerForms(corpus, process.env.BENCH_FORMS), work, repoRoot, {
+    ours: timing,
+    pdftk: { iterations: PDFTK_ITERATIONS, warmup: 1, maxSeconds: CASE_SECONDS },
+    peers: peersTiming,
+    python,
+    log,
+  });
+  const methods: Record<string, string> = {};
+  for (const r of rows)
+    for (const [peer, run] of Object.entries(r.runs)) if (run?.method && !methods[peer]) methods[peer] = run.method;
+  const md = [
+    '## Peers',
+    '',
+    machine(),
+    `- peers: ${PEERS.join(', ')}; ${python}; pdf-lib ${JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pdf-lib/package.json'), 'utf8')).version}; ${iterations} timed fills per peer after 3 untimed (pdftk: ${PDFTK_ITERATIONS} after 1); load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start`,
+    '',
+    peersMarkdown(rows, methods),
+  ].join('\n');
+  const outDir = path.resolve(process.env.BENCH_PEERS_OUT ?? path.join(repoRoot, 'bench-results'));
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(path.join(outDir, 'peers.md'), `${md}\n`);
+  writeFileSync(
+    path.join(outDir, 'peers.json'),
+    `${JSON.stringify(peersJson(rows, methods, { loadAtStart: load0, loadAtEnd: os.loadavg(), python, iterations }), null, 1)}\n`,
+  );
+  process.stdout.write(`${md}\n`);
+  log(`peers report written to ${outDir}/peers.md and peers.json`);
+  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+}
+
 // ---- main ----------------------------------------------------------------------------------------
 
 /** The 1,000-copy combine of a two-page form (issue 27 item 9), in a server process of its own. */
@@ -443,6 +485,10 @@ async function main() {
     process.stdout.write(
       `${['| target | measured | result |', '|---|--:|---|', ...combineTargets(c, pass)].join('\n')}\n`,
     );
+    return;
+  }
+  if (process.argv.includes('--peers') || process.env.BENCH_ONLY === 'peers') {
+    await runPeers();
     return;
   }
   if (process.env.BENCH_ONLY === 'fairness') {

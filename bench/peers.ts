@@ -1,0 +1,273 @@
+// `npm run bench -- --peers`: every corpus form filled and flattened with the same values by us and by
+// the tools teams use instead, one after the other on one machine: pdftk (a process per fill, as it is
+// used), pdf-lib by hand (in this process), PyMuPDF and pypdf (in one long-lived Python process, as a
+// Python service would run them). Each output is read back with pdftotext, so a peer that draws less
+// does not win by it. Peers that are not installed are reported as skipped, never silently left out.
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { validateData } from '../src/modules/render-data/validate-data.js';
+import { analyse } from '../src/pdf/analysis/analyse.js';
+import { FontLibrary } from '../src/pdf/fonts/font-library.js';
+import { fillPdf } from '../src/pdf/fill/fill.js';
+import { TemplateCache } from '../src/pdf/fill/template-cache.js';
+import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
+import { generateData } from './data.js';
+import { pdfLibFill } from './peer-pdf-lib.js';
+import { heldShare, peerValues, probes, unicodeData, type PeerValue } from './peer-values.js';
+import { toXfdf } from './pdftk.js';
+import { summarise, timeIt, type Summary, type TimeOptions } from './stats.js';
+
+const run = promisify(execFile);
+
+export const PEERS = ['ours', 'pdftk', 'pdf-lib', 'pymupdf', 'pypdf'] as const;
+export type Peer = (typeof PEERS)[number];
+export type Dataset = 'latin' | 'unicode';
+
+export interface PeerRun {
+  ok: boolean;
+  /** how the peer fills (and flattens) */
+  method?: string;
+  time?: Summary;
+  /** CPU time per fill, ms (this process, the pdftk children, or the Python process) */
+  cpuMs?: number;
+  /** share of the values a reader finds in the output's text */
+  held?: number;
+  error?: string;
+  /** 1-minute load average before and after this peer's timing */
+  load: [number, number];
+}
+
+export interface PeerRow {
+  file: string;
+  fields: number;
+  dataset: Dataset;
+  probes: number;
+  runs: Partial<Record<Peer, PeerRun>>;
+}
+
+export interface PeerOptions {
+  ours: TimeOptions;
+  /** pdftk starts a JVM per fill: a few iterations are enough */
+  pdftk: TimeOptions;
+  /** pdf-lib and the Python peers */
+  peers: TimeOptions;
+  python: string;
+  log: (msg: string) => void;
+}
+
+/** CPU time (ms) of the children this process has waited for: /proc/self/stat cutime + cstime. */
+function childCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+const processCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Times fn after its warm-up; CPU per call counted over the timed calls only. */
+async function timed(fn: () => unknown, opts: TimeOptions, cpu: () => number) {
+  for (let i = 0; i < opts.warmup; i++) await fn();
+  const c0 = cpu();
+  const time = await timeIt(fn, { ...opts, warmup: 0 });
+  return { time, cpuMs: (cpu() - c0) / time.n };
+}
+
+async function pdftotext(file: string): Promise<string> {
+  // bounded: a peer's output can be slow to read (it counts as holding nothing then)
+  const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', file, '-'], { maxBuffer: 64 * 2 ** 20, timeout: 60_000 });
+  return stdout;
+}
+
+/** The long-lived Python process running bench/peers.py, one JSON job per line. */
+class PythonPeers {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly answers: AsyncIterator<string>;
+  constructor(python: string, script: string) {
+    this.child = spawn(python, [script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.answers = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
+  }
+  async job(job: Record<string, unknown>): Promise<Record<string, unknown>> {
+    this.child.stdin.write(`${JSON.stringify(job)}\n`);
+    const line = await this.answers.next();
+    if (line.done) throw new Error('the Python peer process ended');
+    return JSON.parse(line.value) as Record<string, unknown>;
+  }
+  close() {
+    this.child.stdin.end();
+  }
+}
+
+/** Whether Debian's python3 has the module (python3-fitz gives `fitz`, python3-pypdf `pypdf`). */
+async function pythonHas(python: string, module: string): Promise<string | null> {
+  try {
+    await run(python, ['-c', `import ${module}`]);
+    return null;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    return code === 'ENOENT' ? `${python} not found` : `python module ${module} not installed`;
+  }
+}
+
+async function hasPdftk(): Promise<boolean> {
+  try {
+    await run('pdftk', ['--version']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface FormCase {
+  file: string;
+  pdf: string;
+  bytes: Uint8Array;
+  analysis: TemplateAnalysis;
+  values: Record<string, FillValue>;
+  peer: Record<string, PeerValue>;
+  words: string[];
+}
+
+function formCases(pdf: string, bytes: Uint8Array, analysis: TemplateAnalysis): Record<Dataset, FormCase> {
+  const { data } = generateData(analysis.fields);
+  const make = (d: Record<string, unknown>): FormCase => {
+    const { values } = validateData(analysis.fields, d, { strict: false, locale: 'en-US', timezone: 'UTC' });
+    const file = path.basename(pdf);
+    return { file, pdf, bytes, analysis, values, peer: peerValues(analysis, values), words: probes(analysis, values) };
+  };
+  return { latin: make(data), unicode: make(unicodeData(analysis, data)) };
+}
+
+export async function benchPeers(pdfs: string[], work: string, repoRoot: string, o: PeerOptions): Promise<PeerRow[]> {
+  const cache = new TemplateCache({
+    maxEntries: 64,
+    maxBytes: 512 * 1024 * 1024,
+    fonts: new FontLibrary({ shapeCacheEntries: 4096 }),
+  });
+  const skipped: Partial<Record<Peer, string>> = {};
+  if (!(await hasPdftk())) skipped.pdftk = 'pdftk not installed';
+  const fitz = await pythonHas(o.python, 'fitz');
+  if (fitz) skipped.pymupdf = fitz;
+  const pypdf = await pythonHas(o.python, 'pypdf');
+  if (pypdf) skipped.pypdf = pypdf;
+  const python = fitz && pypdf ? undefined : new PythonPeers(o.python, path.join(repoRoot, 'bench/peers.py'));
+  const rows: PeerRow[] = [];
+  try {
+    for (const pdf of pdfs) {
+      const bytes = new Uint8Array(readFileSync(pdf));
+      let analysis: TemplateAnalysis;
+      try {
+        analysis = await analyse(bytes);
+      } catch {
+        continue; // not a form (the API refuses it too): nothing to fill
+      }
+      const cases = formCases(pdf, bytes, analysis);
+      for (const dataset of ['latin', 'unicode'] as const) {
+        const c = cases[dataset];
+        o.log(`peers: ${c.file} (${dataset})`);
+        const row: PeerRow = {
+          file: c.file,
+          fields: analysis.fields.length,
+          dataset,
+          probes: c.words.length,
+          runs: {},
+        };
+        rows.push(row);
+        for (const peer of PEERS) {
+          if (skipped[peer]) {
+            row.runs[peer] = { ok: false, error: `skipped: ${skipped[peer]}`, load: [NaN, NaN] };
+            continue;
+          }
+          const before = os.loadavg()[0];
+          const out = path.join(work, `${c.file}.${dataset}.${peer}.pdf`);
+          const r = await runPeer(peer, c, out, cache, python, o).catch(
+            (err: unknown): Omit<PeerRun, 'load'> => ({ ok: false, error: firstLine(err) }),
+          );
+          const held = r.ok && existsSync(out) ? heldShare(await pdftotext(out).catch(() => ''), c.words) : undefined;
+          row.runs[peer] = { ...r, held, load: [before, os.loadavg()[0]] };
+        }
+      }
+    }
+  } finally {
+    python?.close();
+  }
+  return rows;
+}
+
+const firstLine = (err: unknown) =>
+  (String((err as { stderr?: unknown }).stderr ?? '').trim() || (err as Error).message || String(err))
+    .split('\n')[0]
+    .slice(0, 160);
+
+async function runPeer(
+  peer: Peer,
+  c: FormCase,
+  out: string,
+  cache: TemplateCache,
+  python: PythonPeers | undefined,
+  o: PeerOptions,
+): Promise<Omit<PeerRun, 'load'>> {
+  switch (peer) {
+    case 'ours': {
+      const fill = () => fillPdf(c.bytes, c.analysis, { values: c.values, flatten: true }, `peers:${c.file}`, cache);
+      writeFileSync(out, (await fill()).bytes);
+      return {
+        ok: true,
+        method: 'fillPdf, flatten (template prepared once)',
+        ...(await timed(fill, o.ours, processCpuMs)),
+      };
+    }
+    case 'pdftk': {
+      const xfdf = `${out}.xfdf`;
+      writeFileSync(xfdf, toXfdf(c.analysis.fields, c.values));
+      const fill = () => run('pdftk', [c.pdf, 'fill_form', xfdf, 'output', out, 'flatten']);
+      return {
+        ok: true,
+        method: 'pdftk fill_form … flatten (a process per fill)',
+        ...(await timed(fill, o.pdftk, childCpuMs)),
+      };
+    }
+    case 'pdf-lib': {
+      const fill = () => pdfLibFill(c.bytes, c.peer, true);
+      writeFileSync(out, await fill());
+      return {
+        ok: true,
+        method: 'form.get*().set*(), form.flatten(), save()',
+        ...(await timed(fill, o.peers, processCpuMs)),
+      };
+    }
+    default: {
+      if (!python) throw new Error('no Python');
+      const a = await python.job({
+        peer,
+        template: c.pdf,
+        out,
+        values: c.peer,
+        flatten: true,
+        iterations: o.peers.iterations,
+        warmup: o.peers.warmup,
+        max_seconds: o.peers.maxSeconds,
+      });
+      if (!a.ok) return { ok: false, error: String(a.error) };
+      return {
+        ok: true,
+        method: `${String(a.version)}: ${String(a.method)}`,
+        time: summarise(a.samples_ms as number[]),
+        cpuMs: Number(a.cpu_ms),
+      };
+    }
+  }
+}
+
+/** The corpus's PDFs, or BENCH_FORMS. */
+export function peerForms(corpus: string, only: string | undefined): string[] {
+  const dir = path.join(corpus, 'pdfs');
+  const names = only ? only.split(',').map((s) => s.trim()) : readdirSync(dir).filter((f) => f.endsWith('.pdf'));
+  return names.sort().map((f) => path.join(dir, f));
+}
