@@ -1,9 +1,11 @@
 // Every corpus form against pdftk: in-process fill+flatten (template prepared once, as a render
 // worker keeps it) and `pdftk fill_form … flatten` with the same values, one row per form. The
 // first render (the template prepared, code not yet optimised for this form) is timed on its own;
-// the median is taken after a warm-up, as a long-lived render worker runs.
+// the median is taken after a warm-up, as a long-lived render worker runs. Sizes: our flattened output,
+// pdftk's for the same values, and the template + what the values draw (our flattened output with the
+// values minus without them).
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { validateData } from '../src/modules/render-data/validate-data.js';
@@ -33,6 +35,17 @@ export interface CorpusRow {
    */
   failed?: 'not-a-form' | 'pdftk' | 'ours';
   note?: string;
+  sizes?: OutputSizes;
+}
+
+export interface OutputSizes {
+  template: number;
+  /** our flattened output */
+  ours: number;
+  /** what the values add to our flattened output (with them minus without them) */
+  drawn: number;
+  /** pdftk's flattened output for the same values */
+  pdftk?: number;
 }
 
 export async function benchCorpus(
@@ -84,6 +97,9 @@ export async function benchCorpus(
       await fill();
       row.firstMs = performance.now() - t0;
       row.ours = await timeIt(fill, opts);
+      const blank = await fillPdf(bytes, analysis, { values: {}, flatten: true }, `corpus:${file}`, cache);
+      const ours = (await fill()).bytes.length;
+      row.sizes = { template: bytes.length, ours, drawn: Math.max(0, ours - blank.bytes.length) };
     } catch (err) {
       fail('ours', err);
       continue;
@@ -94,6 +110,7 @@ export async function benchCorpus(
       writeFileSync(xfdf, toXfdf(analysis.fields, values));
       const out = path.join(work, `${file}.pdftk.pdf`);
       row.pdftk = await timeIt(() => run('pdftk', [pdf, 'fill_form', xfdf, 'output', out, 'flatten']), pdftkOpts);
+      if (row.sizes) row.sizes.pdftk = statSync(out).size;
     } catch (err) {
       fail('pdftk', err);
     }

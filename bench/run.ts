@@ -9,7 +9,8 @@
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
 // BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
 // BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time), BENCH_COMBINE=0 (skip the
-// 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows).
+// 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows),
+// BENCH_ONLY=corpus (only the every-form table against pdftk: speed and output sizes, and its targets).
 // BENCH_ANALYSIS=0 (skip the template analysis table). BENCH_FAIRNESS=0 (skip the fairness between
 // accounts in a server process of its own), BENCH_ONLY=fairness (run only that, print its table).
 // `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
@@ -25,7 +26,7 @@ import type { TemplateAnalysis } from '../src/pdf/types.js';
 import { validateData } from '../src/modules/render-data/validate-data.js';
 import type { BurstResult } from './client-child.js';
 import { generateData, renderBody } from './data.js';
-import type { CorpusRow } from './corpus.js';
+import type { CorpusRow, OutputSizes } from './corpus.js';
 import type { DetectBench } from './detect.js';
 import type { AnalysisRow } from './analysis.js';
 // extras.js loads the PDF engine (pdf-lib, fontkit): imported after the HTTP phase, not counted in its RSS
@@ -225,10 +226,54 @@ interface Overload {
 /** Forms below this many fields count as "small" for the HTTP overhead target. */
 const SMALL_FORM_FIELDS = 100;
 
+/** The size targets: a flattened output ≤ pdftk's, and ≤ this × (template + what the values draw). */
+const SIZE_FACTOR = 1.1;
+/** The corpus rows of the targets table: speed against pdftk, then output sizes. */
+function corpusTargets(rows: CorpusRow[], pass: (ok: boolean | undefined) => string): string[] {
+  const out: string[] = [];
+  // Compared: forms both engines filled. Not comparable: files the analysis refuses (not forms, as the
+  // API answers) and forms pdftk fails on. Our own failure on a form is a miss.
+  const measured = rows.filter((r) => r.ours && r.pdftk);
+  const slowest = measured.length ? Math.min(...measured.map((r) => r.pdftk!.median / r.ours!.median)) : undefined;
+  const missed = measured.filter((r) => r.pdftk!.median / r.ours!.median < 100).map((r) => r.file);
+  const oursFailed = rows.filter((r) => r.failed === 'ours').map((r) => r.file);
+  const count = (kind: CorpusRow['failed']) => rows.filter((r) => r.failed === kind).length;
+  const detail = [
+    `${measured.length} of ${rows.length} files compared`,
+    `${count('not-a-form')} not forms`,
+    `${count('pdftk')} pdftk cannot fill`,
+    ...(oursFailed.length ? [`our engine failed: ${oursFailed.join(', ')}`] : []),
+    ...(missed.length ? [`below: ${missed.join(', ')}`] : []),
+  ].join('; ');
+  const ok = oursFailed.length ? false : slowest === undefined ? undefined : slowest >= 100;
+  out.push(
+    `| every corpus form ≥ 100× faster than pdftk flatten (${detail}) | slowest ${ratio(slowest)} | ${pass(ok)} |`,
+  );
+  // Output sizes: every form both engines flattened, and every form we flattened.
+  const sized = rows.filter((r) => r.sizes);
+  const vsPdftk = sized.filter((r) => r.sizes!.pdftk !== undefined);
+  const bigger = vsPdftk.filter((r) => r.sizes!.ours > r.sizes!.pdftk!).map((r) => r.file);
+  const worst = vsPdftk.length ? Math.max(...vsPdftk.map((r) => r.sizes!.ours / r.sizes!.pdftk!)) : undefined;
+  out.push(
+    `| every corpus form: flattened output ≤ pdftk's for the same values (${vsPdftk.length} forms${bigger.length ? `; bigger: ${bigger.join(', ')}` : ''}) | largest ${worst === undefined ? '–' : worst.toFixed(2)}× pdftk | ${pass(oursFailed.length ? false : vsPdftk.length ? !bigger.length : undefined)} |`,
+  );
+  const over = sized.filter((r) => !sizeOk(r.sizes!)).map((r) => r.file);
+  const worstT = sized.length
+    ? Math.max(...sized.map((r) => r.sizes!.ours / (r.sizes!.template + r.sizes!.drawn)))
+    : undefined;
+  out.push(
+    `| every corpus form: flattened output ≤ ${SIZE_FACTOR}× (template + drawn values) (${sized.length} forms${over.length ? `; over: ${over.join(', ')}` : ''}) | largest ${worstT === undefined ? '–' : worstT.toFixed(2)}× | ${pass(oursFailed.length ? false : sized.length ? !over.length : undefined)} |`,
+  );
+  return out;
+}
+
+const verdictOf = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+const sizeOk = (z: OutputSizes) => z.ours <= SIZE_FACTOR * (z.template + z.drawn);
+
 function corpusTable(rows: CorpusRow[]): string {
   const lines = [
-    '| form (fields) | ours fill+flatten median ms | p95 ms | first render ms | pdftk fill_form … flatten median ms | vs pdftk | ≥ 100× |',
-    '|---|--:|--:|--:|--:|--:|---|',
+    '| form (fields) | ours fill+flatten median ms | p95 ms | first render ms | pdftk fill_form … flatten median ms | vs pdftk | ≥ 100× | flattened KB: ours / pdftk / template + drawn | ≤ pdftk | ≤ 1.1× (template + drawn) |',
+    '|---|--:|--:|--:|--:|--:|---|--:|---|---|',
   ];
   for (const r of rows) {
     const x = r.ours && r.pdftk ? r.pdftk.median / r.ours.median : undefined;
@@ -245,8 +290,11 @@ function corpusTable(rows: CorpusRow[]): string {
               : x >= 100
                 ? 'PASS'
                 : 'MISS';
+    const z = r.sizes;
+    const kb = (n?: number) => (n === undefined ? '–' : (n / 1024).toFixed(1));
+    const sizes = z ? `${kb(z.ours)} / ${kb(z.pdftk)} / ${kb(z.template + z.drawn)}` : '–';
     lines.push(
-      `| ${r.file.replace(/\.pdf$/, '')} (${r.fields}) | ${ms(r.ours?.median)} | ${ms(r.ours?.p95)} | ${ms(r.firstMs)} | ${ms(r.pdftk?.median)} | ${ratio(x)} | ${verdict} |`,
+      `| ${r.file.replace(/\.pdf$/, '')} (${r.fields}) | ${ms(r.ours?.median)} | ${ms(r.ours?.p95)} | ${ms(r.firstMs)} | ${ms(r.pdftk?.median)} | ${ratio(x)} | ${verdict} | ${sizes} | ${z?.pdftk === undefined ? 'n/a' : verdictOf(z.ours <= z.pdftk)} | ${z ? verdictOf(sizeOk(z)) : 'n/a'} |`,
     );
   }
   return lines.join('\n');
@@ -390,26 +438,7 @@ function targets(
       `| analysis first call ≤ warm + ${t.firstExtraMs} ms, fresh process (${r.file}) | +${ms(extra)} ms | ${pass(extra === undefined ? undefined : extra <= t.firstExtraMs)} |`,
     );
   }
-  if (extras.corpus?.length) {
-    // Compared: forms both engines filled. Not comparable: files the analysis refuses (not forms, as the
-    // API answers) and forms pdftk fails on. Our own failure on a form is a miss.
-    const measured = extras.corpus.filter((r) => r.ours && r.pdftk);
-    const slowest = measured.length ? Math.min(...measured.map((r) => r.pdftk!.median / r.ours!.median)) : undefined;
-    const missed = measured.filter((r) => r.pdftk!.median / r.ours!.median < 100).map((r) => r.file);
-    const oursFailed = extras.corpus.filter((r) => r.failed === 'ours').map((r) => r.file);
-    const count = (kind: CorpusRow['failed']) => extras.corpus!.filter((r) => r.failed === kind).length;
-    const detail = [
-      `${measured.length} of ${extras.corpus.length} files compared`,
-      `${count('not-a-form')} not forms`,
-      `${count('pdftk')} pdftk cannot fill`,
-      ...(oursFailed.length ? [`our engine failed: ${oursFailed.join(', ')}`] : []),
-      ...(missed.length ? [`below: ${missed.join(', ')}`] : []),
-    ].join('; ');
-    const ok = oursFailed.length ? false : slowest === undefined ? undefined : slowest >= 100;
-    lines.push(
-      `| every corpus form ≥ 100× faster than pdftk flatten (${detail}) | slowest ${ratio(slowest)} | ${pass(ok)} |`,
-    );
-  }
+  if (extras.corpus?.length) lines.push(...corpusTargets(extras.corpus, pass));
   return lines.join('\n');
 }
 
@@ -476,6 +505,25 @@ async function runPeers() {
 const COMBINE_FORM = 'irs-fw4-2009.pdf';
 const COMBINE_ITEMS = 1000;
 
+/** Every corpus form against pdftk (bench/corpus.ts); outputs in `work`, or a folder of its own. */
+async function runCorpus(work: string | null): Promise<CorpusRow[]> {
+  const { benchCorpus } = await import('./corpus.js');
+  const dir = path.join(corpus, 'pdfs');
+  const pdfs = readdirSync(dir)
+    .filter((f) => f.endsWith('.pdf'))
+    .sort()
+    .map((f) => path.join(dir, f));
+  const n = envInt('BENCH_CORPUS_ITERATIONS', 20);
+  return benchCorpus(
+    pdfs,
+    work ?? mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-out-')),
+    { iterations: n, warmup: WARMUP, maxSeconds: CASE_SECONDS / 2 },
+    // pdftk's time is mostly the JVM starting: 2 timed calls per form keep the table to minutes.
+    pdftkVersion() ? { iterations: Math.min(PDFTK_ITERATIONS, 2), warmup: 1, maxSeconds: CASE_SECONDS } : undefined,
+    log,
+  );
+}
+
 async function main() {
   const started = Date.now();
   if (process.env.BENCH_ONLY === 'combine') {
@@ -489,6 +537,14 @@ async function main() {
   }
   if (process.argv.includes('--peers') || process.env.BENCH_ONLY === 'peers') {
     await runPeers();
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'corpus') {
+    const rows = await runCorpus(null);
+    const pass = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
+    process.stdout.write(
+      `${[machine(), '', corpusTable(rows), '', '| target | measured | result |', '|---|--:|---|', ...corpusTargets(rows, pass)].join('\n')}\n`,
+    );
     return;
   }
   if (process.env.BENCH_ONLY === 'fairness') {
@@ -630,23 +686,7 @@ async function main() {
     signing?: SigningResult;
   } = {};
   const { benchCli, benchMarks, benchUnicode } = await import('./extras.js');
-  if (process.env.BENCH_CORPUS !== '0') {
-    const { benchCorpus } = await import('./corpus.js');
-    const dir = path.join(corpus, 'pdfs');
-    const pdfs = readdirSync(dir)
-      .filter((f) => f.endsWith('.pdf'))
-      .sort()
-      .map((f) => path.join(dir, f));
-    const n = envInt('BENCH_CORPUS_ITERATIONS', 20);
-    extras.corpus = await benchCorpus(
-      pdfs,
-      work,
-      { iterations: n, warmup: WARMUP, maxSeconds: CASE_SECONDS / 2 },
-      // pdftk's time is mostly the JVM starting: 2 timed calls per form keep the table to minutes.
-      pdftk ? { iterations: Math.min(PDFTK_ITERATIONS, 2), warmup: 1, maxSeconds: CASE_SECONDS } : undefined,
-      log,
-    );
-  }
+  if (process.env.BENCH_CORPUS !== '0') extras.corpus = await runCorpus(work);
   let analysisTargets: { warmFactor: number; firstExtraMs: number } | undefined;
   if (process.env.BENCH_ANALYSIS !== '0') {
     const { benchAnalysis, WARM_FACTOR, FIRST_CALL_EXTRA_MS } = await import('./analysis.js');

@@ -240,16 +240,18 @@ export interface FillResult {
 }
 
 /**
- * A render as it is produced: the prepared template's base file followed by an incremental update.
- * Written one after the other they are the output PDF; kept apart, the base (the bulk of the file,
- * the same for every render of a template version) need not be copied per render.
+ * A render as it is produced: the prefix of its template version's compact layout (the objects every
+ * output carries unchanged, writer/compact-layout.ts) followed by the rest of one whole file (the objects
+ * this render reaches outside the prefix and a cross-reference stream). Written one after the other
+ * they are the output PDF; kept apart, the prefix (the same for every render of a template version)
+ * need not be copied per render.
  */
 export interface RenderParts {
-  /** the base file, shared by every render of the template version: never modify it */
+  /** the layout's prefix, shared by every render of the template version: never modify it */
   base: Uint8Array;
   /** names the base's exact bytes (a hash of them): a process that holds it need not receive it again */
   baseId: string;
-  /** the incremental update (empty when the render changed nothing) */
+  /** the rest of the file: the render's objects outside the prefix and the cross-reference stream */
   update: Uint8Array;
   warnings: string[];
   scriptWarnings?: ScriptWarning[];

@@ -8,7 +8,7 @@
 // stuck in a synchronous parse), `--max-old-space-size` bounds the heap, and if the kernel's OOM killer
 // acts anyway it picks the big worker, not the server. The cost is a copy of the bytes through the IPC
 // pipe (~5 ms per MB each way, off the event loop for all but (de)serialisation; a render's template
-// and base file cross once per worker, then only the data and the incremental update do) and ~0.2 s
+// and base file cross once per worker, then only the data and the render's own part of the file do) and ~0.2 s
 // to start a worker (plain node on a bundle, see worker-script.ts), paid once per worker, not per job.
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';

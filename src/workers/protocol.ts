@@ -103,7 +103,7 @@ export type WorkerMessage =
     };
 
 /**
- * A worker's answer to a FillJob: the incremental update, and the base file only when its id is not
+ * A worker's answer to a FillJob: the render's part of the file, and the prefix ("base") only when its id is not
  * `heldBaseId` (the base the pool already holds for that key). The base is most of a render's bytes; sending it once
  * per template instead of once per render saves the pipe copy (~5 ms/MB).
  */

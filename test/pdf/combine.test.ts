@@ -257,7 +257,10 @@ describe.skipIf(!dir || !tools)('combineRenders', () => {
   it('writes identical page content once but gives every copy its own appearance streams', async () => {
     const item = await render('pdflib-sample-form.pdf', 1, false);
     const bytes = await combineRenders([item, item, item].map(({ bytes: b }) => ({ bytes: b, flattened: false })));
-    expect(bytes.length).toBeLessThan(item.bytes.length * 1.5);
+    // Against one copy combined alone (render outputs use object streams, combined files do not): each
+    // further copy adds its fields and appearances (~0.47 of one copy), not its page content (~2.5x).
+    const one = await combineRenders([{ bytes: item.bytes, flattened: false }]);
+    expect(bytes.length).toBeLessThan(one.length * 2.2);
     const out = await PDFDocument.load(bytes);
     const contents = out.getPages().map((p) => String(p.node.get(PDFName.of('Contents'))));
     expect(new Set(contents).size).toBe(1);

@@ -1,6 +1,7 @@
-// Renders on a prepared template are incremental updates of its base file. Judged by independent
-// tools: qpdf --check, pdftk (values of the latest revision), pdftotext, and qpdf's own rewrite of
-// the file (which resolves the revision chain) read back by pdftk.
+// Renders on a prepared template are whole files written on its compact layout: the shared prefix,
+// the objects the render reaches outside it, one cross-reference stream. Judged by independent tools:
+// qpdf --check, qpdf's list of the file's objects against its rewrite (which keeps only what the
+// trailer reaches), pdftk (values), pdftotext.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +12,7 @@ import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { prepareTemplate, renderPrepared, type PreparedTemplate } from '../../src/pdf/fill/prepare.js';
 import type { FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { hasTool, pdftkFields, pdftotext, qpdfCheck } from '../helpers/pdf-tools.js';
+import { hasTool, pdftkFields, pdftotext, qpdf, qpdfCheck } from '../helpers/pdf-tools.js';
 
 const run = promisify(execFile);
 const dir = corpusDir();
@@ -38,6 +39,21 @@ function values(analysis: TemplateAnalysis, tag: string, checked: boolean, every
   return out;
 }
 
+/** The numbers of the objects a file lists (object and cross-reference streams aside), by qpdf. */
+async function listedObjects(file: string): Promise<number> {
+  const xref = await qpdf(['--show-xref', file]);
+  const listed = xref.split('\n').filter((l) => /: (uncompressed|compressed)/.test(l)).length;
+  const containers = new Set([...xref.matchAll(/stream = (\d+),/g)].map((m) => m[1])).size;
+  return listed - containers - 1; // the cross-reference stream lists itself
+}
+
+/** What qpdf keeps of a file when it rewrites it: only the objects the trailer reaches. */
+async function reachedObjects(file: string, tmp: string): Promise<number> {
+  const out = path.join(tmp, `reached-${path.basename(file)}`);
+  await qpdf(['--object-streams=disable', file, out]);
+  return (await qpdf(['--show-xref', out])).split('\n').filter((l) => /: uncompressed/.test(l)).length;
+}
+
 async function pdftkValues(file: string): Promise<Map<string, string | undefined>> {
   return new Map((await pdftkFields(file)).map((f) => [f.name, f.values.at(-1)]));
 }
@@ -61,20 +77,22 @@ describe.skipIf(!dir || missing.length > 0)(
           prepared = await prepareTemplate(bytes, analysis);
         });
 
-        it('appends one update to the base that qpdf accepts and that reads like a full rewrite', async () => {
+        it('writes one revision, nothing unreachable, that qpdf accepts and that reads like its rewrite', async () => {
           const request = { values: values(analysis, 'Alpha', true), flatten: false };
           const out = await renderPrepared(prepared, request);
-          const base = prepared.base.bytes;
-          expect(Buffer.from(out.bytes.subarray(0, base.length)).equals(Buffer.from(base))).toBe(true);
-          const update = Buffer.from(out.bytes.subarray(base.length)).toString('latin1');
-          expect(update).toMatch(new RegExp(`/Prev ${prepared.base.startXref}\\b`));
-          expect(update.match(/%%EOF/g)).toHaveLength(1);
+          const prefix = prepared.layout.prefix;
+          expect(Buffer.from(out.bytes.subarray(0, prefix.length)).equals(Buffer.from(prefix))).toBe(true);
+          const text = Buffer.from(out.bytes).toString('latin1');
+          expect(text.match(/%%EOF/g)).toHaveLength(1);
+          expect(text).not.toMatch(/\/Prev\b/);
+          expect(text).toMatch(/\/Type \/XRef\b/);
 
           const file = path.join(tmp, `inc-${name}`);
           fs.writeFileSync(file, out.bytes);
           const check = await qpdfCheck(file);
           expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
-          // qpdf rewrites the file from its latest revision: pdftk must read the same values from both.
+          expect(await listedObjects(file)).toBe(await reachedObjects(file, tmp));
+          // qpdf rewrites the file from what it reaches: pdftk must read the same values from both.
           const rewritten = path.join(tmp, `rewritten-${name}`);
           await run('qpdf', [file, rewritten]).catch((e: { code?: number }) => {
             if (e.code !== 3) throw e; // 3 = warnings only
@@ -90,9 +108,10 @@ describe.skipIf(!dir || missing.length > 0)(
         it('keeps no trace of an earlier render in the next one', async () => {
           const first = values(analysis, 'First', true);
           const second = values(analysis, 'Second', false, 2); // every other field, boxes off
+          const before = await renderPrepared(prepared, { values: {}, flatten: false });
           await renderPrepared(prepared, { values: first, flatten: false });
           const untouched = await renderPrepared(prepared, { values: {}, flatten: false });
-          expect(Buffer.from(untouched.bytes).equals(Buffer.from(prepared.base.bytes))).toBe(true);
+          expect(Buffer.from(untouched.bytes).equals(Buffer.from(before.bytes))).toBe(true);
           const out = await renderPrepared(prepared, { values: second, flatten: false });
           const file = path.join(tmp, `second-${name}`);
           fs.writeFileSync(file, out.bytes);
@@ -118,6 +137,11 @@ describe.skipIf(!dir || missing.length > 0)(
           ]);
           expect(check.code === 0 || check.warnings.length === 0, check.output).toBe(true);
           expect(fields).toEqual([]);
+          // No field or widget dictionary, nothing unreachable, and smaller than the interactive output.
+          expect(Buffer.from(out.bytes).toString('latin1')).not.toMatch(/\/(Widget|AcroForm|FT)\b/);
+          expect(await listedObjects(file)).toBe(await reachedObjects(file, tmp));
+          const form = await renderPrepared(prepared, { ...request, flatten: false });
+          expect(out.bytes.length).toBeLessThan(form.bytes.length);
           const page = text.replace(/\s+/g, '');
           const shown = Object.values(request.values).filter((v) => v.kind === 'text' && page.includes(v.text));
           // Some widgets are hidden or too small to show a whole tag: most values must be there.

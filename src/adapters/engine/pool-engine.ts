@@ -67,7 +67,7 @@ export function poolEngine(
   baseFilesMb = 16,
 ): PoolEngine {
   // Each template version's base file (the bulk of every render of it), received once from a worker:
-  // afterwards workers send only the incremental update (see FillReply). The budget counts in the server's
+  // afterwards workers send only the render's part of the file (see FillReply). The budget counts in the server's
   // RSS, so it is small: a base that no longer fits just crosses the pipe again with its render.
   const bases = new Lru<string, { id: string; bytes: Uint8Array }>(
     BASES_MAX,

@@ -4,7 +4,7 @@
 //
 // A template is prepared once (prepare.ts: parse, normalize, base file, field index) and, when the
 // caller passes a TemplateCache (template-cache.ts, built by the engine's composition root), kept there
-// under the caller's cache key; each render is then an incremental update on the base.
+// under the caller's cache key; each render is then written on its compact layout (one prefix per template version).
 import { joinParts, prepareTemplate, renderPreparedParts } from './prepare.js';
 import type { TemplateCache } from './template-cache.js';
 import {

@@ -6,26 +6,31 @@
 // normalized BASE file (classic xref table, unencrypted). The base is parsed again
 // and kept with its field index, so the objects in memory are exactly the objects of the base file.
 //
+// The parsed base is laid out once more, compactly (compact-layout.ts): a prefix of what every output
+// carries unchanged, in object streams, and the bytes of every other object.
+//
 // renderPrepared() writes the values into that cached document with the usual modules, tracks which
-// objects it created or changed (change-tracker.ts), writes base + those objects as an incremental
-// update (incremental-writer.ts), and restores the document for the next render. No parse, no full
-// save. Renders of one prepared template run one at a time (a promise chain), since they mutate it.
+// objects it created or changed (change-tracker.ts), writes the prefix + every object the output
+// reaches outside it + a cross-reference stream (compact-writer.ts), and restores the document for
+// the next render. No parse, no full save. Renders of one prepared template run one at a time (a
+// promise chain), since they mutate it.
 import { createHash } from 'node:crypto';
-import { PDFDict, StandardFonts, type PDFContext, type PDFDocument, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
+import { type PDFDict, StandardFonts, type PDFContext, type PDFDocument, type PDFFont } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
 import { ChangeTracker } from '../writer/change-tracker.js';
 import { applyRequest, indexFields, redrawStale, type FieldIndex } from './fill-fields.js';
 import type { FillContext } from './fill-context.js';
-import { N, getDict } from '../pdf-objects.js';
+import { MAX_FIELD_DEPTH, N, getDict } from '../pdf-objects.js';
 import { repairFieldList } from './field-list.js';
-import { collectFields, formDicts, type RawField } from '../field-tree.js';
+import { collectFields, formDicts } from '../field-tree.js';
 import { FontSet } from '../fonts/fonts.js';
 import { FontLibrary } from '../fonts/font-library.js';
 import { FontSubsets } from '../fonts/unicode-font.js';
-import { findStartXref, writeIncrement, type BaseFile } from '../writer/incremental-writer.js';
+import { buildLayout, type CompactLayout } from '../writer/compact-layout.js';
+import { writeCompact } from '../writer/compact-writer.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
-import { collectPages } from '../pages.js';
+import { collectPages, type PageNode } from '../pages.js';
 import {
   PdfEngineError,
   type FillRequest,
@@ -42,9 +47,9 @@ import { readFormScripts, type FormScripts } from '../scripts/form-model.js';
 import { ScriptSandbox } from '../scripts/sandbox.js';
 
 export interface PreparedTemplate {
-  /** the normalized base file every render starts from */
-  readonly base: BaseFile;
-  /** a hash of the base bytes (RenderParts.baseId) */
+  /** the compact layout every render is written on (its prefix starts every output) */
+  readonly layout: CompactLayout;
+  /** a hash of the prefix bytes (RenderParts.baseId) */
   readonly baseId: string;
   /** rough memory held by this preparation (base bytes + parsed objects), for cache budgets */
   readonly approxBytes: number;
@@ -66,8 +71,6 @@ interface PreparedState {
   library: FontLibrary;
   /** the fallback-font subsets of this template's renders: they grow as characters appear */
   subsets: FontSubsets;
-  /** indirect objects that are field or widget dictionaries (unreachable once flattened) */
-  formObjects: ReadonlySet<PDFRef>;
   /** the tail of the render queue of this template */
   queue: Promise<unknown>;
   /** the form's scripts, read before the base dropped them (undefined: none compute or check values) */
@@ -162,8 +165,6 @@ async function prepare(
 ): Promise<PreparedTemplate> {
   const library = options.fonts ?? new FontLibrary();
   const { base, fonts, scripts } = await normalize(bytes, analysis, { ...options, fonts: library });
-  const startXref = findStartXref(base);
-  if (startXref === undefined) throw new PdfEngineError('RENDER_FAILED', 'the normalized template has no startxref');
   // No size/time limit here: the base is our own re-serialization of a template already accepted.
   const { doc, context: ctx, catalog } = await loadPdf(base, { maxBytes: Number.MAX_SAFE_INTEGER });
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
@@ -173,10 +174,20 @@ async function prepare(
     if (!ctx.lookup(font.ref))
       throw new PdfEngineError('RENDER_FAILED', `font ${font.name} is missing from the normalized template`);
   }
+  const { layout, objectStreams } = buildLayout({
+    ctx,
+    catalog,
+    pageTree: pageTree(pages),
+    formDicts: new Set(formDicts(fields)),
+    version: /^%PDF-(\d\.\d)/.exec(Buffer.from(base.subarray(0, 16)).toString('latin1'))?.[1] ?? '1.7',
+    firstFree: ctx.largestObjectNumber + 1,
+  });
+  // The prefix's object streams hold those numbers: a render's new objects come after them.
+  ctx.largestObjectNumber += objectStreams;
   return {
-    base: { bytes: base, startXref },
-    baseId: createHash('sha256').update(base).digest('base64url'),
-    approxBytes: base.length * MEMORY_FACTOR,
+    layout,
+    baseId: createHash('sha256').update(layout.prefix).digest('base64url'),
+    approxBytes: base.length * MEMORY_FACTOR + layout.approxBytes,
     sourceLength: bytes.length,
     state: {
       doc,
@@ -187,7 +198,6 @@ async function prepare(
       fonts,
       library,
       subsets: new FontSubsets(),
-      formObjects: formObjectRefs(ctx, fields),
       queue: Promise.resolve(),
       scripts,
       sandbox: options.sandbox,
@@ -195,11 +205,15 @@ async function prepare(
   };
 }
 
-function formObjectRefs(ctx: PDFContext, fields: RawField[]): Set<PDFRef> {
-  const dicts = new Set<PDFDict>(formDicts(fields));
-  const refs = new Set<PDFRef>();
-  for (const [ref, obj] of ctx.enumerateIndirectObjects()) if (obj instanceof PDFDict && dicts.has(obj)) refs.add(ref);
-  return refs;
+/** Every page and the page tree nodes above it. */
+function pageTree(pages: PageNode[]): PDFDict[] {
+  const nodes = new Set<PDFDict>();
+  for (const { dict } of pages) {
+    let node: PDFDict | undefined = dict;
+    for (let d = 0; node && !nodes.has(node) && d < MAX_FIELD_DEPTH; d++, node = getDict(node, 'Parent'))
+      nodes.add(node);
+  }
+  return [...nodes];
 }
 
 /** pdf-lib's lists of things to embed at save time (fonts, images); we embed them ourselves. */
@@ -209,7 +223,7 @@ interface Embeddables {
 }
 
 async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<RenderParts> {
-  const { doc, ctx, acroForm, index, tracker, fonts, library, subsets, formObjects, scripts } = p.state;
+  const { doc, ctx, acroForm, index, tracker, fonts, library, subsets, scripts } = p.state;
   const ownSandbox = scripts && request.calculate !== false && !p.state.sandbox ? new ScriptSandbox() : undefined;
   const sandbox = p.state.sandbox ?? ownSandbox;
   const lists = doc as unknown as Embeddables;
@@ -228,12 +242,10 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
     const report = await applyRequest(fc, index, request, scripts && sandbox ? { scripts, sandbox } : undefined);
     // What doc.save() would flush: fonts (subsets of the fallback fonts) and images of this render.
     for (const e of [...lists.fonts.slice(counts.fonts), ...lists.images.slice(counts.images)]) await e.embed();
-    // Flattened, the fields and widgets are cut off from the pages and the catalog: no reader
-    // reaches them, so their new values would only be dead weight in the update.
-    const changed = request.flatten ? tracker.changed().filter((ref) => !formObjects.has(ref)) : tracker.changed();
-    // Nothing changed (no values, no flattening): the base is the answer.
-    const update = changed.length ? writeIncrement(ctx, p.base, changed, tracker.baseMax) : new Uint8Array(0);
-    return { base: p.base.bytes, baseId: p.baseId, update, warnings: fc.warnings, ...report };
+    // Flattened, the fields and widgets are cut off from the pages and the catalog: the writer leaves
+    // them out, with everything else no reader reaches.
+    const { tail } = writeCompact(ctx, p.layout, tracker.changed(), tracker.baseMax, request.flatten === true);
+    return { base: p.layout.prefix, baseId: p.baseId, update: tail, warnings: fc.warnings, ...report };
   } finally {
     await ownSandbox?.close();
     lists.fonts.length = counts.fonts;

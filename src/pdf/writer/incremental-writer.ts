@@ -114,19 +114,18 @@ export class ObjectWriter {
   }
 
   /** A stream with /Length from its data; new unfiltered ones above the threshold are deflated. */
-  stream(stream: PDFStream, mayDeflate: boolean): void {
+  stream(stream: PDFStream, mayDeflate: boolean, minBytes = DEFLATE_MIN_BYTES, level = DEFLATE_LEVEL): void {
     let contents = stream.getContents();
     const skip = new Set([LENGTH]);
     let extra = '';
-    if (
-      mayDeflate &&
-      stream instanceof PDFRawStream &&
-      !stream.dict.has(FILTER) &&
-      contents.length >= DEFLATE_MIN_BYTES
-    ) {
-      contents = deflateSync(contents, { level: DEFLATE_LEVEL });
-      skip.add(FILTER).add(DECODE_PARMS);
-      extra = '/Filter /FlateDecode\n';
+    if (mayDeflate && stream instanceof PDFRawStream && !stream.dict.has(FILTER) && contents.length >= minBytes) {
+      const deflated = deflateSync(contents, { level });
+      // kept as it is when the filter entry would cost more than deflate saves
+      if (deflated.length + FILTER_ENTRY.length < contents.length) {
+        contents = deflated;
+        skip.add(FILTER).add(DECODE_PARMS);
+        extra = FILTER_ENTRY;
+      }
     }
     this.dict(stream.dict, skip, `${extra}/Length ${contents.length}\n`);
     this.str('\nstream\n');
@@ -138,6 +137,7 @@ export class ObjectWriter {
 const LENGTH = PDFName.of('Length');
 const FILTER = PDFName.of('Filter');
 const DECODE_PARMS = PDFName.of('DecodeParms');
+const FILTER_ENTRY = '/Filter /FlateDecode\n';
 
 /**
  * The update that follows the base: the objects `refs` (looked up in ctx) + xref + trailer, with
