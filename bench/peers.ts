@@ -57,6 +57,8 @@ export interface PeerOptions {
   peers: TimeOptions;
   python: string;
   log: (msg: string) => void;
+  /** called with the rows so far after each form */
+  onForm?: (rows: PeerRow[]) => unknown;
 }
 
 /** CPU time (ms) of the children this process has waited for: /proc/self/stat cutime + cstime. */
@@ -193,6 +195,7 @@ export async function benchPeers(pdfs: string[], work: string, repoRoot: string,
           row.runs[peer] = { ...r, held, load: [before, os.loadavg()[0]] };
         }
       }
+      o.onForm?.(rows);
     }
   } finally {
     python?.close();

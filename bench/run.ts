@@ -36,7 +36,7 @@ import type { ScriptsResult } from './scripts.js';
 import type { SigningResult } from './signing.js';
 import { benchFairness, fairnessTable, type FairnessBench } from './fairness.js';
 import type { FloorResult } from './floor.js';
-import { benchPeers, PEERS, peerForms } from './peers.js';
+import { benchPeers, PEERS, peerForms, type PeerRow } from './peers.js';
 import { peersJson, peersMarkdown } from './peers-report.js';
 import {
   benchBurst,
@@ -462,39 +462,42 @@ function machine(): string {
   ].join('\n');
 }
 
-/** `--peers`: every corpus form by us and by each peer, the report written to bench-results/. */
+/** `--peers`: every corpus form by us and by each peer; the report is rewritten after each form, so a cut run keeps its rows. */
 async function runPeers() {
   const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-peers-'));
   const iterations = envInt('BENCH_PEERS_ITERATIONS', 10);
   const peersTiming = { iterations, warmup: 3, maxSeconds: CASE_SECONDS };
   const python = process.env.BENCH_PYTHON ?? '/usr/bin/python3';
+  const pdfLib = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pdf-lib/package.json'), 'utf8')).version;
   const load0 = os.loadavg();
+  const outDir = path.resolve(process.env.BENCH_PEERS_OUT ?? path.join(repoRoot, 'bench-results'));
+  mkdirSync(outDir, { recursive: true });
+  const report = (rows: PeerRow[]) => {
+    const methods: Record<string, string> = {};
+    for (const r of rows)
+      for (const [peer, run] of Object.entries(r.runs)) if (run?.method && !methods[peer]) methods[peer] = run.method;
+    const md = [
+      '## Peers',
+      '',
+      machine(),
+      `- peers: ${PEERS.join(', ')}; ${python}; pdf-lib ${pdfLib}; ${iterations} timed fills per peer after 3 untimed (pdftk: ${PDFTK_ITERATIONS} after 1); load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start`,
+      '',
+      peersMarkdown(rows, methods),
+    ].join('\n');
+    writeFileSync(path.join(outDir, 'peers.md'), `${md}\n`);
+    const extra = { loadAtStart: load0, loadAtEnd: os.loadavg(), python, iterations };
+    writeFileSync(path.join(outDir, 'peers.json'), `${JSON.stringify(peersJson(rows, methods, extra), null, 1)}\n`);
+    return md;
+  };
   const rows = await benchPeers(peerForms(corpus, process.env.BENCH_FORMS), work, repoRoot, {
     ours: timing,
     pdftk: { iterations: PDFTK_ITERATIONS, warmup: 1, maxSeconds: CASE_SECONDS },
     peers: peersTiming,
     python,
     log,
+    onForm: report,
   });
-  const methods: Record<string, string> = {};
-  for (const r of rows)
-    for (const [peer, run] of Object.entries(r.runs)) if (run?.method && !methods[peer]) methods[peer] = run.method;
-  const md = [
-    '## Peers',
-    '',
-    machine(),
-    `- peers: ${PEERS.join(', ')}; ${python}; pdf-lib ${JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pdf-lib/package.json'), 'utf8')).version}; ${iterations} timed fills per peer after 3 untimed (pdftk: ${PDFTK_ITERATIONS} after 1); load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start`,
-    '',
-    peersMarkdown(rows, methods),
-  ].join('\n');
-  const outDir = path.resolve(process.env.BENCH_PEERS_OUT ?? path.join(repoRoot, 'bench-results'));
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(path.join(outDir, 'peers.md'), `${md}\n`);
-  writeFileSync(
-    path.join(outDir, 'peers.json'),
-    `${JSON.stringify(peersJson(rows, methods, { loadAtStart: load0, loadAtEnd: os.loadavg(), python, iterations }), null, 1)}\n`,
-  );
-  process.stdout.write(`${md}\n`);
+  process.stdout.write(`${report(rows)}\n`);
   log(`peers report written to ${outDir}/peers.md and peers.json`);
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 }

@@ -247,7 +247,13 @@ for (const db of DATABASES) {
             expect(res.status).toBe(422);
             expect(res.json.error.code).toBe('VALIDATION_ERROR');
             expect(res.json.error.details.field).toBe(field);
-            expect(res.json.error.details.errors[0]).toEqual({ field, message: expect.stringMatching(message) });
+            // each entry has the shape of every VALIDATION_ERROR's details.errors[]: field, expected, received, message
+            expect(res.json.error.details.errors[0]).toEqual({
+              field,
+              expected: expect.any(String),
+              received: expect.any(String),
+              message: expect.stringMatching(message),
+            });
             expect((await schemaOf(id)).version).toBe(2);
           });
         }
