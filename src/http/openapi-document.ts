@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { errorCatalogueMarkdown } from '../errors.js';
 import { ErrorEnvelope, MULTIPART_BODY, type Named } from './openapi.js';
+import { addExamples } from './openapi-examples.js';
 
 // The OpenAPI document: @fastify/swagger builds paths from the routes' TypeBox schemas; this module adds
 // what routes cannot say (servers, tags, security, the multipart upload bodies, the answers every
@@ -28,6 +29,7 @@ const TAGS = [
   { name: 'api-keys', description: 'The keys that authenticate requests (Authorization: Bearer <key>)' },
   { name: 'downloads', description: 'Signed download links; they carry their own authorisation' },
   { name: 'webhooks', description: 'Endpoints that receive signed events (Standard Webhooks) and their deliveries' },
+  { name: 'signing', description: 'Certificates that sign rendered PDFs (options.sign)' },
 ];
 
 const RETRY_AFTER = {
@@ -114,7 +116,8 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string, c
 function complete(doc: Document): Document {
   doc.components ??= {};
   mapDiscriminators(doc, doc.components.schemas ?? {});
-  doc.components.responses = SHARED_RESPONSES;
+  // a copy: addExamples() writes into the document
+  doc.components.responses = structuredClone(SHARED_RESPONSES);
   // @fastify/swagger marks every body required; POST /v1/api-keys also takes none (the key is "unnamed").
   const newKey = doc.paths?.['/v1/api-keys']?.post?.requestBody as { required?: boolean } | undefined;
   if (newKey) newKey.required = false;
@@ -138,6 +141,9 @@ function complete(doc: Document): Document {
       for (const [status, response] of Object.entries(op.responses)) {
         if (status >= '400' && !response.$ref && (!response.description || GENERIC.has(response.description)))
           response.description = STATUS_TEXT[status] ?? 'Error';
+        // a route that answers a PDF still answers its errors as JSON (swagger gives them the route's type)
+        if (status >= '400' && isJson(response.content) && !response.content['application/json'])
+          response.content = ERROR_CONTENT;
       }
       const authenticated = !(Array.isArray(op.security) && op.security.length === 0);
       if (authenticated) {
@@ -148,6 +154,7 @@ function complete(doc: Document): Document {
       op.responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
     }
   }
+  addExamples(doc);
   return doc;
 }
 

@@ -34,16 +34,19 @@ export function dataResponse<T extends Named>(schema: T) {
 
 const PageMeta = named(
   'PageMeta',
-  Type.Object({
-    page: Type.Integer({ description: 'This page number, from 1' }),
-    limit: Type.Integer({ description: 'Page size asked for' }),
-    total: Type.Integer({ description: 'Items in the whole list (with the filters applied)' }),
-    hasMore: Type.Boolean({ description: 'Another page follows this one' }),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description:
-        'Pass as `starting_after` to get the next page (stable while items are added); null on the last page',
-    }),
-  }),
+  Type.Object(
+    {
+      page: Type.Integer({ description: 'This page number, from 1' }),
+      limit: Type.Integer({ description: 'Page size asked for' }),
+      total: Type.Integer({ description: 'Items in the whole list (with the filters applied)' }),
+      hasMore: Type.Boolean({ description: 'Another page follows this one' }),
+      nextCursor: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'Pass as `starting_after` to get the next page (stable while items are added); null on the last page',
+      }),
+    },
+    { examples: [{ page: 1, limit: 20, total: 1, hasMore: false, nextCursor: null }] },
+  ),
 );
 
 /** `{ data: T[], meta }`, a page of a list, named `<T>List` unless named otherwise. */

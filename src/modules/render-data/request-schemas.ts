@@ -94,6 +94,15 @@ export const RenderRequest = named(
       ),
       options: Type.Optional(ref(RenderOptions)),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          templateId: 'tpl_01a21680738b60de6c07f401',
+          data: { name: 'Jeanne Martin', amount: 1250.5, signed_on: '2026-11-26', agree: true },
+          options: { flatten: true },
+        },
+      ],
+    },
   ),
 );

@@ -46,35 +46,72 @@ const Render = named(
       ),
       warnings: Type.Array(Type.String(), { description: 'e.g. data keys that match no field; empty when none' }),
     },
-    { description: 'A render just made, or accepted asynchronously' },
+    {
+      description: 'A render just made, or accepted asynchronously',
+      examples: [
+        {
+          id: 'rnd_01a21680738b60de6c07f402',
+          renderId: 'rnd_01a21680738b60de6c07f402',
+          status: 'completed',
+          downloadUrl:
+            'https://forms.example.com/v1/files/rnd_01a21680738b60de6c07f402?expires=1795671300&signature=3f1c0e9a5b7d4e2f8a6c1b0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f',
+          expiresIn: 900,
+          fileSize: 48213,
+          durationMs: 182,
+          sha256: '9b2e4c1f0a3d5e7b8c6a4f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c',
+          warnings: [],
+        },
+      ],
+    },
   ),
 );
 const RenderListItem = named(
   'RenderListItem',
-  Type.Object({
-    id: Type.String(),
-    templateId: Type.String(),
-    templateName: Type.String(),
-    status: Type.String({
-      description:
-        'pending (accepted, not finished: async renders and batch items), completed, or failed (see `error`)',
-    }),
-    fileSize: Type.Integer(),
-    durationMs: Type.Integer(),
-    expiresAt: Type.String({ format: 'date-time' }),
-    createdAt: Type.String({ format: 'date-time' }),
-    downloadUrl: Type.Union([Type.String(), Type.Null()], { description: 'null when there is no file to download' }),
-    sha256: Type.Union([Type.String(), Type.Null()], {
-      description:
-        'SHA-256 of the file (hex); null while pending, for a failed render, or one made before it was recorded',
-    }),
-    protected: Type.Boolean({
-      description: 'the file is password-protected (options.protect); passwords are never kept',
-    }),
-    signed: Type.Boolean({ description: 'the file is signed (options.sign)' }),
-    batchId: Type.Optional(Type.String({ description: 'the batch this render is an item of' })),
-    batchIndex: Type.Optional(Type.Integer({ description: 'its place in the batch, from 0' })),
-  }),
+  Type.Object(
+    {
+      id: Type.String(),
+      templateId: Type.String(),
+      templateName: Type.String(),
+      status: Type.String({
+        description:
+          'pending (accepted, not finished: async renders and batch items), completed, or failed (see `error`)',
+      }),
+      fileSize: Type.Integer(),
+      durationMs: Type.Integer(),
+      expiresAt: Type.String({ format: 'date-time' }),
+      createdAt: Type.String({ format: 'date-time' }),
+      downloadUrl: Type.Union([Type.String(), Type.Null()], { description: 'null when there is no file to download' }),
+      sha256: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'SHA-256 of the file (hex); null while pending, for a failed render, or one made before it was recorded',
+      }),
+      protected: Type.Boolean({
+        description: 'the file is password-protected (options.protect); passwords are never kept',
+      }),
+      signed: Type.Boolean({ description: 'the file is signed (options.sign)' }),
+      batchId: Type.Optional(Type.String({ description: 'the batch this render is an item of' })),
+      batchIndex: Type.Optional(Type.Integer({ description: 'its place in the batch, from 0' })),
+    },
+    {
+      examples: [
+        {
+          id: 'rnd_01a21680738b60de6c07f402',
+          templateId: 'tpl_01a21680738b60de6c07f401',
+          templateName: 'W-9 (2024)',
+          status: 'completed',
+          fileSize: 48213,
+          durationMs: 182,
+          expiresAt: '2026-12-03T06:15:00.000Z',
+          createdAt: '2026-11-26T06:15:00.000Z',
+          downloadUrl:
+            'https://forms.example.com/v1/files/rnd_01a21680738b60de6c07f402?expires=1795671300&signature=3f1c0e9a5b7d4e2f8a6c1b0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f',
+          sha256: '9b2e4c1f0a3d5e7b8c6a4f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c',
+          protected: false,
+          signed: false,
+        },
+      ],
+    },
+  ),
 );
 const RenderDetail = named(
   'RenderDetail',

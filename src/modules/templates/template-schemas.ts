@@ -29,7 +29,25 @@ export const Template = named(
       createdAt: Type.String({ format: 'date-time' }),
       updatedAt: Type.String({ format: 'date-time' }),
     },
-    { description: 'A PDF form uploaded as a template' },
+    {
+      description: 'A PDF form uploaded as a template',
+      examples: [
+        {
+          id: 'tpl_01a21680738b60de6c07f401',
+          name: 'W-9 (2024)',
+          description: 'Request for taxpayer identification number',
+          fileName: 'fw9.pdf',
+          fileSize: 141502,
+          fieldCount: 23,
+          isFrozen: false,
+          version: 1,
+          locale: null,
+          timezone: null,
+          createdAt: '2026-11-26T06:10:00.000Z',
+          updatedAt: '2026-11-26T06:10:00.000Z',
+        },
+      ],
+    },
   ),
 );
 const Rect = Type.Array(Type.Number(), {
