@@ -133,6 +133,7 @@ export async function createRuntime(
       ? new (await import('./adapters/tracing/otel-tracer.js')).OtelTracer({
           serviceName: config.tracing.serviceName,
           exporter: options.spanExporter,
+          onCloseError: (err) => log.warn({ err }, 'could not send the last traces'),
         })
       : noopTracer);
   const deps: Deps = {

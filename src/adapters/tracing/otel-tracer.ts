@@ -19,7 +19,12 @@ export interface OtelTracerOptions {
    * variables, batched. A given exporter (tests: InMemorySpanExporter) gets each span as it ends.
    */
   exporter?: SpanExporter;
+  /** the last spans could not be sent at close (the collector is down or slow) */
+  onCloseError?: (err: unknown) => void;
 }
+
+/** Longest close() waits for the last spans to go: the exporter's own retries would take 10 s. */
+const CLOSE_FLUSH_MS = 3000;
 
 /**
  * OpenTelemetry traces. The provider and the context manager belong to this instance, never registered
@@ -31,8 +36,10 @@ export class OtelTracer implements Tracer {
   private readonly contexts = new AsyncLocalStorageContextManager();
   private readonly tracer;
   private readonly propagator = new W3CTraceContextPropagator();
+  private readonly onCloseError: (err: unknown) => void;
 
   constructor(options: OtelTracerOptions) {
+    this.onCloseError = options.onCloseError ?? (() => {});
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
       spanProcessors: [
@@ -82,9 +89,20 @@ export class OtelTracer implements Tracer {
     if (trace.getSpan(parent)) this.tracer.startSpan(name, { attributes, startTime: startedAt }, parent).end();
   }
 
+  /** Sends what is buffered, within CLOSE_FLUSH_MS; a collector that is down never fails a shutdown. */
   async close(): Promise<void> {
-    await this.provider.shutdown();
-    this.contexts.disable();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`traces not sent within ${CLOSE_FLUSH_MS} ms`)), CLOSE_FLUSH_MS);
+    });
+    try {
+      await Promise.race([this.provider.shutdown(), late]);
+    } catch (err) {
+      this.onCloseError(err);
+    } finally {
+      clearTimeout(timer);
+      this.contexts.disable();
+    }
   }
 }
 
