@@ -168,6 +168,9 @@ export async function createRuntime(
   return {
     ...deps,
     async close() {
+      // First: the requests are over (the app closed before), and the flush's socket keeps the process up
+      // until the last spans are sent.
+      await tracer.close();
       await stopHousekeeping();
       await deliveries.stop();
       // Stop claiming; closing the engine cuts the jobs in flight short, and they are given back.
@@ -179,7 +182,6 @@ export async function createRuntime(
       await heartbeat.stop();
       dbClock?.stop();
       await dbHandle.close();
-      await tracer.close();
     },
   };
 }
