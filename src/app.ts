@@ -10,6 +10,7 @@ import { registerJsonBody } from './http/json-body.js';
 import { registerNulGuard } from './http/nul-guard.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
+import { registerTracing } from './http/tracing.js';
 import { authenticate, rateLimit } from './http/auth.js';
 import { keyAuthenticator } from './modules/accounts/api-keys.js';
 import { ping } from './adapters/db/database.js';
@@ -55,6 +56,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // first, so the request's span is current in every hook after it
+  registerTracing(app as unknown as FastifyInstance, deps.tracer);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // Every answer: no browser may sniff a PDF or JSON into something else.

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { CacheSizes, Config } from './config.js';
 import type { Caches, Deps } from './deps.js';
 import { Lru } from './lib/lru.js';
@@ -24,6 +25,10 @@ import { staleAfterMs } from './modules/renders/dead-renders.js';
 import { HttpWebhookSender } from './adapters/webhook-sender/http-webhook-sender.js';
 import { createDeliveryWorker } from './modules/webhooks/delivery-worker.js';
 import { startSweeper } from './modules/housekeeping/sweeper.js';
+import { noopTracer, type Tracer } from './ports/tracer.js';
+import { tracedEngine } from './adapters/tracing/traced-engine.js';
+import { tracedBlobStore } from './adapters/tracing/traced-blob-store.js';
+import { dbTracingPlugin } from './adapters/tracing/traced-db.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -36,6 +41,8 @@ export interface RuntimeOptions {
    * races them for the sweeper's lease.
    */
   housekeeping?: boolean;
+  /** with tracing on (OTEL_ENABLED), where spans go instead of OTLP/HTTP (tests: the SDK's InMemorySpanExporter) */
+  spanExporter?: SpanExporter;
 }
 
 /** The composition root: the one place that chooses adapters from configuration. */
@@ -119,14 +126,26 @@ export async function createRuntime(
     random: Math.random,
   });
   const jobSignal = overrides.jobs ?? createJobSignal();
+  // Off (the default): no wrapper anywhere, the hot path is what it was. On: loaded only then.
+  const tracer: Tracer =
+    overrides.tracer ??
+    (config.tracing.enabled
+      ? new (await import('./adapters/tracing/otel-tracer.js')).OtelTracer({
+          serviceName: config.tracing.serviceName,
+          exporter: options.spanExporter,
+          onCloseError: (err) => log.warn({ err }, 'could not send the last traces'),
+        })
+      : noopTracer);
   const deps: Deps = {
     config,
-    db: dbHandle.db,
+    db: tracer.enabled
+      ? dbHandle.db.withPlugin(dbTracingPlugin(tracer, dbHandle.kind === 'postgres' ? 'postgresql' : 'sqlite'))
+      : dbHandle.db,
     dbKind: dbHandle.kind,
-    blobs,
+    blobs: tracer.enabled ? tracedBlobStore(blobs, tracer) : blobs,
     clock,
     plans,
-    engine,
+    engine: tracer.enabled ? tracedEngine(engine, tracer) : engine,
     rateLimiter,
     signingKey,
     log,
@@ -135,6 +154,7 @@ export async function createRuntime(
     webhookSender,
     instanceId: heartbeat.id,
     jobs: jobSignal,
+    tracer,
   };
   // Async renders and batch items: claimed from the database, so they survive restarts and move to a
   // live instance when theirs dies.
@@ -148,6 +168,9 @@ export async function createRuntime(
   return {
     ...deps,
     async close() {
+      // First: the requests are over (the app closed before), and the flush's socket keeps the process up
+      // until the last spans are sent.
+      await tracer.close();
       await stopHousekeeping();
       await deliveries.stop();
       // Stop claiming; closing the engine cuts the jobs in flight short, and they are given back.

@@ -31,6 +31,14 @@ export interface Config {
   webhooks: WebhookConfig;
   /** a render's locale and time zone when neither the request nor its template gives one */
   renderDefaults: RenderDefaults;
+  /** OTEL_ENABLED: OpenTelemetry traces (off by default); the exporter reads the standard OTEL_EXPORTER_OTLP_* variables */
+  tracing: TracingConfig;
+}
+
+export interface TracingConfig {
+  enabled: boolean;
+  /** OTEL_SERVICE_NAME, the traces' service.name */
+  serviceName: string;
 }
 
 /** DEFAULT_LOCALE / DEFAULT_TIMEZONE: the reference's fr-FR / Europe/Paris unless the operator says otherwise. */
@@ -287,6 +295,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(
       `DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Paris or UTC (got "${renderDefaults.timezone}")`,
     );
+  const otelEnabled = str('OTEL_ENABLED') ?? 'false';
+  if (otelEnabled !== 'true' && otelEnabled !== 'false')
+    problems.push(`OTEL_ENABLED must be true or false (got "${otelEnabled}")`);
+  const tracing = { enabled: otelEnabled === 'true', serviceName: str('OTEL_SERVICE_NAME') ?? 'formcast' };
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');
   return {
@@ -307,5 +319,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy,
     webhooks,
     renderDefaults,
+    tracing,
   };
 }

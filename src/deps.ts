@@ -10,6 +10,7 @@ import type { Metrics } from './ports/metrics.js';
 import type { Lru } from './lib/lru.js';
 import type { TemplateAnalysis } from './pdf/types.js';
 import type { JobSignal } from './ports/job-signal.js';
+import type { Tracer } from './ports/tracer.js';
 
 /**
  * The server's in-memory caches, sized from Config (CacheSizes). Both are keyed by blob key: a key
@@ -44,4 +45,6 @@ export interface Deps {
   instanceId: string;
   /** wakes this instance's job runner when an async render or batch is accepted */
   jobs: JobSignal;
+  /** spans of requests and of their engine, storage and database steps; a no-op unless OTEL_ENABLED */
+  tracer: Tracer;
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createRuntime, type Runtime } from '../../src/bootstrap.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/bootstrap.js';
 import { buildApp } from '../../src/app.js';
 import { createAccount } from '../../src/modules/accounts/accounts.js';
 import type { Deps } from '../../src/deps.js';
@@ -83,7 +83,7 @@ export async function freshPostgresUrl(): Promise<{ url: string; schema: string;
 
 export async function startServer(
   db: DbName = 'sqlite',
-  opts: { env?: Record<string, string>; overrides?: Partial<Deps>; planA?: string } = {},
+  opts: { env?: Record<string, string>; overrides?: Partial<Deps>; planA?: string; runtime?: RuntimeOptions } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-test-'));
   let dropSchema = async () => {};
@@ -112,7 +112,7 @@ export async function startServer(
     }
   }
   const config = loadConfig(env);
-  const runtime = await createRuntime(config, opts.overrides);
+  const runtime = await createRuntime(config, opts.overrides, opts.runtime);
   const app = await buildApp(runtime);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -39,6 +39,15 @@ describe('configuration', () => {
     );
   });
 
+  it('leaves tracing off unless OTEL_ENABLED=true, named formcast unless OTEL_SERVICE_NAME says otherwise', () => {
+    expect(loadConfig({}).tracing).toEqual({ enabled: false, serviceName: 'formcast' });
+    expect(loadConfig({ OTEL_ENABLED: 'true', OTEL_SERVICE_NAME: 'forms-eu' }).tracing).toEqual({
+      enabled: true,
+      serviceName: 'forms-eu',
+    });
+    expect(() => loadConfig({ OTEL_ENABLED: 'yes' })).toThrow(/OTEL_ENABLED must be true or false/);
+  });
+
   it('sizes the caches from the environment, the template cache a quarter of a worker by default', () => {
     expect(loadConfig({}).caches).toMatchObject({
       templateEntries: 32,

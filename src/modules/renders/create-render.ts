@@ -25,6 +25,7 @@ import { announceUsageThresholds } from '../events/usage-threshold.js';
 
 export type { CreateRenderInput, RenderOptions } from './render-steps.js';
 
+const NO_ATTRIBUTES = {};
 /** How long a client is asked to wait after the file store failed a write. */
 const STORAGE_RETRY_AFTER_SECONDS = 5;
 
@@ -49,7 +50,9 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   if (!isAsync) deps.engine.admit?.();
 
   // 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input
-  const prepared = await prepareRender(deps, account, input, undefined, !isAsync);
+  const prepared = await deps.tracer.inSpan('render.prepare', NO_ATTRIBUTES, () =>
+    prepareRender(deps, account, input, undefined, !isAsync),
+  );
   const { template, warnings } = prepared;
 
   // 2. reserve one render of the monthly quota: the pending record is the reservation
@@ -59,39 +62,41 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   const elapsedMs = () => Math.round(performance.now() - t0);
   const month = monthOf(started);
   const id = newId('rnd');
-  await deps.db.transaction().execute(async (trx) => {
-    await lockAccount(trx, deps.dbKind, account.id);
-    // A reservation whose process died (a crash cut the request) no longer counts: a client retrying
-    // it is not charged twice.
-    await failDeadRenders(deps, trx, { accountId: account.id, month });
-    const used = await countRendersThisMonth(trx, account.id, month);
-    if (used >= plan.rendersPerMonth) {
-      throw new AppError(
-        'RENDER_LIMIT_REACHED',
-        `Monthly render limit reached: ${used}/${plan.rendersPerMonth} renders used in ${month} on the ${plan.name} plan`,
-        { used, limit: plan.rendersPerMonth },
-        { 'Retry-After': String(secondsToNextMonth(started)) },
+  const reserve = () =>
+    deps.db.transaction().execute(async (trx) => {
+      await lockAccount(trx, deps.dbKind, account.id);
+      // A reservation whose process died (a crash cut the request) no longer counts: a client retrying
+      // it is not charged twice.
+      await failDeadRenders(deps, trx, { accountId: account.id, month });
+      const used = await countRendersThisMonth(trx, account.id, month);
+      if (used >= plan.rendersPerMonth) {
+        throw new AppError(
+          'RENDER_LIMIT_REACHED',
+          `Monthly render limit reached: ${used}/${plan.rendersPerMonth} renders used in ${month} on the ${plan.name} plan`,
+          { used, limit: plan.rendersPerMonth },
+          { 'Retry-After': String(secondsToNextMonth(started)) },
+        );
+      }
+      // An async render has no owner process: its durable job (render_jobs) is what gets it done.
+      await insertRender(
+        trx,
+        pendingRecord(deps, account, template, {
+          id,
+          month,
+          createdAt: started,
+          owner: isAsync ? null : deps.instanceId,
+          flattened: prepared.flatten,
+        }),
       );
-    }
-    // An async render has no owner process: its durable job (render_jobs) is what gets it done.
-    await insertRender(
-      trx,
-      pendingRecord(deps, account, template, {
-        id,
-        month,
-        createdAt: started,
-        owner: isAsync ? null : deps.instanceId,
-        flattened: prepared.flatten,
-      }),
-    );
-    if (isAsync) await insertRenderJobs(trx, [asyncJob(deps, account.id, id, input, started)]);
-    // usage.renders.threshold at 80 % and 100 %, once each per month (exact: the account is locked)
-    await announceUsageThresholds(
-      trx,
-      { accountId: account.id, month, used: used + 1, limit: plan.rendersPerMonth },
-      started,
-    );
-  });
+      if (isAsync) await insertRenderJobs(trx, [asyncJob(deps, account.id, id, input, started)]);
+      // usage.renders.threshold at 80 % and 100 %, once each per month (exact: the account is locked)
+      await announceUsageThresholds(
+        trx,
+        { accountId: account.id, month, used: used + 1, limit: plan.rendersPerMonth },
+        started,
+      );
+    });
+  await deps.tracer.inSpan('render.reserve', NO_ATTRIBUTES, reserve);
 
   if (isAsync) {
     deps.jobs.wake();
