@@ -28,11 +28,13 @@ export async function serve(config: Config): Promise<number> {
     if (closing) return;
     closing = true;
     runtime.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    // Not unref'd: it keeps the process alive until close() has run to its end (the database closed);
+    // once the sockets and workers are gone nothing else would, and Node would exit halfway through.
     const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
     try {
       await app.close(); // stops accepting and waits for in-flight requests
       await runtime.close();
+      runtime.log.info({ signal }, 'shut down: requests finished, workers stopped, database closed');
     } finally {
       clearTimeout(force);
     }

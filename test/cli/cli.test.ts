@@ -18,7 +18,8 @@ describe('formcast CLI', () => {
   it('creates an account with --json, whose key reads the usage from a running server, then shuts down on SIGTERM', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-'));
     const port = String(20000 + Math.floor(Math.random() * 20000));
-    const env = { DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1' };
+    // one render worker: the shutdown that once ended halfway (database left open) after renders on it
+    const env = { DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', RENDER_WORKERS: '1' };
     const server = spawn(process.execPath, [BIN, 'serve'], {
       env: { ...process.env, ...env, LOG_LEVEL: 'info' },
       cwd: repoRoot,
@@ -58,11 +59,31 @@ describe('formcast CLI', () => {
         })
       ).json()) as any;
       expect(usage.data.plan).toBe('Business');
+
+      const corpus = corpusDir();
+      if (corpus) {
+        const auth = { authorization: `Bearer ${created.apiKey}` };
+        const form = new FormData();
+        form.set('file', new Blob([readFileSync(path.join(corpus, 'pdfs', 'pdfjs-required-fields.pdf'))]), 'f.pdf');
+        const tpl = (await (
+          await fetch(`http://127.0.0.1:${port}/v1/templates`, { method: 'POST', headers: auth, body: form })
+        ).json()) as any;
+        for (let i = 0; i < 3; i++) {
+          const r = await fetch(`http://127.0.0.1:${port}/v1/renders`, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ templateId: tpl.data.id, data: {} }),
+          });
+          expect(r.status).toBe(201);
+        }
+      }
     } finally {
       const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
       server.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
+    // the whole close ran: requests, workers, then the database
+    expect(out).toContain('shut down: requests finished, workers stopped, database closed');
   });
 
   it('refuses to start with a bad environment variable, naming it', async () => {
