@@ -89,17 +89,30 @@ async function pdftotext(file: string): Promise<string> {
 
 /** The long-lived Python process running bench/peers.py, one JSON job per line. */
 class PythonPeers {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly answers: AsyncIterator<string>;
-  constructor(python: string, script: string) {
-    this.child = spawn(python, [script], { stdio: ['pipe', 'pipe', 'pipe'] });
+  private child!: ChildProcessWithoutNullStreams;
+  private answers!: AsyncIterator<string>;
+  constructor(
+    private readonly python: string,
+    private readonly script: string,
+  ) {
+    this.start();
+  }
+  private start() {
+    this.child = spawn(this.python, [this.script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stderr.resume(); // MuPDF's warnings: drained, not shown
     this.answers = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
   }
   async job(job: Record<string, unknown>): Promise<Record<string, unknown>> {
     this.child.stdin.write(`${JSON.stringify(job)}\n`);
     const line = await this.answers.next();
     if (line.done) throw new Error('the Python peer process ended');
-    return JSON.parse(line.value) as Record<string, unknown>;
+    const answer = JSON.parse(line.value) as Record<string, unknown>;
+    // a failure can leave a library's bindings broken for the next form (PyMuPDF 1.21's SWIG objects): start afresh
+    if (!answer.ok) {
+      this.close();
+      this.start();
+    }
+    return answer;
   }
   close() {
     this.child.stdin.end();
