@@ -47,7 +47,7 @@ describe.skipIf(!dir)('pool template cache', () => {
     });
   });
 
-  it('receives the base file once per cache key, then only the incremental update', async () => {
+  it('receives the shared prefix once per cache key, then only what each render writes', async () => {
     const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, 'pdfs', LUX)));
     const analysis = await analyse(bytes);
     engine = onePool();
@@ -57,7 +57,9 @@ describe.skipIf(!dir)('pool template cache', () => {
     expect(second.chunks).toHaveLength(2);
     // The same buffer: the second answer carried no base; the pool's copy from the first one is reused.
     expect(second.chunks![0]).toBe(first.chunks![0]);
-    expect(second.chunks![1].length).toBeLessThan(first.chunks![0].length);
+    // Only the render's own part crosses (an interactive Luxembourg output keeps most of its objects
+    // outside the prefix, so it is no smaller than the prefix, but it is less than the whole template).
+    expect(second.chunks![1].length).toBeLessThan(bytes.length);
     // Joined, the chunks are the file the in-process engine writes.
     const direct = await fillPdf(bytes, analysis, { ...request(analysis), flatten: false });
     expect(Buffer.from(second.bytes).equals(Buffer.from(direct.bytes))).toBe(true);
