@@ -175,6 +175,20 @@ export function api(server: { url: string }, tenant?: Tenant) {
   };
 }
 
+/** Uploads a form as `tenant` (tenant B by default) and names its first writable text field. */
+export async function uploadWithTextField(
+  s: TestServer,
+  bytes: Uint8Array,
+  tenant: Tenant = s.b,
+): Promise<{ tpl: string; field: string }> {
+  const tpl: string = (await api(s, tenant).post('/v1/templates', uploadForm(bytes, 'req.pdf'))).json.data.id;
+  const fields = (await api(s, tenant).get(`/v1/templates/${tpl}/schema`)).json.data.schema.fields;
+  const field: string = fields.find(
+    (f: { type: string; pdfMeta: { readOnly?: boolean } }) => f.type === 'text' && !f.pdfMeta.readOnly,
+  ).name;
+  return { tpl, field };
+}
+
 /** A multipart body with a PDF `file` part and optional text fields. */
 export function uploadForm(bytes: Uint8Array, fileName: string, fields: Record<string, string> = {}): FormData {
   const form = new FormData();

@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, DATABASES, startServer, TestClock, uploadForm, type Tenant, type TestServer } from '../helpers/server.js';
+import {
+  api,
+  DATABASES,
+  startServer,
+  uploadWithTextField,
+  TestClock,
+  uploadForm,
+  type Tenant,
+  type TestServer,
+} from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { until } from '../helpers/until.js';
 import { createJobSignal } from '../../src/modules/render-jobs/job-runner.js';
@@ -21,12 +30,7 @@ for (const db of DATABASES) {
       beforeAll(async () => {
         clock = new TestClock();
         s = await startServer(db.name, { overrides: { clock }, env: { JOB_POLL_MS: '100' } });
-        tpl = (await api(s, s.b).post('/v1/templates', uploadForm(pdf('pdfjs-required-fields.pdf'), 'req.pdf'))).json
-          .data.id;
-        const fields = (await api(s, s.b).get(`/v1/templates/${tpl}/schema`)).json.data.schema.fields;
-        field = fields.find(
-          (f: { type: string; pdfMeta: { readOnly?: boolean } }) => f.type === 'text' && !f.pdfMeta.readOnly,
-        ).name;
+        ({ tpl, field } = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf')));
       });
       afterAll(async () => s?.close());
 

@@ -4,7 +4,15 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PLANS } from '../../src/plans.js';
-import { api, DATABASES, startServer, uploadForm, type Tenant, type TestServer } from '../helpers/server.js';
+import {
+  api,
+  DATABASES,
+  startServer,
+  uploadWithTextField,
+  uploadForm,
+  type Tenant,
+  type TestServer,
+} from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { hasTool, pdftkFields } from '../helpers/pdf-tools.js';
 import { readWithPdfjs } from '../helpers/pdfjs.js';
@@ -25,12 +33,7 @@ for (const db of DATABASES) {
 
       beforeAll(async () => {
         s = await startServer(db.name, { overrides: { plans }, env: { JOB_POLL_MS: '200' } });
-        tpl = (await api(s, s.b).post('/v1/templates', uploadForm(pdf('pdfjs-required-fields.pdf'), 'req.pdf'))).json
-          .data.id;
-        const fields = (await api(s, s.b).get(`/v1/templates/${tpl}/schema`)).json.data.schema.fields;
-        field = fields.find(
-          (f: { type: string; pdfMeta: { readOnly?: boolean } }) => f.type === 'text' && !f.pdfMeta.readOnly,
-        ).name;
+        ({ tpl, field } = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf')));
       });
       afterAll(async () => s?.close());
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
+import { api, DATABASES, startServer, uploadWithTextField, uploadForm, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 
 // Issue 26 over HTTP, on both backends: every render's SHA-256 and POST /renders/verify (provenance),
@@ -33,12 +33,7 @@ for (const db of DATABASES) {
       beforeAll(async () => {
         dir = mkdtempSync(path.join(tmpdir(), 'formcast-sealed-'));
         s = await startServer(db.name);
-        tpl = (await api(s, s.b).post('/v1/templates', uploadForm(pdf('pdfjs-required-fields.pdf'), 'req.pdf'))).json
-          .data.id;
-        const fields = (await api(s, s.b).get(`/v1/templates/${tpl}/schema`)).json.data.schema.fields;
-        field = fields.find(
-          (f: { type: string; pdfMeta: { readOnly?: boolean } }) => f.type === 'text' && !f.pdfMeta.readOnly,
-        ).name;
+        ({ tpl, field } = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf')));
       });
       afterAll(async () => {
         await s?.close();

@@ -3,7 +3,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, DATABASES, startServer, TestClock, uploadForm, type TestServer } from '../helpers/server.js';
+import {
+  api,
+  DATABASES,
+  startServer,
+  uploadWithTextField,
+  TestClock,
+  uploadForm,
+  type TestServer,
+} from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { until } from '../helpers/until.js';
 
@@ -76,12 +84,7 @@ for (const db of DATABASES) {
         id = makeIdentity(dir, 'acme');
         clock = new TestClock();
         s = await startServer(db.name, { overrides: { clock } });
-        tpl = (await api(s, s.b).post('/v1/templates', uploadForm(pdf('pdfjs-required-fields.pdf'), 'req.pdf'))).json
-          .data.id;
-        const fields = (await api(s, s.b).get(`/v1/templates/${tpl}/schema`)).json.data.schema.fields;
-        field = fields.find(
-          (f: { type: string; pdfMeta: { readOnly?: boolean } }) => f.type === 'text' && !f.pdfMeta.readOnly,
-        ).name;
+        ({ tpl, field } = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf')));
       });
       afterAll(async () => {
         await s?.close();
