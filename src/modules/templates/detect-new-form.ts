@@ -65,4 +65,8 @@ export async function detectNewForm(
 }
 
 export const scannedWarning = (r: DetectResult) =>
-  r.rasterPages.length > 0 ? [`pages ${r.rasterPages.join(', ')} are scanned images: nothing was detected there`] : [];
+  r.rasterPages.length === 1
+    ? [`page ${r.rasterPages[0]} is a scanned image: nothing was detected there`]
+    : r.rasterPages.length > 1
+      ? [`pages ${r.rasterPages.join(', ')} are scanned images: nothing was detected there`]
+      : [];
