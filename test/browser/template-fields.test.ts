@@ -362,6 +362,35 @@ describe.skipIf(missing.length > 0)(
       expect((await api(s, s.a).patch(`/v1/templates/${cerfa}`, { isFrozen: false })).status).toBe(200);
     });
 
+    it('opens the 216 fields in the box editor, one box per widget, and saves a box moved by the keyboard', async () => {
+      const before = await schemaOf(cerfa);
+      const fields: (Field & { pdfMeta: { rect: number[] } })[] = before.schema.fields;
+      const widgets = fields.reduce((n, f) => n + (f.pdfMeta.widgets?.length ?? 1), 0);
+      await openCerfa();
+      await page.getByRole('tab', { name: 'Edit on page' }).click();
+      await poll(() => page.locator('.edit-box').count()).toBe(widgets);
+      const f = fields.find((x) => x.type === 'text' && !x.pdfMeta.readOnly && x.pdfMeta.page === 2)!;
+      const box = page.locator(`.edit-box[data-key="${f.name}"]`);
+      await box.scrollIntoViewIfNeeded();
+      await box.focus();
+      for (let i = 0; i < 3; i++) await box.press('ArrowRight');
+      await poll(() => page.locator('.edit-actions button.primary').textContent()).toBe('Save 1 change');
+      await page.screenshot({ path: `${SHOTS}/editor-1280.png` });
+      await page.locator('.edit-actions button.primary').click();
+      await page.getByText(`Saved as version ${before.version + 1}.`).waitFor();
+      const after: typeof fields = (await schemaOf(cerfa)).schema.fields;
+      expect(after.length).toBe(216);
+      const moved = after.find((x) => x.name === f.name)!;
+      expect(moved.pdfMeta.rect[0] - f.pdfMeta.rect[0]).toBeCloseTo(3, 1);
+      expect(moved.pdfMeta.rect[1]).toBeCloseTo(f.pdfMeta.rect[1], 1);
+
+      await page.setViewportSize({ width: 390, height: 844 });
+      await poll(() => page.locator('.edit-box').count()).toBe(widgets);
+      expect(await noSideways()).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: `${SHOTS}/editor-390.png` });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    });
+
     it('stays usable at phone width (390 px): rows are cards, no sideways scrolling', async () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await openCerfa();
