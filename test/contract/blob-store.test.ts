@@ -8,6 +8,7 @@ import { BlobNotFoundError, type BlobStore } from '../../src/ports/blob-store.js
 import { FsBlobStore } from '../../src/adapters/blob/fs-blob-store.js';
 import { S3BlobStore, type S3BlobStoreOptions } from '../../src/adapters/blob/s3-blob-store.js';
 import { fixS3rverSigV4 } from './s3rver-fixes.js';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 /** One adapter under test: how to start it (and whatever it needs), and how to tear it all down. */
 interface StoreCase {
@@ -201,23 +202,23 @@ for (const c of STORES) {
       const url = new URL((await store.presignedUrl('renders/acc_a/rnd_2.pdf', 900, 'a.pdf'))!);
       const otherKey = new URL(url);
       otherKey.pathname = otherKey.pathname.replace('acc_a/rnd_2', 'acc_b/rnd_3');
-      expect((await fetch(otherKey)).status).toBe(403);
+      expect(await fetchStatus(otherKey)).toBe(403);
       const badSig = new URL(url);
       const sig = badSig.searchParams.get('X-Amz-Signature')!;
       badSig.searchParams.set('X-Amz-Signature', (sig[0] === '0' ? '1' : '0') + sig.slice(1));
-      expect((await fetch(badSig)).status).toBe(403);
+      expect(await fetchStatus(badSig)).toBe(403);
       const longer = new URL(url);
       longer.searchParams.set('X-Amz-Expires', '604800');
-      expect((await fetch(longer)).status).toBe(403);
+      expect(await fetchStatus(longer)).toBe(403);
     });
 
     it('refuses a pre-signed URL once its lifetime is over', async () => {
       await store.put('renders/acc_a/rnd_4.pdf', bytes('short-lived'));
       // 3 s: the first fetch must land inside the lifetime even on a busy machine
       const url = (await store.presignedUrl('renders/acc_a/rnd_4.pdf', 3, 'a.pdf'))!;
-      expect((await fetch(url)).status).toBe(200);
+      expect(await fetchStatus(url)).toBe(200);
       await new Promise((r) => setTimeout(r, 4100)); // X-Amz-Date has one-second precision
-      expect((await fetch(url)).status).toBe(403);
+      expect(await fetchStatus(url)).toBe(403);
     });
   });
 }

@@ -17,6 +17,7 @@ import { corpusDir } from '../helpers/corpus.js';
 import { hasTool, pdftkFields } from '../helpers/pdf-tools.js';
 import { readWithPdfjs } from '../helpers/pdfjs.js';
 import { until } from '../helpers/until.js';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
@@ -150,7 +151,7 @@ for (const db of DATABASES) {
           /signature=./,
           (m: string) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A'),
         );
-        expect((await fetch(tampered)).status).toBe(403);
+        expect(await fetchStatus(tampered)).toBe(403);
       });
 
       it('documents batches, async renders and the pending status in the OpenAPI document', async () => {

@@ -7,6 +7,7 @@ import { readWithPdfjs } from '../helpers/pdfjs.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 // Hostile input over HTTP: every attack gets its documented answer within a bounded time, the process's
 // memory stays bounded, and other requests keep being served meanwhile.
@@ -171,7 +172,7 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
     const res = await api(s, s.a).post('/v1/renders', deep);
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('BAD_REQUEST');
-    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    expect(await fetchStatus(`${s.url}/health`)).toBe(200);
   });
 
   it('answers an enormous string in data with VALIDATION_ERROR, and an oversize body with PAYLOAD_TOO_LARGE', async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusDir } from '../helpers/corpus.js';
 import { api, DATABASES, startServer, TestClock, type TestServer, uploadForm } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 const corpus = corpusDir();
 const HOUR = 3_600_000;
@@ -80,8 +81,7 @@ describe.skipIf(!corpus).each(DATABASES.filter((d) => d.enabled))(
       }, 'the render after the outage');
       expect(done.status).toBe('completed');
       expect(await job(id)).toBeUndefined();
-      const file = await fetch(done.downloadUrl);
-      expect(file.status).toBe(200);
+      expect(await fetchStatus(done.downloadUrl)).toBe(200);
       expect(await used()).toBe(usedBefore + 1);
       const completed = await s.runtime.db
         .selectFrom('events')
@@ -144,7 +144,7 @@ describe.skipIf(!corpus).each(DATABASES.filter((d) => d.enabled))(
         return b.status === 'completed' ? b : undefined;
       }, 'the batch after the outage');
       expect(done.combineError ?? null).toBeNull();
-      expect((await fetch(done.combinedDownloadUrl)).status).toBe(200);
+      expect(await fetchStatus(done.combinedDownloadUrl)).toBe(200);
 
       // the same fault for longer than the window: completed, its items kept, the combined file given up
       const cure2 = breakFolder('batches');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, TestClock, uploadForm, type Tenant, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { sweepOnce } from '../../src/modules/housekeeping/sweeper.js';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
@@ -178,9 +179,9 @@ for (const db of DATABASES) {
           /signature=./i,
           (m: string) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A'),
         );
-        expect((await fetch(tampered)).status).toBe(403);
+        expect(await fetchStatus(tampered)).toBe(403);
         const otherId = made.downloadUrl.replace(made.renderId, 'rnd_000000000000000000000000');
-        expect((await fetch(otherId)).status).toBe(403);
+        expect(await fetchStatus(otherId)).toBe(403);
         if (!s.nativeDownloads) {
           // S3 signs with the real clock; its expiry is covered by the BlobStore contract suite
           clock.advance(901_000);
@@ -189,7 +190,7 @@ for (const db of DATABASES) {
           expect(((await expired.json()) as any).error.message).toMatch(/expired/);
         }
         const fresh = await api(s, s.b).get(`/v1/renders/${made.renderId}`);
-        expect((await fetch(fresh.json.data.downloadUrl)).status).toBe(200);
+        expect(await fetchStatus(fresh.json.data.downloadUrl)).toBe(200);
       });
 
       it('keeps renders of a deleted template downloadable', async () => {
@@ -197,7 +198,7 @@ for (const db of DATABASES) {
           .json.data.id;
         const made = (await render(s.b, { templateId: id, data: {} })).json.data;
         expect((await api(s, s.b).delete(`/v1/templates/${id}`)).status).toBe(204);
-        expect((await fetch(made.downloadUrl)).status).toBe(200);
+        expect(await fetchStatus(made.downloadUrl)).toBe(200);
         expect((await api(s, s.b).get(`/v1/renders/${made.renderId}`)).json.data.templateName).toBe('gone.pdf');
       });
 

@@ -10,6 +10,7 @@ import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { startS3 } from '../helpers/s3.js';
 import { api, DATABASES, startServer, type TestServer, uploadForm } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 const corpus = corpusDir();
 
@@ -31,7 +32,7 @@ describe.skipIf(!corpus).each(DATABASES.filter((d) => d.enabled))(
         const id = up.json.data.id;
         const render = () => api(server, server.b).post('/v1/renders', { templateId: id, data: { f1_1: 'Ada' } });
         expect((await render()).status).toBe(201);
-        expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+        expect(await fetchStatus(`${server.url}/ready`)).toBe(200);
 
         for (const mode of ['blackhole', 'refuse'] as const) {
           proxy.setMode(mode);
@@ -55,7 +56,7 @@ describe.skipIf(!corpus).each(DATABASES.filter((d) => d.enabled))(
         expect((await api(server, server.b).get('/v1/templates')).json.data).toHaveLength(1);
 
         proxy.setMode('pass');
-        expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+        expect(await fetchStatus(`${server.url}/ready`)).toBe(200);
         expect((await render()).status).toBe(201);
 
         // an async render caught in the black hole does not keep the server from shutting down

@@ -7,6 +7,7 @@ import { api, freshPostgresUrl, startServer, uploadForm, type TestServer } from 
 import { startS3 } from '../helpers/s3.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { until } from '../helpers/until.js';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const corpus = corpusDir();
@@ -49,7 +50,7 @@ describe.skipIf(!pgUrl || !corpus)(
         return r.json.data.status === 'completed' ? r.json.data : undefined;
       }, 'the batch');
       expect(done.progress).toEqual({ total: ITEMS, pending: 0, completed: ITEMS, failed: 0 });
-      expect((await fetch(done.combinedDownloadUrl)).status).toBe(200);
+      expect(await fetchStatus(done.combinedDownloadUrl)).toBe(200);
       const events = await one.runtime.db
         .selectFrom('events')
         .select(['type', 'data'])

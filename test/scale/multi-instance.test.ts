@@ -6,6 +6,7 @@ import { api, freshPostgresUrl, startServer, uploadForm, type TestServer } from 
 import { startS3 } from '../helpers/s3.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { acquireLease, leaseHolder } from '../../src/modules/housekeeping/leases.js';
+import { fetchStatus } from '../helpers/fetch-status.js';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const corpus = corpusDir();
@@ -49,7 +50,7 @@ describe.skipIf(!pgUrl || !corpus)(
       const viaTwo = await api(two, one.b).get(`/v1/templates/${tpl.id}`);
       expect(viaTwo.status).toBe(200);
       const render = (await api(two, one.b).post('/v1/renders', { templateId: tpl.id, data: {} })).json.data;
-      expect((await fetch(render.downloadUrl)).status).toBe(200);
+      expect(await fetchStatus(render.downloadUrl)).toBe(200);
       expect((await api(one, one.b).get(`/v1/renders/${render.renderId}`)).status).toBe(200);
     });
 

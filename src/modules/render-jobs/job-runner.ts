@@ -45,6 +45,8 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
   let ticking = false;
   let again = false;
   let finishing = false;
+  // The tick at work, so stop() can wait for a claim in progress before it counts the running jobs.
+  let ticker: Promise<void> | undefined;
   // Server faults met finishing each batch, for its backoff (per instance: a restart starts again at 2 s).
   const finishFaults = new Map<string, number>();
   const running = new Set<Promise<unknown>>();
@@ -73,6 +75,8 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
       new Date(now.getTime() + opts.leaseMs),
       free,
     );
+    // claimed while stop() began: left leased to this instance, which stop() releases
+    if (stopping) return;
     for (const job of jobs) {
       inFlight++;
       track(
@@ -126,14 +130,17 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
       return;
     }
     ticking = true;
-    try {
-      await claimAndRun();
-      await finishBatches();
-    } catch (err) {
-      deps.log.warn({ err }, 'job runner could not claim work; retrying');
-    } finally {
-      ticking = false;
-    }
+    ticker = (async () => {
+      try {
+        await claimAndRun();
+        await finishBatches();
+      } catch (err) {
+        deps.log.warn({ err }, 'job runner could not claim work; retrying');
+      } finally {
+        ticking = false;
+      }
+    })();
+    await ticker;
     if (again) {
       again = false;
       schedule(0);
@@ -146,6 +153,7 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
     async stop() {
       stopping = true;
       clearTimeout(timer);
+      await ticker;
       while (running.size) await Promise.allSettled([...running]);
       await releaseAllJobs(deps.db, deps.instanceId).catch((err) => deps.log.warn({ err }, 'could not release jobs'));
     },
