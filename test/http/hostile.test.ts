@@ -241,7 +241,10 @@ for (const db of DATABASES) {
         s.runtime.caches.templateFiles.delete(key);
 
         const before = lost();
+        const dispatched = () => (s.runtime.engine as unknown as { stats(): PoolStats }).stats().dispatched;
+        let jobsFirstTime = 0;
         for (let i = 0; i < 2; i++) {
+          const jobs = dispatched();
           const render = await api(s, s.a).post('/v1/renders', {
             templateId: id,
             data: { name: 'x' },
@@ -254,7 +257,12 @@ for (const db of DATABASES) {
           const preview = await api(s, s.a).post(`/v1/templates/${id}/preview`, { data: { name: 'x' } });
           expect(preview.status).toBe(422);
           expect(preview.json.error.code).toBe('INVALID_PDF');
+          // the first time a worker finds the bomb (once for flattening, once for the preview's watermark);
+          // afterwards the refusal is remembered for this template version and no worker is spent on it
+          if (i === 0) jobsFirstTime = dispatched() - jobs;
+          else expect(dispatched() - jobs).toBe(0);
         }
+        expect(jobsFirstTime).toBe(2);
         // an interactive render leaves the page content as it is, so it still works
         const plain = await api(s, s.a).post('/v1/renders', {
           templateId: id,
