@@ -5,7 +5,7 @@ import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
 import { combineFiles } from '../../workers/combine-files.js';
 import { stagedCombine } from './combine-staging.js';
-import { rememberRefusals } from './known-refusals.js';
+import { rememberAnalyseRefusals, rememberRefusals } from './known-refusals.js';
 import { ScriptSandbox } from '../../pdf/scripts/sandbox.js';
 import { editFields } from '../../pdf/edit/edit-fields.js';
 import { detectForm } from '../../pdf/detect/detect-form.js';
@@ -30,7 +30,9 @@ export function inProcessEngine(
     sandbox,
   });
   return {
-    analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
+    analyse: rememberAnalyseRefusals((bytes) =>
+      analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
+    ),
     fill: rememberRefusals((template, analysis, request, cacheKey) =>
       fillPdf(template, analysis, request, cacheKey, templates),
     ),

@@ -1,11 +1,13 @@
-// Template versions the engine has refused: a fill that failed for a reason of the template itself is
-// answered at once the next time, with the same error, without spending a worker (issue 27: a tenant
-// hammering a stored decompression bomb cost a worker job of 40-60 ms per request, each refused anyway).
+// Files the engine has refused: a fill that failed for a reason of the template itself, or an upload whose
+// analysis did, is answered at once the next time, with the same error, without spending a worker
+// (issue 27: a tenant hammering a stored decompression bomb cost a worker job of 40-60 ms per request, and
+// each upload of the same bomb up to the decode ceiling again, each refused anyway).
+import { createHash } from 'node:crypto';
 import { Lru } from '../../lib/lru.js';
 import { PdfEngineError, type FillRequest } from '../../pdf/types.js';
 import type { RenderEngine } from '../../ports/render-engine.js';
 
-/** Refusals remembered; past that the oldest are forgotten (and cost one more job each). */
+/** Refusals remembered (each kind); past that the oldest are forgotten (and cost one more job each). */
 const MAX_REFUSALS = 1024;
 
 /**
@@ -42,6 +44,25 @@ export function rememberRefusals(fill: RenderEngine['fill']): RenderEngine['fill
       return await fill(template, analysis, request, cacheKey, opts);
     } catch (err) {
       if (key !== undefined && isTemplates(err)) refused.set(key, err);
+      throw err;
+    }
+  };
+}
+
+/**
+ * The engine's `analyse`, remembering refusals by the file's SHA-256 (an upload has no version yet; the
+ * hash costs ~2 ms per MB of this process's time, against a worker's decode up to the ceiling).
+ */
+export function rememberAnalyseRefusals(analyse: RenderEngine['analyse']): RenderEngine['analyse'] {
+  const refused = new Lru<string, PdfEngineError>(MAX_REFUSALS);
+  return async (bytes, opts) => {
+    const key = createHash('sha256').update(bytes).digest('base64');
+    const known = refused.get(key);
+    if (known) throw new PdfEngineError(known.code, known.message);
+    try {
+      return await analyse(bytes, opts);
+    } catch (err) {
+      if (isTemplates(err)) refused.set(key, err);
       throw err;
     }
   };

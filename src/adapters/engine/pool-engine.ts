@@ -8,7 +8,7 @@ import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool
 import type { FillReply } from '../../workers/protocol.js';
 import type { DetectedForm } from '../../pdf/detect/detect-form.js';
 import { stagedCombine, sweepDeadCombineFolders } from './combine-staging.js';
-import { rememberRefusals } from './known-refusals.js';
+import { rememberAnalyseRefusals, rememberRefusals } from './known-refusals.js';
 
 export type { PoolStats } from '../../workers/pool.js';
 
@@ -102,8 +102,9 @@ export function poolEngine(
   return {
     // Both go through the IPC pipe as structured clones: only the view's own bytes are copied, so a
     // Buffer slice of Node's shared pool is safe to pass (nothing is transferred or detached).
-    analyse: (bytes, opts) =>
+    analyse: rememberAnalyseRefusals((bytes, opts) =>
       pool.run<TemplateAnalysis>({ kind: 'analyse', bytes, limits }, undefined, opts?.priority, opts?.tenant),
+    ),
     // With a cache key, a worker that already prepared this template version gets the job without
     // the template bytes (see WorkerPool RunOptions).
     fill,
