@@ -50,7 +50,8 @@ export class FairShare {
   /** start times of each tenant's running jobs */
   private readonly running = new Map<string, number[]>();
   private readonly halfLifeMs: number;
-  private readonly activeMs: number;
+  /** how long a tenant counts as active after its last job started or ended, ms */
+  readonly activeMs: number;
 
   constructor(private readonly opts: FairShareOptions) {
     this.usage = new Lru(opts.maxTenants ?? MAX_TENANTS);

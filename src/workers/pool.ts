@@ -154,6 +154,8 @@ export class WorkerPool {
   private startFailures = 0;
   /** who goes next: tenants' worker time and shares (fair-share.ts) */
   private readonly share: FairShare;
+  /** a later look at the queue, while only tenants at their share wait */
+  private recheck?: NodeJS.Timeout;
   private closed = false;
   private readonly poll: NodeJS.Timeout;
   /** the script workers run (see worker-script.ts); jobs wait in the queue until it is known */
@@ -248,6 +250,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.poll);
+    clearTimeout(this.recheck);
     const err = () => new PdfEngineError('RENDER_FAILED', 'the render engine is closed');
     for (const job of [...this.queue.splice(0), ...this.background.splice(0)]) job.reject(err());
     await Promise.all(
@@ -274,7 +277,15 @@ export class WorkerPool {
       const idle = this.workers.filter((w) => w.ready && !w.job && !w.dead);
       if (!(this.queue.length || this.background.length) || !idle.length) break;
       const job = this.takeNext();
-      if (!job) break; // only work of tenants at their share waits
+      if (!job) {
+        // Only work of tenants at their share waits: look again once the others' activity has aged out,
+        // or a worker would idle until a running job ends (which may be a long one).
+        this.recheck ??= setTimeout(() => {
+          this.recheck = undefined;
+          this.pump();
+        }, this.share.activeMs).unref();
+        break;
+      }
       // Affinity: a worker that already holds the job's template gets it without the bytes.
       const key = job.cache?.key;
       this.dispatch((key !== undefined && idle.find((w) => w.keys.has(key))) || idle[0], job);

@@ -93,4 +93,20 @@ describe('worker pool fairness between tenants', () => {
     held.release(q2);
     await Promise.all(alone);
   });
+
+  it('gives the kept worker to the waiting tenant once the other has gone quiet, without waiting for a job to end', async () => {
+    await warm();
+    const v0 = run('v');
+    held.release(await held.next([], 10_000));
+    await v0;
+    const jobs = [run('h'), run('h')];
+    const a = await held.next([], 10_000);
+    expect(pool.stats()).toMatchObject({ active: 1, queued: 1 });
+    quiet(); // v has been quiet for a minute; h's first job still runs
+    const b = await held.next([a], 10_000); // the pool looks again by itself
+    expect(pool.stats()).toMatchObject({ active: 2, queued: 0 });
+    held.release(a);
+    held.release(b);
+    await Promise.all(jobs);
+  });
 });
