@@ -34,10 +34,21 @@ export interface ServerCpu {
   workers: number;
 }
 
+/**
+ * CPU seconds over one window: the server's (main, workers), this bench process's (the clients of both
+ * accounts) and the machine's idle time (all cores), to tell whose CPU a slower victim lost.
+ */
+export interface WindowCpu extends ServerCpu {
+  bench: number;
+  idle: number;
+}
+
 export interface FairnessRow {
   scenario: string;
-  /** where the server spent its CPU while hammered (the worker pool's shares cover the workers only) */
-  cpu: ServerCpu;
+  /** where the CPU went while hammered (the worker pool's shares cover the workers only) */
+  cpu: WindowCpu;
+  /** the same while the victim was alone (mean of the windows before and after) */
+  cpuAlone: WindowCpu;
   alone: number;
   hammered: number;
   /** the hammer's answers by operation and HTTP status (count, mean ms), to show what it got */
@@ -174,6 +185,35 @@ function serverCpu(pid: number): ServerCpu {
   }
   return { main: cpuSeconds(pid), workers };
 }
+
+/** Idle seconds of the whole machine so far (idle + iowait of all cores, /proc/stat). */
+function machineIdle(): number {
+  const f = readFileSync('/proc/stat', 'latin1').split('\n')[0]!.trim().split(/\s+/);
+  return (Number(f[4]) + Number(f[5])) / 100;
+}
+
+function windowCpuNow(pid: number): WindowCpu {
+  const u = process.cpuUsage();
+  return { ...serverCpu(pid), bench: (u.user + u.system) / 1e6, idle: machineIdle() };
+}
+
+/** `f`'s result and the CPU seconds spent while it ran. */
+async function withCpu<T>(pid: number, f: () => Promise<T>): Promise<{ value: T; cpu: WindowCpu }> {
+  const a = windowCpuNow(pid);
+  const value = await f();
+  const b = windowCpuNow(pid);
+  return {
+    value,
+    cpu: { main: b.main - a.main, workers: b.workers - a.workers, bench: b.bench - a.bench, idle: b.idle - a.idle },
+  };
+}
+
+const meanCpu = (a: WindowCpu, b: WindowCpu): WindowCpu => ({
+  main: (a.main + b.main) / 2,
+  workers: (a.workers + b.workers) / 2,
+  bench: (a.bench + b.bench) / 2,
+  idle: (a.idle + b.idle) / 2,
+});
 
 /** Text values for the victim's form: every text field gets a short value within its length limit. */
 function victimData(schema: { fields: { name: string; type: string; maxLength?: number | null }[] }) {
@@ -316,27 +356,34 @@ export async function benchFairness(
       hammerLoops: (until: () => boolean) => Promise<Record<string, { n: number; ms: number }>>,
     ) => {
       log(`fairness: ${name}: the victim alone for ${seconds} s`);
-      const before = await victimWindow(base, victim, renderBody, seconds);
+      const window = () => withCpu(server.pid, () => victimWindow(base, victim, renderBody, seconds));
+      const before = await window();
       log(`fairness: ${name}: the victim under the hammer for ${seconds} s`);
       let stop = false;
-      const cpu0 = serverCpu(server.pid);
       const hammering = hammerLoops(() => stop);
-      const under = await victimWindow(base, victim, renderBody, seconds);
       // a worker that ends inside the window takes its CPU time with it: the figures are a lower bound
-      const cpu1 = serverCpu(server.pid);
+      const under = await window();
       stop = true;
       const hammer = await hammering;
       log(`fairness: ${name}: the victim alone again for ${seconds} s`);
-      const after = await victimWindow(base, victim, renderBody, seconds);
-      const alone = { rate: (before.rate + after.rate) / 2, failed: before.failed + after.failed };
-      log(`  alone ${alone.rate.toFixed(1)}/s, hammered ${under.rate.toFixed(1)}/s, hammer: ${answersText(hammer)}`);
+      const after = await window();
+      const alone = {
+        rate: (before.value.rate + after.value.rate) / 2,
+        failed: before.value.failed + after.value.failed,
+      };
+      const cpuAlone = meanCpu(before.cpu, after.cpu);
+      log(
+        `  alone ${alone.rate.toFixed(1)}/s, hammered ${under.value.rate.toFixed(1)}/s, hammer: ${answersText(hammer)}; ` +
+          `CPU s alone ${cpuText(cpuAlone)}, hammered ${cpuText(under.cpu)}`,
+      );
       result.rows.push({
         scenario: name,
         alone: alone.rate,
-        hammered: under.rate,
+        hammered: under.value.rate,
         hammer,
-        cpu: { main: cpu1.main - cpu0.main, workers: cpu1.workers - cpu0.workers },
-        victimFailed: alone.failed + under.failed,
+        cpu: under.cpu,
+        cpuAlone,
+        victimFailed: alone.failed + under.value.failed,
       });
     };
 
@@ -407,6 +454,8 @@ export async function benchFairness(
 
 const rate = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 
+const cpuText = (c: WindowCpu) => [c.main, c.workers, c.bench, c.idle].map((n) => n.toFixed(1)).join(' / ');
+
 /** "render 422: 80 × 41 ms, …": what the hammer got, how often and how long each took. */
 function answersText(answers: Record<string, { n: number; ms: number }>): string {
   return Object.entries(answers)
@@ -418,14 +467,14 @@ function answersText(answers: Record<string, { n: number; ms: number }>): string
 /** The fairness table: one row per scenario, then the webhook latency row. */
 export function fairnessTable(b: FairnessBench): string {
   const lines = [
-    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | server CPU s under hammer: main / workers | ≥ ${MIN_RATIO * 100} % |`,
-    '|---|--:|--:|--:|---|--:|---|',
+    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | CPU s alone: server main / workers / bench / machine idle | CPU s under hammer: same | ≥ ${MIN_RATIO * 100} % |`,
+    '|---|--:|--:|--:|---|--:|--:|---|',
   ];
   for (const r of b.rows) {
     const ratio = r.hammered / r.alone;
     const failed = r.victimFailed ? ` (victim: ${r.victimFailed} failed)` : '';
     lines.push(
-      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${r.cpu.main.toFixed(1)} / ${r.cpu.workers.toFixed(1)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
+      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${cpuText(r.cpuAlone)} | ${cpuText(r.cpu)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
     );
   }
   const w = b.webhookHammered;

@@ -15,18 +15,29 @@ const MAX_JSON_DEPTH = 32;
 
 function depthExceeds(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
+    if (c === 34 /* " */) {
+      i = stringEnd(text, i + 1);
+      if (i < 0) return false; // unterminated: the parser refuses it
+    } else if (c === 123 || c === 91) {
       if (++depth > max) return true;
     } else if (c === 125 || c === 93) depth--;
   }
   return false;
+}
+
+/**
+ * Index of the quote closing a string whose content starts at `from`, or -1. Jumps from quote to quote
+ * (indexOf) instead of reading each character: a 300 KB value is most of a render's body.
+ */
+function stringEnd(text: string, from: number): number {
+  for (let q = text.indexOf('"', from); q >= 0; q = text.indexOf('"', q + 1)) {
+    let backslashes = 0;
+    while (q - backslashes - 1 >= from && text.charCodeAt(q - backslashes - 1) === 92 /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return q;
+  }
+  return -1;
 }
 
 /** application/json: bounded size (bodyLimit), bounded depth, prototype-poisoning safe, raw text kept. */

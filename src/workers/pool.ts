@@ -16,6 +16,7 @@ import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { Lru } from '../lib/lru.js';
 import { rssMb } from './memory.js';
 import { workerScript } from './worker-script.js';
+import { FairShare } from './fair-share.js';
 import {
   ENV_SETTINGS,
   ENV_TEST_HOLD_DIR,
@@ -52,6 +53,8 @@ export interface PoolOptions {
   fontShapeEntries?: number;
   /** Told when a worker is stopped or dies (timeouts, memory, crashes). */
   onWorkerLost?: (event: { pid?: number; reason: StopReason; kind?: JobKind; rssMb?: number }) => void;
+  /** @internal Tests only: the fair share's clock, ms (default performance.now). */
+  now?: () => number;
   /** @internal Tests only: lets workers run the hostile jobs of test-jobs.ts. */
   testJobs?: boolean;
   /** @internal Tests only (with testJobs): every job waits for the test to release it (see holdJob). */
@@ -66,6 +69,8 @@ export interface PoolStats {
   active: number;
   /** jobs waiting for a worker */
   queued: number;
+  /** jobs handed to a worker since start (a job sent again after a crash counts twice) */
+  dispatched: number;
   /** workers stopped or lost since start, by reason */
   lost: Record<StopReason, number>;
 }
@@ -87,6 +92,8 @@ interface Job {
   retried?: boolean;
   /** when a worker first got it (performance.now()), for the time-per-job estimate */
   sentAt?: number;
+  /** when its current worker took it, on the fair share's clock (FairShare.started) */
+  shareStart?: number;
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
@@ -128,16 +135,6 @@ const JOB_MS_WEIGHT = 0.1;
 /** Consecutive start failures after which waiting jobs are failed instead of retried forever. */
 const MAX_START_FAILURES = 3;
 /**
- * A tenant whose jobs average this long or more (hostile files, huge values, heavy previews) may hold
- * all workers but one: whatever it sends, another tenant's job finds a worker without waiting behind it.
- * Tenants with ordinary jobs (a few ms) keep the whole pool.
- */
-const SLOW_TENANT_MS = 100;
-/** Weight of a tenant's newest job in its moving average; tenants remembered at most. */
-const TENANT_MS_WEIGHT = 0.3;
-const TENANTS_REMEMBERED = 4096;
-
-/**
  * interactive: a request waits for the answer (sync renders, uploads); first in line and subject to the
  * admission check. background: async renders and batch items, run by the job runner, which bounds how
  * many it submits; they take a worker only when no interactive job waits, so a deep batch never delays a
@@ -151,11 +148,14 @@ export class WorkerPool {
   private readonly background: Job[] = [];
   private readonly lost: Record<StopReason, number> = { timeout: 0, memory: 0, crash: 0 };
   private nextId = 1;
+  private dispatched = 0;
   /** moving average of the time a worker spends per job, ms (the admission estimate) */
   private jobMs = INITIAL_JOB_MS;
   private startFailures = 0;
-  /** moving average of each tenant's time per job, ms */
-  private readonly tenantMs = new Lru<string, number>(TENANTS_REMEMBERED);
+  /** who goes next: tenants' worker time and shares (fair-share.ts) */
+  private readonly share: FairShare;
+  /** a later look at the queue, while only tenants at their share wait */
+  private recheck?: NodeJS.Timeout;
   private closed = false;
   private readonly poll: NodeJS.Timeout;
   /** the script workers run (see worker-script.ts); jobs wait in the queue until it is known */
@@ -168,6 +168,7 @@ export class WorkerPool {
 
   constructor(private readonly opts: PoolOptions) {
     if (!(opts.size >= 1)) throw new RangeError('pool size must be at least 1');
+    this.share = new FairShare({ workers: opts.size, now: opts.now ?? (() => performance.now()) });
     this.poll = setInterval(() => this.checkMemory(), MEMORY_POLL_MS).unref();
     void workerScript().then((script) => {
       this.script = script;
@@ -240,6 +241,7 @@ export class WorkerPool {
       workers: this.workers.length,
       active: this.active(),
       queued: this.queue.length + this.background.length,
+      dispatched: this.dispatched,
       lost: { ...this.lost },
     };
   }
@@ -248,6 +250,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.poll);
+    clearTimeout(this.recheck);
     const err = () => new PdfEngineError('RENDER_FAILED', 'the render engine is closed');
     for (const job of [...this.queue.splice(0), ...this.background.splice(0)]) job.reject(err());
     await Promise.all(
@@ -274,7 +277,15 @@ export class WorkerPool {
       const idle = this.workers.filter((w) => w.ready && !w.job && !w.dead);
       if (!(this.queue.length || this.background.length) || !idle.length) break;
       const job = this.takeNext();
-      if (!job) break; // only work of tenants at their share waits
+      if (!job) {
+        // Only work of tenants at their share waits: look again once the others' activity has aged out,
+        // or a worker would idle until a running job ends (which may be a long one).
+        this.recheck ??= setTimeout(() => {
+          this.recheck = undefined;
+          this.pump();
+        }, this.share.activeMs).unref();
+        break;
+      }
       // Affinity: a worker that already holds the job's template gets it without the bytes.
       const key = job.cache?.key;
       this.dispatch((key !== undefined && idle.find((w) => w.keys.has(key))) || idle[0], job);
@@ -291,31 +302,18 @@ export class WorkerPool {
   }
 
   /**
-   * The next job: interactive first; within a queue, the oldest job of the tenant with the fewest jobs
-   * running (round-robin between tenants), skipping tenants at their share (see SLOW_TENANT_MS).
+   * The next job: interactive first; within a queue, the oldest job of the tenant that used the least
+   * worker time recently, skipping tenants at their share (see fair-share.ts).
    */
   private takeNext(): Job | undefined {
-    const running = new Map<string, number>();
-    for (const w of this.workers) if (w.job?.tenant) running.set(w.job.tenant, (running.get(w.job.tenant) ?? 0) + 1);
-    for (const queue of [this.queue, this.background]) {
-      let best = -1;
-      let fewest = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < queue.length && fewest > 0; i++) {
-        const tenant = queue[i]!.tenant;
-        const n = tenant === undefined ? 0 : (running.get(tenant) ?? 0);
-        if (tenant !== undefined && this.atShare(tenant, n)) continue;
-        if (n < fewest) {
-          best = i;
-          fewest = n;
-        }
-      }
-      if (best >= 0) return queue.splice(best, 1)[0];
+    const tenants = (queue: Job[]) => queue.map((j) => j.tenant);
+    const queues = [this.queue, this.background];
+    for (const [n, queue] of queues.entries()) {
+      if (!queue.length) continue;
+      const i = this.share.choose(tenants(queue), tenants(queues[1 - n]!));
+      if (i >= 0) return queue.splice(i, 1)[0];
     }
     return undefined;
-  }
-
-  private atShare(tenant: string, running: number): boolean {
-    return this.opts.size >= 2 && running >= this.opts.size - 1 && (this.tenantMs.get(tenant) ?? 0) >= SLOW_TENANT_MS;
   }
 
   private settings(): WorkerSettings {
@@ -397,6 +395,8 @@ export class WorkerPool {
 
   private dispatch(w: Worker, job: Job): void {
     w.job = job;
+    this.dispatched++;
+    job.shareStart = this.share.started(job.tenant);
     w.timer = setTimeout(() => this.stop(w, 'timeout'), job.timeoutMs ?? this.opts.timeoutMs);
     w.child.channel?.ref(); // a running job keeps the process alive; an idle pool does not
     w.child.ref();
@@ -419,11 +419,8 @@ export class WorkerPool {
   /** Detaches and returns the worker's job. */
   private settle(w: Worker): Job | undefined {
     const job = w.job;
-    if (job?.tenant !== undefined && job.sentAt !== undefined) {
-      const ms = performance.now() - job.sentAt;
-      const avg = this.tenantMs.get(job.tenant);
-      this.tenantMs.set(job.tenant, avg === undefined ? ms : avg + TENANT_MS_WEIGHT * (ms - avg));
-    }
+    if (job?.shareStart !== undefined) this.share.finished(job.tenant, job.shareStart);
+    if (job) job.shareStart = undefined;
     clearTimeout(w.timer);
     w.job = undefined;
     this.idle(w);

@@ -173,6 +173,15 @@ describe('hostile input (SQLite + folder, render worker pool)', () => {
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('BAD_REQUEST');
     expect(await fetchStatus(`${s.url}/health`)).toBe(200);
+    // brackets inside strings are text, whatever escapes come before the closing quote
+    const inStrings = JSON.stringify({ templateId: 'tpl_x', data: { a: `\\"${'['.repeat(100)}\\`, b: '\\' } });
+    const text = await api(s, s.a).post('/v1/renders', inStrings);
+    expect(text.json.error.code).not.toBe('BAD_REQUEST');
+    const afterEscapes = `{"templateId":"tpl_x","data":{"a":"x\\\\","b":${'['.repeat(40)}${']'.repeat(40)}}}`;
+    expect(JSON.parse(afterEscapes).data.a).toBe('x\\');
+    const deepAfter = await api(s, s.a).post('/v1/renders', afterEscapes);
+    expect(deepAfter.status).toBe(400);
+    expect(deepAfter.json.error.message).toMatch(/nested deeper than 32/);
   });
 
   it('answers an enormous string in data with VALIDATION_ERROR, and an oversize body with PAYLOAD_TOO_LARGE', async () => {
@@ -205,6 +214,7 @@ for (const db of DATABASES) {
         const l = (s.runtime.engine as unknown as { stats(): PoolStats }).stats().lost;
         return l.memory + l.timeout + l.crash;
       };
+      const dispatched = () => (s.runtime.engine as unknown as { stats(): PoolStats }).stats().dispatched;
       beforeAll(async () => {
         s = await startServer(db.name, { planA: 'Business' });
       });
@@ -223,6 +233,12 @@ for (const db of DATABASES) {
         expect(res.json.error.code).toBe('INVALID_PDF');
         expect(res.json.error.message).toMatch(/decodes to more than \d+ MB .*decompression bomb/);
         expect(lost()).toBe(before);
+        // the same file again: the same answer, remembered by its hash, without a worker
+        const jobs = dispatched();
+        const again = await api(s, s.a).post('/v1/templates', uploadForm(bomb, 'again.pdf'));
+        expect(again.status).toBe(422);
+        expect(again.json.error).toEqual(res.json.error);
+        expect(dispatched()).toBe(jobs);
       });
 
       it('answers flattened renders and previews of a bomb stored before the check with a typed 422, losing no worker', async () => {
@@ -242,7 +258,9 @@ for (const db of DATABASES) {
         s.runtime.caches.templateFiles.delete(key);
 
         const before = lost();
+        let jobsFirstTime = 0;
         for (let i = 0; i < 2; i++) {
+          const jobs = dispatched();
           const render = await api(s, s.a).post('/v1/renders', {
             templateId: id,
             data: { name: 'x' },
@@ -255,7 +273,12 @@ for (const db of DATABASES) {
           const preview = await api(s, s.a).post(`/v1/templates/${id}/preview`, { data: { name: 'x' } });
           expect(preview.status).toBe(422);
           expect(preview.json.error.code).toBe('INVALID_PDF');
+          // the first time a worker finds the bomb (once for flattening, once for the preview's watermark);
+          // afterwards the refusal is remembered for this template version and no worker is spent on it
+          if (i === 0) jobsFirstTime = dispatched() - jobs;
+          else expect(dispatched() - jobs).toBe(0);
         }
+        expect(jobsFirstTime).toBe(2);
         // an interactive render leaves the page content as it is, so it still works
         const plain = await api(s, s.a).post('/v1/renders', {
           templateId: id,

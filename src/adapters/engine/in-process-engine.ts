@@ -5,6 +5,7 @@ import { fillPdf } from '../../pdf/fill/fill.js';
 import { TemplateCache } from '../../pdf/fill/template-cache.js';
 import { combineFiles } from '../../workers/combine-files.js';
 import { stagedCombine } from './combine-staging.js';
+import { rememberAnalyseRefusals, rememberRefusals } from './known-refusals.js';
 import { ScriptSandbox } from '../../pdf/scripts/sandbox.js';
 import { editFields } from '../../pdf/edit/edit-fields.js';
 import { detectForm } from '../../pdf/detect/detect-form.js';
@@ -29,8 +30,12 @@ export function inProcessEngine(
     sandbox,
   });
   return {
-    analyse: (bytes) => analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
-    fill: (template, analysis, request, cacheKey) => fillPdf(template, analysis, request, cacheKey, templates),
+    analyse: rememberAnalyseRefusals((bytes) =>
+      analyse(bytes, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
+    ),
+    fill: rememberRefusals((template, analysis, request, cacheKey) =>
+      fillPdf(template, analysis, request, cacheKey, templates),
+    ),
     // Through files as in the pool (combine-staging.ts): one item in memory at a time, the result on disk.
     combine: (sources) => stagedCombine(sources, combineFiles),
     editFields: (template, edits) =>

@@ -8,6 +8,7 @@ import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool
 import type { FillReply } from '../../workers/protocol.js';
 import type { DetectedForm } from '../../pdf/detect/detect-form.js';
 import { stagedCombine, sweepDeadCombineFolders } from './combine-staging.js';
+import { rememberAnalyseRefusals, rememberRefusals } from './known-refusals.js';
 
 export type { PoolStats } from '../../workers/pool.js';
 
@@ -74,33 +75,36 @@ export function poolEngine(
     baseFilesMb * MB,
     (b) => b.bytes.byteLength,
   );
-  const fill = async (
-    template: Uint8Array,
-    analysis: TemplateAnalysis,
-    request: Parameters<PoolEngine['fill']>[2],
-    cacheKey?: string,
-    opts?: EngineCallOptions,
-  ) => {
-    const held = cacheKey === undefined ? undefined : bases.get(cacheKey);
-    const reply = await pool.run<FillReply>(
-      { kind: 'fill', template, analysis, request, cacheKey, heldBaseId: held?.id },
-      cacheKey === undefined ? undefined : { key: cacheKey },
-      opts?.priority,
-      opts?.tenant,
-    );
-    let base = reply.base;
-    if (base) {
-      if (cacheKey !== undefined) bases.set(cacheKey, { id: reply.baseId, bytes: base });
-    } else if (held?.id === reply.baseId)
-      base = held.bytes; // the reference taken before sending: eviction cannot lose it
-    else throw new PdfEngineError('RENDER_FAILED', 'the render worker answered without the base file');
-    return partsResult(base, reply.update, reply);
-  };
+  const fill = rememberRefusals(
+    async (
+      template: Uint8Array,
+      analysis: TemplateAnalysis,
+      request: Parameters<PoolEngine['fill']>[2],
+      cacheKey?: string,
+      opts?: EngineCallOptions,
+    ) => {
+      const held = cacheKey === undefined ? undefined : bases.get(cacheKey);
+      const reply = await pool.run<FillReply>(
+        { kind: 'fill', template, analysis, request, cacheKey, heldBaseId: held?.id },
+        cacheKey === undefined ? undefined : { key: cacheKey },
+        opts?.priority,
+        opts?.tenant,
+      );
+      let base = reply.base;
+      if (base) {
+        if (cacheKey !== undefined) bases.set(cacheKey, { id: reply.baseId, bytes: base });
+      } else if (held?.id === reply.baseId)
+        base = held.bytes; // the reference taken before sending: eviction cannot lose it
+      else throw new PdfEngineError('RENDER_FAILED', 'the render worker answered without the base file');
+      return partsResult(base, reply.update, reply);
+    },
+  );
   return {
     // Both go through the IPC pipe as structured clones: only the view's own bytes are copied, so a
     // Buffer slice of Node's shared pool is safe to pass (nothing is transferred or detached).
-    analyse: (bytes, opts) =>
+    analyse: rememberAnalyseRefusals((bytes, opts) =>
       pool.run<TemplateAnalysis>({ kind: 'analyse', bytes, limits }, undefined, opts?.priority, opts?.tenant),
+    ),
     // With a cache key, a worker that already prepared this template version gets the job without
     // the template bytes (see WorkerPool RunOptions).
     fill,

@@ -1,14 +1,14 @@
 // Choice fields. /V holds the export value(s); the appearance shows the display text: combo boxes
 // draw it like a single-line text field, list boxes draw their visible options with the selected
 // ones highlighted (what a viewer shows, so it survives flattening).
-import { PDFArray, PDFHexString, PDFNumber } from '@cantoo/pdf-lib';
+import { PDFArray, PDFNumber } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
 import { FontNames, formXObject, frameOps, setNormalAppearance, widgetBox } from '../appearance/appearance-stream.js';
 import { num } from '../content-ops.js';
 import type { RawField } from '../field-tree.js';
 import { drawTextWidgets } from './field-text.js';
 import { FF, fieldFlags, setFieldValue, type FillContext } from './fill-context.js';
-import { N, inherited, textOf } from '../pdf-objects.js';
+import { N, hexTextString, inherited, textOf } from '../pdf-objects.js';
 import { showUnits } from '../fonts/text-shaping.js';
 
 /** Acrobat's selection highlight. */
@@ -55,8 +55,8 @@ export function fillChoice(fc: FillContext, field: RawField, values: string[]): 
     picked.length === 0
       ? undefined
       : picked.length === 1
-        ? PDFHexString.fromText(exportOf(picked[0]))
-        : fc.ctx.obj(picked.map((p) => PDFHexString.fromText(exportOf(p)))),
+        ? hexTextString(exportOf(picked[0]))
+        : fc.ctx.obj(picked.map((p) => hexTextString(exportOf(p)))),
   );
   const indices = [...new Set(picked.map((p) => p.index).filter((i) => i >= 0))].sort((a, b) => a - b);
   if (indices.length > 0) dict.set(N('I'), fc.ctx.obj(indices));

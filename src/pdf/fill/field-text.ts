@@ -1,5 +1,4 @@
 // Text fields (and text drawn into signature widgets): /V plus one appearance per widget.
-import { PDFHexString } from '@cantoo/pdf-lib';
 import { textStyle } from '../appearance/appearance-da.js';
 import { widgetBox } from '../appearance/appearance-stream.js';
 import { layoutText, type TextLayoutOptions } from '../appearance/appearance-text.js';
@@ -13,7 +12,7 @@ import {
   showAppearance,
   type FillContext,
 } from './fill-context.js';
-import { N, inheritedNumber } from '../pdf-objects.js';
+import { N, hexTextString, inheritedNumber } from '../pdf-objects.js';
 import { fitWarning, mustStayWhole, type TextFit } from '../appearance/text-fit.js';
 import type { TextColor } from '../types.js';
 import { MAX_MARKS_IN_A_ROW, streamSafe } from '../fonts/stream-safe.js';
@@ -69,7 +68,7 @@ export function fillText(
   if (!fc.drawn) {
     // flattening drops the field dictionaries: their /V and /RV leave with them
     if (dict.has(N('RV'))) dict.delete(N('RV')); // a stale rich-text value would win over /V in Acrobat
-    setFieldValue(field, text ? PDFHexString.fromText(text) : undefined);
+    setFieldValue(field, text ? hexTextString(text) : undefined);
   }
   const value = shown ?? text ?? '';
   const display = flags & FF.password ? '*'.repeat(Array.from(value).length) : value;

@@ -9,7 +9,7 @@ import { PDFDict, PDFHexString, type PDFName, PDFRef, type PDFContext, type PDFO
 import { collectFields, formDicts } from '../field-tree.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import type { PageNode } from '../pages.js';
-import { N, asDict, getArray, getDict, hasKey, resolve, textOf } from '../pdf-objects.js';
+import { N, asDict, getArray, getDict, hasKey, hexTextString, resolve, textOf } from '../pdf-objects.js';
 
 /** Inheritable text attributes the /AcroForm dictionary gives every field that does not set its own. */
 const FORM_DEFAULTS = ['DA', 'Q'] as const;
@@ -100,7 +100,7 @@ function suffixNames(ctx: PDFContext, node: PDFDict, suffix: string): void {
 function textString(text: string): PDFHexString {
   return /^[\x20-\x7e]*$/.test(text)
     ? PDFHexString.of(Buffer.from(text, 'latin1').toString('hex'))
-    : PDFHexString.fromText(text);
+    : hexTextString(text);
 }
 
 /** The named resources of /DR, each as an indirect reference (direct ones are registered). */
