@@ -433,6 +433,15 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // An account's render defaults (GET/PATCH /account/settings): between a template's and the operator's
+  // (null: the operator's DEFAULT_LOCALE / DEFAULT_TIMEZONE).
+  '0010_account_settings': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('accounts').addColumn('default_locale', 'text').execute();
+      await db.schema.alterTable('accounts').addColumn('default_timezone', 'text').execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

@@ -8,6 +8,9 @@ export interface AccountsTable {
   name: string;
   plan: string;
   created_at: string;
+  /** render defaults of the account's renders (null: the operator's) */
+  default_locale?: string | null;
+  default_timezone?: string | null;
 }
 
 export interface ApiKeysTable {

@@ -41,3 +41,20 @@ export async function lockAccount(trx: Db, kind: DbKind, accountId: string): Pro
     await sql`select id from accounts where id = ${accountId} for update`.execute(trx);
   }
 }
+
+export type AccountSettingsRow = Pick<AccountsTable, 'default_locale' | 'default_timezone'>;
+
+/** The account's render defaults; undefined when it no longer exists. */
+export async function findAccountSettings(db: Db, id: string): Promise<AccountSettingsRow | undefined> {
+  return db
+    .selectFrom('accounts')
+    .select(['default_locale', 'default_timezone'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** True when the account exists (and now has `changes`). */
+export async function updateAccountSettings(db: Db, id: string, changes: AccountSettingsRow): Promise<boolean> {
+  const res = await db.updateTable('accounts').set(changes).where('id', '=', id).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { dataResponse, errorResponse, type Named, named, NoContent, pageResponse, ref } from '../../http/openapi.js';
 import { CursorPageQuery, pageRequest } from '../../http/pagination.js';
 import { createApiKey, listApiKeyPage, revokeApiKey } from './api-keys.js';
+import { getAccountSettings, updateAccountSettingsOf } from './account-settings.js';
 import { getUsage } from './usage.js';
 
 const Limit = named('UsageLimit', Type.Object({ used: Type.Integer(), limit: Type.Integer() }));
@@ -50,7 +51,42 @@ const ApiKeyCreate = named(
   'ApiKeyCreate',
   Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
 );
+const LocaleSetting = (description: string) =>
+  Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description });
+const AccountSettingsSchema = named(
+  'AccountSettings',
+  Type.Object(
+    {
+      locale: LocaleSetting("BCP 47 locale of the account's renders; null: the server's DEFAULT_LOCALE"),
+      timezone: LocaleSetting("IANA time zone of the account's renders; null: the server's DEFAULT_TIMEZONE"),
+      effective: Type.Object(
+        { locale: Type.String(), timezone: Type.String() },
+        { description: 'What a render uses when neither its request options nor its template give a value' },
+      ),
+    },
+    {
+      description:
+        "The account's render defaults. A render's locale and time zone are its request options', else its template's, else these, else the server's",
+      examples: [{ locale: 'en-US', timezone: null, effective: { locale: 'en-US', timezone: 'Europe/Paris' } }],
+    },
+  ),
+);
+const AccountSettingsPatch = named(
+  'AccountSettingsPatch',
+  Type.Object(
+    {
+      locale: Type.Optional(LocaleSetting("BCP 47 locale (e.g. en-US); null: back to the server's")),
+      timezone: Type.Optional(LocaleSetting("IANA time zone (e.g. America/New_York); null: back to the server's")),
+    },
+    {
+      additionalProperties: false,
+      description: 'The settings to change; the others keep their value',
+      examples: [{ locale: 'en-US', timezone: 'America/New_York' }],
+    },
+  ),
+);
 const ApiKeyList = pageResponse(ApiKeySchema);
+const AccountSettingsResponse = dataResponse(AccountSettingsSchema);
 const UsageResponse = dataResponse(UsageSchema);
 const ApiKeyCreatedResponse = dataResponse(ApiKeyCreated);
 
@@ -64,6 +100,9 @@ export const accountComponents: Named[] = [
   ApiKeyList,
   UsageResponse,
   ApiKeyCreatedResponse,
+  AccountSettingsSchema,
+  AccountSettingsPatch,
+  AccountSettingsResponse,
 ];
 
 export const accountRoutes =
@@ -80,6 +119,33 @@ export const accountRoutes =
         },
       },
       async (request) => ({ data: await getUsage(deps, { id: request.auth.accountId, plan: request.auth.plan }) }),
+    );
+
+    app.get(
+      '/account/settings',
+      {
+        schema: {
+          tags: ['account'],
+          operationId: 'getAccountSettings',
+          summary: "The account's render defaults (locale, time zone)",
+          response: { 200: ref(AccountSettingsResponse, 'The settings') },
+        },
+      },
+      async (request) => ({ data: await getAccountSettings(deps, request.auth.accountId) }),
+    );
+
+    app.patch(
+      '/account/settings',
+      {
+        schema: {
+          tags: ['account'],
+          operationId: 'updateAccountSettings',
+          summary: "Set the account's render defaults: below a request's options and a template's, above the server's",
+          body: ref(AccountSettingsPatch),
+          response: { 200: ref(AccountSettingsResponse, 'The settings as they now are'), 422: errorResponse() },
+        },
+      },
+      async (request) => ({ data: await updateAccountSettingsOf(deps, request.auth.accountId, request.body) }),
     );
 
     app.get(

@@ -1,21 +1,42 @@
 import type { RenderDefaults } from '../../config.js';
+import type { Db } from '../../adapters/db/database.js';
+import { findAccountSettings } from '../accounts/account-records.js';
 
-// A render's locale and time zone: the request's options, else its template's defaults, else the
-// operator's (DEFAULT_LOCALE / DEFAULT_TIMEZONE, themselves fr-FR / Europe/Paris unless set). Each is
-// chosen on its own: a template may set only its time zone.
+// A render's locale and time zone: the request's options, else its template's defaults, else its
+// account's (GET/PATCH /account/settings), else the operator's (DEFAULT_LOCALE / DEFAULT_TIMEZONE,
+// themselves fr-FR / Europe/Paris unless set). Each is chosen on its own: a template may set only its
+// time zone and take the account's locale.
 
-export interface TemplateRenderDefaults {
+/** A stored level of defaults (a template's or an account's row): null or absent is "the next one's". */
+export interface StoredRenderDefaults {
   default_locale?: string | null;
   default_timezone?: string | null;
 }
 
-export function renderLocale(
+type RequestLocale = { locale?: string; timezone?: string } | undefined;
+
+function renderLocale(
   operator: RenderDefaults,
-  template: TemplateRenderDefaults,
-  options: { locale?: string; timezone?: string } | undefined,
+  stored: { template: StoredRenderDefaults; account: StoredRenderDefaults },
+  options: RequestLocale,
 ): RenderDefaults {
+  const { template, account } = stored;
   return {
-    locale: options?.locale ?? template.default_locale ?? operator.locale,
-    timezone: options?.timezone ?? template.default_timezone ?? operator.timezone,
+    locale: options?.locale ?? template.default_locale ?? account.default_locale ?? operator.locale,
+    timezone: options?.timezone ?? template.default_timezone ?? account.default_timezone ?? operator.timezone,
   };
+}
+
+/** renderLocale, reading the account's defaults only when the request and the template leave one open. */
+export async function resolveRenderLocale(
+  deps: { db: Db; config: { renderDefaults: RenderDefaults } },
+  accountId: string,
+  template: StoredRenderDefaults,
+  options: RequestLocale,
+): Promise<RenderDefaults> {
+  const open =
+    (options?.locale ?? template.default_locale ?? null) === null ||
+    (options?.timezone ?? template.default_timezone ?? null) === null;
+  const account = open ? ((await findAccountSettings(deps.db, accountId)) ?? {}) : {};
+  return renderLocale(deps.config.renderDefaults, { template, account }, options);
 }

@@ -1,4 +1,4 @@
-import { renderLocale } from '../render-data/render-defaults.js';
+import { resolveRenderLocale } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import type { Db } from '../../adapters/db/database.js';
 import { PdfEngineError } from '../../pdf/types.js';
@@ -84,7 +84,7 @@ export async function prepareRender(
     strict: false,
     calculate: true,
     ...input.options,
-    ...renderLocale(deps.config.renderDefaults, template, input.options),
+    ...(await resolveRenderLocale(deps, account.id, template, input.options)),
   };
   const { values, warnings } = await validateForTemplate(
     deps.db,

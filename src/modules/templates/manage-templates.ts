@@ -1,4 +1,4 @@
-import { isSupportedLocale, isValidTimeZone } from '../render-data/date-parse.js';
+import { checkLocaleSetting, checkTimeZoneSetting } from '../render-data/locale-setting.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationError } from '../../errors.js';
 import type { PlanName } from '../../plans.js';
@@ -126,30 +126,6 @@ export interface TemplatePatch {
  * PATCH: at least one of name, description, isFrozen. A frozen template refuses name/description changes
  * even when the same request unfreezes it: unfreeze first, then edit (two explicit steps).
  */
-/** A template's render locale: a tag the render options would accept, or null (the server's). */
-// null arrives as "" (Ajv coerces it for the string branch): both mean "the server's default"
-function checkLocale(given: string | null): string | null {
-  const locale = given || null;
-  if (locale !== null && !isSupportedLocale(locale))
-    throw validationError({
-      field: 'locale',
-      expected: 'a BCP 47 locale such as "en-US", or null',
-      received: JSON.stringify(locale),
-    });
-  return locale;
-}
-
-function checkTimeZone(given: string | null): string | null {
-  const zone = given || null;
-  if (zone !== null && !isValidTimeZone(zone))
-    throw validationError({
-      field: 'timezone',
-      expected: 'an IANA time zone such as "UTC", or null',
-      received: JSON.stringify(zone),
-    });
-  return zone;
-}
-
 export async function updateTemplate(
   deps: Pick<Deps, 'db' | 'clock'>,
   accountId: string,
@@ -166,8 +142,8 @@ export async function updateTemplate(
   const changes: Parameters<typeof updateTemplateRow>[3] = {};
   if (patch.name !== undefined) changes.name = checkName(patch.name);
   if (patch.description !== undefined) changes.description = checkDescription(patch.description);
-  if (patch.locale !== undefined) changes.default_locale = checkLocale(patch.locale);
-  if (patch.timezone !== undefined) changes.default_timezone = checkTimeZone(patch.timezone);
+  if (patch.locale !== undefined) changes.default_locale = checkLocaleSetting(patch.locale);
+  if (patch.timezone !== undefined) changes.default_timezone = checkTimeZoneSetting(patch.timezone);
   // a frozen template is read-only: its render defaults too
   const editsContent = [patch.name, patch.description, patch.locale, patch.timezone].some((v) => v !== undefined);
   if (patch.isFrozen !== undefined) changes.is_frozen = patch.isFrozen ? 1 : 0;

@@ -1,4 +1,4 @@
-import { renderLocale } from '../render-data/render-defaults.js';
+import { resolveRenderLocale } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import type { RenderOptions } from '../renders/create-render.js';
 import { loadTemplate, parseAnalysis } from './template-view.js';
@@ -28,7 +28,7 @@ export async function previewTemplate(
     strict: false,
     calculate: true,
     ...input.options,
-    ...renderLocale(deps.config.renderDefaults, template, input.options),
+    ...(await resolveRenderLocale(deps, accountId, template, input.options)),
   };
   const analysis = parseAnalysis(deps, template);
   const fields = effectiveFields(analysis.fields, parseFieldSettings(template.field_settings));

@@ -20,11 +20,11 @@ export const Template = named(
       version: Type.Integer(),
       locale: Type.Union([Type.String(), Type.Null()], {
         description:
-          "Locale of this template's renders when a request gives none; null: the server's (DEFAULT_LOCALE, fr-FR)",
+          "Locale of this template's renders when a request gives none; null: the account's (account settings), else the server's (DEFAULT_LOCALE, fr-FR)",
       }),
       timezone: Type.Union([Type.String(), Type.Null()], {
         description:
-          "Time zone of this template's renders when a request gives none; null: the server's (DEFAULT_TIMEZONE, Europe/Paris)",
+          "Time zone of this template's renders when a request gives none; null: the account's (account settings), else the server's (DEFAULT_TIMEZONE, Europe/Paris)",
       }),
       createdAt: Type.String({ format: 'date-time' }),
       updatedAt: Type.String({ format: 'date-time' }),
@@ -275,13 +275,13 @@ export const TemplatePatch = named(
       locale: Type.Optional(
         Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
           description:
-            "BCP 47 locale of the template's renders when a request gives none (e.g. en-US); null: the server's",
+            "BCP 47 locale of the template's renders when a request gives none (e.g. en-US); null: the account's, else the server's",
         }),
       ),
       timezone: Type.Optional(
         Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
           description:
-            "IANA time zone of the template's renders when a request gives none (e.g. UTC); null: the server's",
+            "IANA time zone of the template's renders when a request gives none (e.g. UTC); null: the account's, else the server's",
         }),
       ),
     },
