@@ -139,6 +139,8 @@ export interface RenderJobsTable {
   /** not claimed before this time (retry backoff) */
   run_after: string;
   created_at: string;
+  /** W3C traceparent of the request that enqueued it (0011); null or absent without tracing */
+  traceparent?: string | null;
 }
 
 export interface RenderBatchesTable {
@@ -159,6 +161,8 @@ export interface RenderBatchesTable {
   completed_at: string | null;
   expires_at: string;
   deleted_at: string | null;
+  /** W3C traceparent of the request that created it (0011); null or absent without tracing */
+  traceparent?: string | null;
 }
 
 export interface LeasesTable {
@@ -239,6 +243,8 @@ export interface WebhookDeliveriesTable {
   attempt_log: string;
   created_at: string;
   completed_at: string | null;
+  /** W3C traceparent of the work that published its event (0011); null or absent without tracing */
+  traceparent?: string | null;
 }
 
 export interface WebhookEndpointLogTable {

@@ -65,6 +65,8 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
   const batchId = newId('bat');
   const n = input.items.length;
   const renderIds = input.items.map(() => newId('rnd'));
+  // the items' and the finishing's spans join this request's trace
+  const traceparent = deps.tracer.traceparent() ?? null;
   await deps.db.transaction().execute(async (trx) => {
     await lockAccount(trx, deps.dbKind, account.id);
     await failDeadRenders(deps, trx, { accountId: account.id, month });
@@ -91,6 +93,7 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
       completed_at: null,
       expires_at: new Date(now.getTime() + plan.retentionDays * DAY_MS).toISOString(),
       deleted_at: null,
+      traceparent,
     });
     await insertRenders(
       trx,
@@ -111,6 +114,7 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
       trx,
       { accountId: account.id, month, used: used + n, limit: plan.rendersPerMonth },
       now,
+      traceparent ?? undefined,
     );
     await insertRenderJobs(
       trx,
@@ -125,6 +129,7 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
         lease_expires_at: null,
         run_after: now.toISOString(),
         created_at: now.toISOString(),
+        traceparent,
       })),
     );
   });

@@ -30,6 +30,7 @@ export type JobDeps = Pick<
   | 'metrics'
   | 'instanceId'
   | 'signingKey'
+  | 'tracer'
 >;
 
 /**

@@ -94,6 +94,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
         trx,
         { accountId: account.id, month, used: used + 1, limit: plan.rendersPerMonth },
         started,
+        deps.tracer.traceparent(),
       );
     });
   await deps.tracer.inSpan('render.reserve', NO_ATTRIBUTES, reserve);
@@ -191,7 +192,13 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   };
 }
 
-function asyncJob(deps: Pick<Deps, 'clock'>, accountId: string, renderId: string, input: CreateRenderInput, at: Date) {
+function asyncJob(
+  deps: Pick<Deps, 'clock' | 'tracer'>,
+  accountId: string,
+  renderId: string,
+  input: CreateRenderInput,
+  at: Date,
+) {
   return {
     render_id: renderId,
     account_id: accountId,
@@ -203,5 +210,7 @@ function asyncJob(deps: Pick<Deps, 'clock'>, accountId: string, renderId: string
     lease_expires_at: null,
     run_after: at.toISOString(),
     created_at: deps.clock.now().toISOString(),
+    // the job's span joins this request's trace
+    traceparent: deps.tracer.traceparent() ?? null,
   };
 }

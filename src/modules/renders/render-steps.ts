@@ -221,7 +221,7 @@ export interface CompletedFile {
  * was no longer pending or the guard refused.
  */
 export async function recordCompleted(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
   done: CompletedFile & { warnings: string[] },
@@ -238,7 +238,7 @@ export async function recordCompleted(
 
 /** pending -> failed (which releases its quota) and its `render.failed` event, in one transaction. */
 export async function recordFailed(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
   failure: { code: string; message: string; durationMs?: number; warnings?: string[] },
@@ -259,10 +259,11 @@ export async function recordFailed(
 }
 
 function publishRenderEvent(
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'tracer'>,
   trx: Db,
   row: RenderRow,
   type: 'render.completed' | 'render.failed',
 ) {
-  return publishEvent(trx, { accountId: row.account_id, type, data: renderEventData(row) }, deps.clock.now());
+  const event = { accountId: row.account_id, type, data: renderEventData(row), traceparent: deps.tracer.traceparent() };
+  return publishEvent(trx, event, deps.clock.now());
 }

@@ -34,9 +34,16 @@ import { recordNewVersion } from './template-history.js';
 import type { Db } from '../../adapters/db/database.js';
 
 /** template.updated with the template as it now is, in the transaction of the change. */
-export async function publishUpdated(trx: Db, accountId: string, id: string, at: Date): Promise<TemplateView> {
+export async function publishUpdated(
+  trx: Db,
+  accountId: string,
+  id: string,
+  at: Date,
+  /** the request's trace (Tracer.traceparent()), for the deliveries' spans */
+  traceparent?: string,
+): Promise<TemplateView> {
   const view = toTemplateView(await loadTemplate({ db: trx }, accountId, id));
-  await publishEvent(trx, { accountId, type: 'template.updated', data: view }, at);
+  await publishEvent(trx, { accountId, type: 'template.updated', data: view, traceparent }, at);
   return view;
 }
 
@@ -127,7 +134,7 @@ export interface TemplatePatch {
  * even when the same request unfreezes it: unfreeze first, then edit (two explicit steps).
  */
 export async function updateTemplate(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
   patch: TemplatePatch,
@@ -152,7 +159,7 @@ export async function updateTemplate(
 
   const view = await deps.db.transaction().execute(async (trx) => {
     if (!(await updateTemplateRow(trx, accountId, id, changes, editsContent))) return undefined;
-    return publishUpdated(trx, accountId, id, at);
+    return publishUpdated(trx, accountId, id, at, deps.tracer.traceparent());
   });
   if (view) return view;
   await loadTemplate(deps, accountId, id); // 404 when it is not ours
@@ -214,7 +221,7 @@ export async function storeTemplateFile(
       report: carried.report,
       at,
     });
-    return publishUpdated(trx, accountId, id, at); // the new version is in the event's data
+    return publishUpdated(trx, accountId, id, at, deps.tracer.traceparent()); // the new version is in the event's data
   });
   if (!view) {
     await deps.blobs.delete(blobKey).catch(() => undefined);
@@ -228,7 +235,7 @@ export async function storeTemplateFile(
 
 /** DELETE: record first, then the file. Renders already made keep their own files until they expire. */
 export async function deleteTemplate(
-  deps: Pick<Deps, 'db' | 'blobs' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'blobs' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
 ): Promise<void> {
@@ -240,7 +247,8 @@ export async function deleteTemplate(
     if (!(await deleteUnfrozenTemplate(trx, accountId, id)) || !last) return false;
     await deleteTemplateVersions(trx, accountId, id);
     const at = deps.clock.now();
-    await publishEvent(trx, { accountId, type: 'template.deleted', data: toTemplateView(last) }, at);
+    const event = { accountId, type: 'template.deleted' as const, data: toTemplateView(last) };
+    await publishEvent(trx, { ...event, traceparent: deps.tracer.traceparent() }, at);
     return true;
   });
   if (!deleted) {
