@@ -37,19 +37,47 @@ const ApiKeySchema = named(
       lastUsedAt: Type.Union([Type.String(), Type.Null()]),
       revokedAt: Type.Union([Type.String(), Type.Null()]),
     },
-    { description: 'An API key, without its secret' },
+    {
+      description: 'An API key, without its secret',
+      examples: [
+        {
+          id: 'key_01a21680738b60de6c07f430',
+          name: 'billing server',
+          prefix: 'fc_live_7Hq2',
+          createdAt: '2026-11-26T06:40:00.000Z',
+          lastUsedAt: '2026-11-26T07:02:13.000Z',
+          revokedAt: null,
+        },
+      ],
+    },
   ),
 );
 const ApiKeyCreated = named(
   'ApiKeyCreated',
   Type.Intersect(
     [ref(ApiKeySchema), Type.Object({ key: Type.String({ description: 'The secret; shown only in this answer' }) })],
-    { description: 'A new API key with its secret' },
+    {
+      description: 'A new API key with its secret',
+      examples: [
+        {
+          id: 'key_01a21680738b60de6c07f431',
+          name: 'ci',
+          prefix: 'fc_live_Xm4d',
+          createdAt: '2026-11-26T06:45:00.000Z',
+          lastUsedAt: null,
+          revokedAt: null,
+          key: 'fc_live_Xm4dP9sK2vQ7bN1cR8tW3yZ6aE0fH5jL',
+        },
+      ],
+    },
   ),
 );
 const ApiKeyCreate = named(
   'ApiKeyCreate',
-  Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+  Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 200 }) },
+    { additionalProperties: false, examples: [{ name: 'billing server' }] },
+  ),
 );
 const LocaleSetting = (description: string) =>
   Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description });
