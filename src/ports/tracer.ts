@@ -33,6 +33,11 @@ export interface Tracer {
     traceparent: string | null | undefined,
     work: (annotate: (attributes: SpanAttributes) => void) => Promise<T>,
   ): Promise<T>;
+  /**
+   * `work` outside any span: for a loop woken from inside a request (the job runner), whose timers would
+   * otherwise carry that request's context into every later poll.
+   */
+  detached<T>(work: () => T): T;
   /** The current span as a W3C traceparent, to store with work enqueued for later; undefined without one. */
   traceparent(): string | undefined;
   /** A span, child of the current one, for work that began at `startedAt` (a performance.now()) and has just ended. */
@@ -53,6 +58,7 @@ export const noopTracer: Tracer = {
   inSpan: (_name, _attributes, work) => work(),
   inBackground: (_name, _attributes, _traceparent, work) => work(() => {}),
   traceparent: () => undefined,
+  detached: (work) => work(),
   record: () => {},
   close: async () => {},
 };

@@ -32,6 +32,7 @@ async function spansOf(exporter: InMemorySpanExporter, match: (s: ReadableSpan) 
 const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
 const traceOf = (s: ReadableSpan) => s.spanContext().traceId;
 const idOf = (s: ReadableSpan) => s.spanContext().spanId;
+const after = (a: [number, number], b: [number, number]) => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 const traceparent = (traceId: string) => `00-${traceId}-00f067aa0ba902b7-01`;
 
 for (const db of DATABASES) {
@@ -108,6 +109,11 @@ for (const db of DATABASES) {
             x.attributes['formcast.event.type'] === 'render.completed',
         );
         expect(parentOf(delivery)).toBe(idOf(job));
+        // the job runner's polls, woken by the request, stay out of its trace
+        const late = exporter
+          .getFinishedSpans()
+          .filter((x) => parentOf(x) === idOf(request) && after(x.startTime, request.endTime));
+        expect(late.map((x) => x.name)).toEqual([]);
         expect(delivery.attributes).toMatchObject({
           'formcast.account_id': s.b.accountId,
           'formcast.delivery.attempt': 1,

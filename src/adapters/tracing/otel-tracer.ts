@@ -117,6 +117,10 @@ export class OtelTracer implements Tracer {
     }
   }
 
+  detached<T>(work: () => T): T {
+    return this.contexts.with(ROOT_CONTEXT, work);
+  }
+
   traceparent(): string | undefined {
     const active = this.contexts.active();
     if (!trace.getSpan(active)) return undefined;

@@ -53,7 +53,8 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
   const schedule = (ms: number) => {
     if (stopping) return;
     clearTimeout(timer);
-    timer = setTimeout(tick, ms);
+    // a request's wake() must not make the polls that follow part of its trace
+    timer = setTimeout(() => deps.tracer.detached(tick), ms);
     timer.unref();
   };
   const track = (p: Promise<unknown>) => {
