@@ -124,6 +124,17 @@ for (const db of DATABASES) {
           const file = path.join(mkdtempSync(path.join(tmpdir(), 'account-tz-')), 'out.pdf');
           writeFileSync(file, Buffer.from(await (await fetch(rendered.json.data.downloadUrl)).arrayBuffer()));
           expect((await pdftkFields(file)).find((f) => f.name === 'Birthdate')!.values.at(-1)).toBe('12/31/1990');
+          // the job runner reads them too, for an async render
+          const queued = await render({ [birth]: '1990-12-31T23:30:00Z' }, { flatten: false, async: true });
+          expect(queued.status).toBe(202);
+          let done: any;
+          for (let i = 0; i < 600 && done?.status !== 'completed'; i++) {
+            done = (await api(s, s.b).get(`/v1/renders/${queued.json.data.id}`)).json.data;
+            if (done?.status === 'failed') throw new Error(JSON.stringify(done.error));
+            if (done?.status !== 'completed') await new Promise((r) => setTimeout(r, 50));
+          }
+          writeFileSync(file, Buffer.from(await (await fetch(done.downloadUrl)).arrayBuffer()));
+          expect((await pdftkFields(file)).find((f) => f.name === 'Birthdate')!.values.at(-1)).toBe('12/31/1990');
           // a template zone wins: Tokyo is already on Jan 1st
           await api(s, s.b).patch(`/v1/templates/${id}`, { timezone: 'Asia/Tokyo' });
           const tokyo = await render({ [birth]: '1990-12-31T23:30:00Z' }, { flatten: false });

@@ -16,9 +16,13 @@ export async function findAccount(db: Db, id: string): Promise<AccountRow | unde
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The plan of an account; undefined when it no longer exists. */
+/** The plan and render defaults of an account (what a background render needs); undefined when it no longer exists. */
 export async function findAccountPlan(db: Db, id: string) {
-  return db.selectFrom('accounts').select(['id', 'plan']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'plan', 'default_locale', 'default_timezone'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Every account, oldest first (operator CLI). */

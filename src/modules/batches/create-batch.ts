@@ -1,3 +1,4 @@
+import type { RenderAccount } from '../render-data/render-defaults.js';
 import { announceUsageThresholds } from '../events/usage-threshold.js';
 import { validationError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
@@ -33,7 +34,7 @@ const DAY_MS = 86_400_000;
  * with its index, nothing reserved), then the quota for every item is reserved in one transaction with
  * the batch, one pending render and one durable job per item; or RENDER_LIMIT_REACHED, nothing reserved.
  */
-export async function createBatch(deps: Deps, account: { id: string; plan: PlanName }, input: CreateBatchInput) {
+export async function createBatch(deps: Deps, account: RenderAccount & { plan: PlanName }, input: CreateBatchInput) {
   const plan = deps.plans[account.plan];
 
   // 0. the size limit is the operator's (MAX_BATCH_ITEMS), so it is checked here, not in the request schema

@@ -163,7 +163,8 @@ export const batchRoutes =
           'POST /v1/renders/batch',
           () => hashBody(request.rawBody ?? ''),
           async () => {
-            const data = await createBatch(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body);
+            const { accountId: id, plan, renderDefaults } = request.auth;
+            const data = await createBatch(deps, { id, plan, renderDefaults }, request.body);
             reply.header('Location', `/v1/render-batches/${data.id}`);
             return { status: 202, body: { data } };
           },

@@ -27,16 +27,28 @@ function renderLocale(
   };
 }
 
-/** renderLocale, reading the account's defaults only when the request and the template leave one open. */
+/** A render's account: its id, and its defaults when the caller has them already (the auth hook reads them). */
+export interface RenderAccount {
+  id: string;
+  renderDefaults?: { locale: string | null; timezone: string | null };
+}
+
+/**
+ * renderLocale. The account's defaults are the caller's when given; else they are read, and only when the
+ * request and the template leave a value open (a job run in the background has no auth hook).
+ */
 export async function resolveRenderLocale(
   deps: { db: Db; config: { renderDefaults: RenderDefaults } },
-  accountId: string,
+  account: RenderAccount,
   template: StoredRenderDefaults,
   options: RequestLocale,
 ): Promise<RenderDefaults> {
   const open =
     (options?.locale ?? template.default_locale ?? null) === null ||
     (options?.timezone ?? template.default_timezone ?? null) === null;
-  const account = open ? ((await findAccountSettings(deps.db, accountId)) ?? {}) : {};
-  return renderLocale(deps.config.renderDefaults, { template, account }, options);
+  let stored: StoredRenderDefaults = {};
+  if (account.renderDefaults)
+    stored = { default_locale: account.renderDefaults.locale, default_timezone: account.renderDefaults.timezone };
+  else if (open) stored = (await findAccountSettings(deps.db, account.id)) ?? {};
+  return renderLocale(deps.config.renderDefaults, { template, account: stored }, options);
 }

@@ -1,3 +1,4 @@
+import type { RenderAccount } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import { AppError, DataValidationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
@@ -41,7 +42,7 @@ export interface AcceptedRender {
   warnings: string[];
 }
 
-export async function createRender(deps: Deps, account: { id: string; plan: PlanName }, input: CreateRenderInput) {
+export async function createRender(deps: Deps, account: RenderAccount & { plan: PlanName }, input: CreateRenderInput) {
   const plan = deps.plans[account.plan];
   const isAsync = input.options?.async === true;
 

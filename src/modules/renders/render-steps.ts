@@ -1,4 +1,4 @@
-import { resolveRenderLocale } from '../render-data/render-defaults.js';
+import { type RenderAccount, resolveRenderLocale } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import type { Db } from '../../adapters/db/database.js';
 import { PdfEngineError } from '../../pdf/types.js';
@@ -65,7 +65,7 @@ export type TemplateMemo = Map<string, LoadedTemplate>;
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
   deps: Pick<Deps, 'db' | 'plans' | 'caches' | 'config' | 'clock'>,
-  account: { id: string; plan: PlanName },
+  account: RenderAccount & { plan: PlanName },
   input: CreateRenderInput,
   memo?: TemplateMemo,
   /** true for a synchronous render, the only kind whose passwords (options.protect) need no storing */
@@ -84,7 +84,7 @@ export async function prepareRender(
     strict: false,
     calculate: true,
     ...input.options,
-    ...(await resolveRenderLocale(deps, account.id, template, input.options)),
+    ...(await resolveRenderLocale(deps, account, template, input.options)),
   };
   const { values, warnings } = await validateForTemplate(
     deps.db,
