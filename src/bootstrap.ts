@@ -109,22 +109,6 @@ export async function createRuntime(
     overrides.webhookSender ??
     new HttpWebhookSender({ allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs });
   const metrics = overrides.metrics ?? new PromMetrics(engine);
-  // Webhook deliveries are sent by every instance (the claim keeps their attempts apart). Signatures carry
-  // the real time (receivers check it against theirs) while scheduling follows the injected clock.
-  const deliveries = createDeliveryWorker({
-    config,
-    db: dbHandle.db,
-    dbKind: dbHandle.kind,
-    clock,
-    plans,
-    metrics,
-    log,
-    webhookSender,
-    signingKey,
-    instanceId: heartbeat.id,
-    wallClock: systemClock,
-    random: Math.random,
-  });
   const jobSignal = overrides.jobs ?? createJobSignal();
   // Off (the default): no wrapper anywhere, the hot path is what it was. On: loaded only then.
   const tracer: Tracer =
@@ -156,6 +140,13 @@ export async function createRuntime(
     jobs: jobSignal,
     tracer,
   };
+  // Webhook deliveries are sent by every instance (the claim keeps their attempts apart). Signatures carry
+  // the real time (receivers check it against theirs) while scheduling follows the injected clock.
+  const deliveries = createDeliveryWorker({
+    ...deps,
+    wallClock: systemClock,
+    random: Math.random,
+  });
   // Async renders and batch items: claimed from the database, so they survive restarts and move to a
   // live instance when theirs dies.
   const runner = startJobRunner(deps, {

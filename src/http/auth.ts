@@ -6,14 +6,24 @@ import { Lru } from '../lib/lru.js';
 
 type PlanName = keyof Deps['plans'];
 
+/** The account's own render defaults (GET /account/settings); null: the operator's. */
+export interface AccountRenderDefaults {
+  locale: string | null;
+  timezone: string | null;
+}
+
 export interface AuthContext {
   accountId: string;
   plan: PlanName;
   keyId: string;
+  /** read with the key, so a render needs no query of its own for them */
+  renderDefaults: AccountRenderDefaults;
 }
 
 /** The account use case that checks a presented key (injected: http/ knows no domain module). */
-export type KeyLookup = (key: string) => Promise<{ accountId: string; plan: string; keyId: string } | undefined>;
+export type KeyLookup = (
+  key: string,
+) => Promise<({ accountId: string; plan: string; keyId: string } & Partial<AccountRenderDefaults>) | undefined>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -100,7 +110,12 @@ export function authenticate(deps: Pick<Deps, 'rateLimiter' | 'clock' | 'config'
       return fail(request.ip, new AppError('UNAUTHORIZED', 'Invalid or revoked API key'));
     }
     valid.set(key, true);
-    request.auth = { accountId: found.accountId, plan: found.plan as PlanName, keyId: found.keyId };
+    request.auth = {
+      accountId: found.accountId,
+      plan: found.plan as PlanName,
+      keyId: found.keyId,
+      renderDefaults: { locale: found.locale ?? null, timezone: found.timezone ?? null },
+    };
   };
 }
 

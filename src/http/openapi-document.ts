@@ -25,6 +25,7 @@ type Document = {
 const TAGS = [
   { name: 'templates', description: 'PDF forms (AcroForm) uploaded once, analysed into a schema of fields' },
   { name: 'renders', description: 'A template filled with JSON data: a PDF to download through a signed link' },
+  { name: 'account', description: "The account's settings: the render defaults of its renders" },
   { name: 'usage', description: "The account's use of the current month against its plan" },
   { name: 'api-keys', description: 'The keys that authenticate requests (Authorization: Bearer <key>)' },
   { name: 'downloads', description: 'Signed download links; they carry their own authorisation' },

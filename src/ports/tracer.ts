@@ -22,6 +22,24 @@ export interface Tracer {
   startRequest(name: string, attributes: SpanAttributes, headers: RequestHeaders): RequestSpan;
   /** `work` inside a child span of the current one; a rejection marks the span as an error. */
   inSpan<T>(name: string, attributes: SpanAttributes, work: () => Promise<T>): Promise<T>;
+  /**
+   * `work` in a span of its own, for background work (a job, a delivery, a sweep): a child of
+   * `traceparent` (the W3C value carried from the request that enqueued it) when given, else the root of
+   * a trace. The spans `work` makes are its children; `annotate` adds attributes as they become known.
+   */
+  inBackground<T>(
+    name: string,
+    attributes: SpanAttributes,
+    traceparent: string | null | undefined,
+    work: (annotate: (attributes: SpanAttributes) => void) => Promise<T>,
+  ): Promise<T>;
+  /**
+   * `work` outside any span: for a loop woken from inside a request (the job runner), whose timers would
+   * otherwise carry that request's context into every later poll.
+   */
+  detached<T>(work: () => T): T;
+  /** The current span as a W3C traceparent, to store with work enqueued for later; undefined without one. */
+  traceparent(): string | undefined;
   /** A span, child of the current one, for work that began at `startedAt` (a performance.now()) and has just ended. */
   record(name: string, attributes: SpanAttributes, startedAt: number): void;
   /** Sends what is still buffered. */
@@ -38,6 +56,9 @@ export const noopTracer: Tracer = {
   enabled: false,
   startRequest: () => NOOP_SPAN,
   inSpan: (_name, _attributes, work) => work(),
+  inBackground: (_name, _attributes, _traceparent, work) => work(() => {}),
+  traceparent: () => undefined,
+  detached: (work) => work(),
   record: () => {},
   close: async () => {},
 };

@@ -206,6 +206,24 @@ for (const db of DATABASES)
         await client.apiKeys.revoke(created.id);
         expect(await other.usage.get().catch((e) => e.code)).toBe('UNAUTHORIZED');
       });
+
+      it("reads and sets the account's render defaults", async () => {
+        const before = await client.account.getSettings();
+        expect(before.effective.locale).toBe(before.locale ?? 'fr-FR');
+        const set = await client.account.updateSettings({ locale: 'en-GB', timezone: 'Asia/Tokyo' });
+        expect(set).toEqual({
+          locale: 'en-GB',
+          timezone: 'Asia/Tokyo',
+          effective: { locale: 'en-GB', timezone: 'Asia/Tokyo' },
+        });
+        expect(await client.account.updateSettings({ locale: 'xx-!!' }).catch((e) => e.details?.field)).toBe('locale');
+        const cleared = await client.account.updateSettings({ locale: null, timezone: null });
+        expect(cleared).toEqual({
+          locale: null,
+          timezone: null,
+          effective: { locale: 'fr-FR', timezone: 'Europe/Paris' },
+        });
+      });
     },
   );
 

@@ -80,4 +80,28 @@ describe('examples in the OpenAPI document', () => {
     const [request] = examplesOf(create!.requestBody!.content['application/json']!);
     expect(request).toMatchObject({ templateId: expect.stringMatching(/^tpl_/), data: expect.any(Object) });
   });
+
+  it('shows hand-written values, not placeholders, for webhooks, batches, fields and API keys', () => {
+    // openapi-sampler's stand-ins when a schema has no example of its own
+    const PLACEHOLDERS = ['"string"', '2019-08-24T14:15:22Z'];
+    const covered = operations.filter(
+      ([name]) =>
+        /\/v1\/(webhook-endpoints|webhook-deliveries|renders\/batch|render-batches|api-keys|account\/settings)/.test(
+          name,
+        ) || /\/v1\/templates\/\{id\}\/(fields|field-edits|schema)$/.test(name),
+    );
+    expect(covered.length).toBeGreaterThanOrEqual(18);
+    for (const [name, op] of covered) {
+      const bodies = [
+        ...(op.requestBody ? [op.requestBody.content['application/json']] : []),
+        ...Object.entries(op.responses)
+          .filter(([status]) => status < '400')
+          .map(([, r]) => resolve(r).content?.['application/json']),
+      ].filter((m): m is Media => m !== undefined);
+      for (const media of bodies) {
+        const text = JSON.stringify(examplesOf(media));
+        for (const p of PLACEHOLDERS) expect(text, name).not.toContain(p);
+      }
+    }
+  });
 });

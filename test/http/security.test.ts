@@ -9,6 +9,8 @@ import { registeredRoutes } from '../helpers/routes.js';
 
 const ROUTES: [string, string, unknown?][] = [
   ['GET', '/v1/renders/usage'],
+  ['GET', '/v1/account/settings'],
+  ['PATCH', '/v1/account/settings', { locale: 'en-US' }],
   ['GET', '/v1/renders'],
   ['POST', '/v1/renders', { templateId: 'tpl_x', data: {} }],
   ['GET', '/v1/renders/rnd_x'],

@@ -1,4 +1,5 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
+import { accountApi } from './account.js';
 import { apiKeysApi } from './api-keys.js';
 import { batchesApi } from './batches.js';
 import type { Context } from './context.js';
@@ -47,6 +48,7 @@ export function createClient(options: ClientOptions) {
     batches: batchesApi(context),
     usage,
     apiKeys: apiKeysApi(context),
+    account: accountApi(context),
     webhookEndpoints: webhooks.endpoints,
     webhookDeliveries: webhooks.deliveries,
   };

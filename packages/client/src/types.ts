@@ -59,6 +59,9 @@ export type RenderBatchRequest<TData extends object = Record<string, unknown>> =
 export type Usage = Schemas['Usage'];
 export type ApiKey = Schemas['ApiKey'];
 export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+/** The account's render defaults (null: the server's) and what they resolve to (`effective`). */
+export type AccountSettings = Schemas['AccountSettings'];
+export type AccountSettingsPatch = Schemas['AccountSettingsPatch'];
 
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 /** An endpoint as created or rotated: with its signing secret (whsec_...), shown only then. */

@@ -433,6 +433,24 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // An account's render defaults (GET/PATCH /account/settings): between a template's and the operator's
+  // (null: the operator's DEFAULT_LOCALE / DEFAULT_TIMEZONE).
+  '0010_account_settings': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('accounts').addColumn('default_locale', 'text').execute();
+      await db.schema.alterTable('accounts').addColumn('default_timezone', 'text').execute();
+    },
+  },
+  // Background work carries the W3C traceparent of the request that enqueued it (null: tracing off, or
+  // no request), so its spans join that request's trace.
+  '0011_trace_context': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      for (const table of ['render_jobs', 'render_batches', 'webhook_deliveries'])
+        await db.schema.alterTable(table).addColumn('traceparent', 'text').execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

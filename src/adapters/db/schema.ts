@@ -8,6 +8,9 @@ export interface AccountsTable {
   name: string;
   plan: string;
   created_at: string;
+  /** render defaults of the account's renders (null: the operator's) */
+  default_locale?: string | null;
+  default_timezone?: string | null;
 }
 
 export interface ApiKeysTable {
@@ -136,6 +139,8 @@ export interface RenderJobsTable {
   /** not claimed before this time (retry backoff) */
   run_after: string;
   created_at: string;
+  /** W3C traceparent of the request that enqueued it (0011); null or absent without tracing */
+  traceparent?: string | null;
 }
 
 export interface RenderBatchesTable {
@@ -156,6 +161,8 @@ export interface RenderBatchesTable {
   completed_at: string | null;
   expires_at: string;
   deleted_at: string | null;
+  /** W3C traceparent of the request that created it (0011); null or absent without tracing */
+  traceparent?: string | null;
 }
 
 export interface LeasesTable {
@@ -236,6 +243,8 @@ export interface WebhookDeliveriesTable {
   attempt_log: string;
   created_at: string;
   completed_at: string | null;
+  /** W3C traceparent of the work that published its event (0011); null or absent without tracing */
+  traceparent?: string | null;
 }
 
 export interface WebhookEndpointLogTable {

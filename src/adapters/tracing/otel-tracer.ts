@@ -1,4 +1,12 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, trace, type Span } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Span,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -82,6 +90,43 @@ export class OtelTracer implements Tracer {
     } finally {
       span.end();
     }
+  }
+
+  async inBackground<T>(
+    name: string,
+    attributes: SpanAttributes,
+    traceparent: string | null | undefined,
+    work: (annotate: (attributes: SpanAttributes) => void) => Promise<T>,
+  ): Promise<T> {
+    // never the context the timer that runs us happens to carry: the enqueuing request's, or none
+    const parent = traceparent
+      ? this.propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter)
+      : ROOT_CONTEXT;
+    const span = this.tracer.startSpan(
+      name,
+      { kind: traceparent ? SpanKind.CONSUMER : SpanKind.INTERNAL, attributes },
+      parent,
+    );
+    try {
+      return await this.contexts.with(trace.setSpan(parent, span), () => work((more) => span.setAttributes(more)));
+    } catch (err) {
+      failed(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  detached<T>(work: () => T): T {
+    return this.contexts.with(ROOT_CONTEXT, work);
+  }
+
+  traceparent(): string | undefined {
+    const active = this.contexts.active();
+    if (!trace.getSpan(active)) return undefined;
+    const carrier: Record<string, string> = {};
+    this.propagator.inject(active, carrier, defaultTextMapSetter);
+    return carrier.traceparent;
   }
 
   record(name: string, attributes: SpanAttributes, startedAt: number): void {

@@ -16,9 +16,13 @@ export async function findAccount(db: Db, id: string): Promise<AccountRow | unde
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The plan of an account; undefined when it no longer exists. */
+/** The plan and render defaults of an account (what a background render needs); undefined when it no longer exists. */
 export async function findAccountPlan(db: Db, id: string) {
-  return db.selectFrom('accounts').select(['id', 'plan']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'plan', 'default_locale', 'default_timezone'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Every account, oldest first (operator CLI). */
@@ -40,4 +44,21 @@ export async function lockAccount(trx: Db, kind: DbKind, accountId: string): Pro
   if (kind === 'postgres') {
     await sql`select id from accounts where id = ${accountId} for update`.execute(trx);
   }
+}
+
+export type AccountSettingsRow = Pick<AccountsTable, 'default_locale' | 'default_timezone'>;
+
+/** The account's render defaults; undefined when it no longer exists. */
+export async function findAccountSettings(db: Db, id: string): Promise<AccountSettingsRow | undefined> {
+  return db
+    .selectFrom('accounts')
+    .select(['default_locale', 'default_timezone'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** True when the account exists (and now has `changes`). */
+export async function updateAccountSettings(db: Db, id: string, changes: AccountSettingsRow): Promise<boolean> {
+  const res = await db.updateTable('accounts').set(changes).where('id', '=', id).executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }

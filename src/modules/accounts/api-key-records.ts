@@ -68,6 +68,9 @@ const activeKeyByHash = preparedQuery((db, v: { hash: string }) =>
       'accounts.id as accountId',
       'accounts.plan as plan',
       'accounts.name as accountName',
+      // the account's render defaults ride along: a render then needs no query of its own for them
+      'accounts.default_locale as locale',
+      'accounts.default_timezone as timezone',
     ])
     .where('api_keys.hash', '=', v.hash)
     .where('api_keys.revoked_at', 'is', null),

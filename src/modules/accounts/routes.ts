@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { dataResponse, errorResponse, type Named, named, NoContent, pageResponse, ref } from '../../http/openapi.js';
 import { CursorPageQuery, pageRequest } from '../../http/pagination.js';
 import { createApiKey, listApiKeyPage, revokeApiKey } from './api-keys.js';
+import { getAccountSettings, updateAccountSettingsOf } from './account-settings.js';
 import { getUsage } from './usage.js';
 
 const Limit = named('UsageLimit', Type.Object({ used: Type.Integer(), limit: Type.Integer() }));
@@ -36,21 +37,84 @@ const ApiKeySchema = named(
       lastUsedAt: Type.Union([Type.String(), Type.Null()]),
       revokedAt: Type.Union([Type.String(), Type.Null()]),
     },
-    { description: 'An API key, without its secret' },
+    {
+      description: 'An API key, without its secret',
+      examples: [
+        {
+          id: 'key_01a21680738b60de6c07f430',
+          name: 'billing server',
+          prefix: 'fc_live_7Hq2',
+          createdAt: '2026-11-26T06:40:00.000Z',
+          lastUsedAt: '2026-11-26T07:02:13.000Z',
+          revokedAt: null,
+        },
+      ],
+    },
   ),
 );
 const ApiKeyCreated = named(
   'ApiKeyCreated',
   Type.Intersect(
     [ref(ApiKeySchema), Type.Object({ key: Type.String({ description: 'The secret; shown only in this answer' }) })],
-    { description: 'A new API key with its secret' },
+    {
+      description: 'A new API key with its secret',
+      examples: [
+        {
+          id: 'key_01a21680738b60de6c07f431',
+          name: 'ci',
+          prefix: 'fc_live_Xm4d',
+          createdAt: '2026-11-26T06:45:00.000Z',
+          lastUsedAt: null,
+          revokedAt: null,
+          key: 'fc_live_Xm4dP9sK2vQ7bN1cR8tW3yZ6aE0fH5jL',
+        },
+      ],
+    },
   ),
 );
 const ApiKeyCreate = named(
   'ApiKeyCreate',
-  Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+  Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 200 }) },
+    { additionalProperties: false, examples: [{ name: 'billing server' }] },
+  ),
+);
+const LocaleSetting = (description: string) =>
+  Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description });
+const AccountSettingsSchema = named(
+  'AccountSettings',
+  Type.Object(
+    {
+      locale: LocaleSetting("BCP 47 locale of the account's renders; null: the server's DEFAULT_LOCALE"),
+      timezone: LocaleSetting("IANA time zone of the account's renders; null: the server's DEFAULT_TIMEZONE"),
+      effective: Type.Object(
+        { locale: Type.String(), timezone: Type.String() },
+        { description: 'What a render uses when neither its request options nor its template give a value' },
+      ),
+    },
+    {
+      description:
+        "The account's render defaults. A render's locale and time zone are its request options', else its template's, else these, else the server's",
+      examples: [{ locale: 'en-US', timezone: null, effective: { locale: 'en-US', timezone: 'Europe/Paris' } }],
+    },
+  ),
+);
+const AccountSettingsPatch = named(
+  'AccountSettingsPatch',
+  Type.Object(
+    {
+      locale: Type.Optional(LocaleSetting("BCP 47 locale (e.g. en-US); null: back to the server's")),
+      timezone: Type.Optional(LocaleSetting("IANA time zone (e.g. America/New_York); null: back to the server's")),
+    },
+    {
+      additionalProperties: false,
+      description: 'The settings to change; the others keep their value',
+      examples: [{ locale: 'en-US', timezone: 'America/New_York' }],
+    },
+  ),
 );
 const ApiKeyList = pageResponse(ApiKeySchema);
+const AccountSettingsResponse = dataResponse(AccountSettingsSchema);
 const UsageResponse = dataResponse(UsageSchema);
 const ApiKeyCreatedResponse = dataResponse(ApiKeyCreated);
 
@@ -64,6 +128,9 @@ export const accountComponents: Named[] = [
   ApiKeyList,
   UsageResponse,
   ApiKeyCreatedResponse,
+  AccountSettingsSchema,
+  AccountSettingsPatch,
+  AccountSettingsResponse,
 ];
 
 export const accountRoutes =
@@ -80,6 +147,33 @@ export const accountRoutes =
         },
       },
       async (request) => ({ data: await getUsage(deps, { id: request.auth.accountId, plan: request.auth.plan }) }),
+    );
+
+    app.get(
+      '/account/settings',
+      {
+        schema: {
+          tags: ['account'],
+          operationId: 'getAccountSettings',
+          summary: "The account's render defaults (locale, time zone)",
+          response: { 200: ref(AccountSettingsResponse, 'The settings') },
+        },
+      },
+      async (request) => ({ data: await getAccountSettings(deps, request.auth.accountId) }),
+    );
+
+    app.patch(
+      '/account/settings',
+      {
+        schema: {
+          tags: ['account'],
+          operationId: 'updateAccountSettings',
+          summary: "Set the account's render defaults: below a request's options and a template's, above the server's",
+          body: ref(AccountSettingsPatch),
+          response: { 200: ref(AccountSettingsResponse, 'The settings as they now are'), 422: errorResponse() },
+        },
+      },
+      async (request) => ({ data: await updateAccountSettingsOf(deps, request.auth.accountId, request.body) }),
     );
 
     app.get(

@@ -1,3 +1,4 @@
+import type { RenderAccount } from '../render-data/render-defaults.js';
 import { announceUsageThresholds } from '../events/usage-threshold.js';
 import { validationError } from '../../errors.js';
 import type { Deps } from '../../deps.js';
@@ -33,7 +34,7 @@ const DAY_MS = 86_400_000;
  * with its index, nothing reserved), then the quota for every item is reserved in one transaction with
  * the batch, one pending render and one durable job per item; or RENDER_LIMIT_REACHED, nothing reserved.
  */
-export async function createBatch(deps: Deps, account: { id: string; plan: PlanName }, input: CreateBatchInput) {
+export async function createBatch(deps: Deps, account: RenderAccount & { plan: PlanName }, input: CreateBatchInput) {
   const plan = deps.plans[account.plan];
 
   // 0. the size limit is the operator's (MAX_BATCH_ITEMS), so it is checked here, not in the request schema
@@ -65,6 +66,8 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
   const batchId = newId('bat');
   const n = input.items.length;
   const renderIds = input.items.map(() => newId('rnd'));
+  // the items' and the finishing's spans join this request's trace
+  const traceparent = deps.tracer.traceparent() ?? null;
   await deps.db.transaction().execute(async (trx) => {
     await lockAccount(trx, deps.dbKind, account.id);
     await failDeadRenders(deps, trx, { accountId: account.id, month });
@@ -91,6 +94,7 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
       completed_at: null,
       expires_at: new Date(now.getTime() + plan.retentionDays * DAY_MS).toISOString(),
       deleted_at: null,
+      traceparent,
     });
     await insertRenders(
       trx,
@@ -111,6 +115,7 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
       trx,
       { accountId: account.id, month, used: used + n, limit: plan.rendersPerMonth },
       now,
+      traceparent ?? undefined,
     );
     await insertRenderJobs(
       trx,
@@ -125,6 +130,7 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
         lease_expires_at: null,
         run_after: now.toISOString(),
         created_at: now.toISOString(),
+        traceparent,
       })),
     );
   });

@@ -77,7 +77,12 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
     };
     await publishEvent(
       trx,
-      { accountId: batch.account_id, type: 'render-batch.completed', data: batchEventData(done, items) },
+      {
+        accountId: batch.account_id,
+        type: 'render-batch.completed',
+        data: batchEventData(done, items),
+        traceparent: deps.tracer.traceparent(),
+      },
       now,
     );
   });

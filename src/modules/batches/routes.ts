@@ -17,39 +17,75 @@ import { getBatch } from './get-batch.js';
 
 const Batch = named(
   'RenderBatch',
-  Type.Object({
-    id: Type.String(),
-    status: Type.String({ description: 'pending (items running, or the combined file being built) or completed' }),
-    combine: Type.Boolean(),
-    progress: Type.Object({
-      total: Type.Integer(),
-      pending: Type.Integer(),
-      completed: Type.Integer(),
-      failed: Type.Integer(),
-    }),
-    createdAt: Type.String({ format: 'date-time' }),
-    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    expiresAt: Type.String({ format: 'date-time' }),
-    combineError: Type.Union([Type.String(), Type.Null()], {
-      description: 'why the combined PDF could not be built, when it could not',
-    }),
-    combinedDownloadUrl: Type.Union([Type.String(), Type.Null()], {
-      description:
-        'once completed, with `combine`: one PDF of every completed item in order (signed, like downloadUrl)',
-    }),
-    zipDownloadUrl: Type.Union([Type.String(), Type.Null()], {
-      description: "once completed: a ZIP of every completed item's PDF (signed, like downloadUrl)",
-    }),
-    expiresIn: Type.Integer({ description: 'validity of the links, seconds (0 when there is none)' }),
-    items: Type.Array(
-      Type.Object({
-        index: Type.Integer(),
-        renderId: Type.String(),
-        status: Type.String(),
-        error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+  Type.Object(
+    {
+      id: Type.String(),
+      status: Type.String({ description: 'pending (items running, or the combined file being built) or completed' }),
+      combine: Type.Boolean(),
+      progress: Type.Object({
+        total: Type.Integer(),
+        pending: Type.Integer(),
+        completed: Type.Integer(),
+        failed: Type.Integer(),
       }),
-    ),
-  }),
+      createdAt: Type.String({ format: 'date-time' }),
+      completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      expiresAt: Type.String({ format: 'date-time' }),
+      combineError: Type.Union([Type.String(), Type.Null()], {
+        description: 'why the combined PDF could not be built, when it could not',
+      }),
+      combinedDownloadUrl: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'once completed, with `combine`: one PDF of every completed item in order (signed, like downloadUrl)',
+      }),
+      zipDownloadUrl: Type.Union([Type.String(), Type.Null()], {
+        description: "once completed: a ZIP of every completed item's PDF (signed, like downloadUrl)",
+      }),
+      expiresIn: Type.Integer({ description: 'validity of the links, seconds (0 when there is none)' }),
+      items: Type.Array(
+        Type.Object({
+          index: Type.Integer(),
+          renderId: Type.String(),
+          status: Type.String(),
+          error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+        }),
+      ),
+    },
+    {
+      description: 'A batch of renders and its progress; once completed, links to its files',
+      // a finished batch whose second item was refused by its template (the first was still rendered)
+      examples: [
+        {
+          id: 'bat_01a21680738b60de6c07f420',
+          status: 'completed',
+          combine: true,
+          progress: { total: 2, pending: 0, completed: 1, failed: 1 },
+          createdAt: '2026-11-26T06:30:00.000Z',
+          completedAt: '2026-11-26T06:30:02.000Z',
+          expiresAt: '2026-12-03T06:30:00.000Z',
+          combineError: null,
+          combinedDownloadUrl:
+            'https://forms.example.com/v1/files/bat_01a21680738b60de6c07f420.pdf?expires=1795672500&signature=5d1e3c7a9b0f2e4d6c8a1b3f5e7d9c0b2a4f6e8d0c1b3a5f7e9d2c4b6a8f0e1d',
+          zipDownloadUrl:
+            'https://forms.example.com/v1/files/bat_01a21680738b60de6c07f420.zip?expires=1795672500&signature=8a0c2e4b6d8f1a3c5e7b9d0f2a4c6e8b1d3f5a7c9e0b2d4f6a8c1e3b5d7f9a0c',
+          expiresIn: 900,
+          items: [
+            { index: 0, renderId: 'rnd_01a21680738b60de6c07f421', status: 'completed', error: null },
+            {
+              index: 1,
+              renderId: 'rnd_01a21680738b60de6c07f422',
+              status: 'failed',
+              error: {
+                code: 'VALIDATION_ERROR',
+                message:
+                  'Invalid value for "signed_on": expected a date (ISO 8601 or the locale\'s short format), received "soon"',
+              },
+            },
+          ],
+        },
+      ],
+    },
+  ),
 );
 const BatchRequest = named(
   'RenderBatchRequest',
@@ -67,7 +103,25 @@ const BatchRequest = named(
         }),
       ),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          items: [
+            {
+              templateId: 'tpl_01a21680738b60de6c07f401',
+              data: { name: 'Jeanne Martin', amount: 1250.5, signed_on: '2026-11-26' },
+            },
+            {
+              templateId: 'tpl_01a21680738b60de6c07f401',
+              data: { name: 'Karim Benali', amount: 980, signed_on: '2026-11-26' },
+              options: { locale: 'en-US' },
+            },
+          ],
+          combine: true,
+        },
+      ],
+    },
   ),
 );
 const BatchResponse = dataResponse(Batch);
@@ -109,7 +163,8 @@ export const batchRoutes =
           'POST /v1/renders/batch',
           () => hashBody(request.rawBody ?? ''),
           async () => {
-            const data = await createBatch(deps, { id: request.auth.accountId, plan: request.auth.plan }, request.body);
+            const { accountId: id, plan, renderDefaults } = request.auth;
+            const data = await createBatch(deps, { id, plan, renderDefaults }, request.body);
             reply.header('Location', `/v1/render-batches/${data.id}`);
             return { status: 202, body: { data } };
           },

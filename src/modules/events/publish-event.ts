@@ -10,6 +10,8 @@ export interface NewEvent {
   type: EventType;
   /** the API object the event reports (a Render, a Template, …), serialised as the API would */
   data: unknown;
+  /** W3C traceparent of the work publishing it (Tracer.traceparent()): its deliveries' spans join that trace */
+  traceparent?: string;
 }
 
 /**
@@ -27,6 +29,10 @@ export async function publishEvent(trx: Kysely<Database>, event: NewEvent, now: 
     data: JSON.stringify(event.data),
     created_at: now.toISOString(),
   });
-  await fanOutDeliveries(trx, { eventId: id, accountId: event.accountId, type: event.type }, now);
+  await fanOutDeliveries(
+    trx,
+    { eventId: id, accountId: event.accountId, type: event.type, traceparent: event.traceparent },
+    now,
+  );
   return id;
 }

@@ -12,6 +12,8 @@ export async function announceUsageThresholds(
   trx: Db,
   usage: { accountId: string; month: string; used: number; limit: number },
   now: Date,
+  /** the request's trace (Tracer.traceparent()), for the deliveries' spans */
+  traceparent?: string,
 ): Promise<void> {
   if (usage.limit <= 0) return;
   for (const threshold of USAGE_THRESHOLDS) {
@@ -28,6 +30,7 @@ export async function announceUsageThresholds(
         accountId: usage.accountId,
         type: 'usage.renders.threshold',
         data: { month: usage.month, threshold, renders: { used: usage.used, limit: usage.limit } },
+        traceparent,
       },
       now,
     );

@@ -30,7 +30,7 @@ export interface SweepResult {
   orphans: number;
 }
 
-type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'instanceId'>;
+type SweepDeps = Pick<Deps, 'db' | 'clock' | 'blobs' | 'config' | 'log' | 'instanceId' | 'tracer'>;
 
 /** Longest wait between two recoveries of renders left pending by a dead process. */
 const RECOVER_EVERY_MS = 60_000;
@@ -38,7 +38,17 @@ const RECOVER_EVERY_MS = 60_000;
 export async function sweepOnce(deps: SweepDeps, holder = leaseHolder(deps)): Promise<SweepResult | null> {
   if (!(await acquireLease(deps, LEASE, holder, 5 * 60_000))) return null;
   try {
-    return await sweepLeased(deps);
+    // the root of a trace of its own (no request asked for it), made only by the instance holding the lease
+    return await deps.tracer.inBackground('housekeeping.sweep', {}, null, async (annotate) => {
+      const result = await sweepLeased(deps);
+      annotate({
+        'formcast.sweep.expired': result.expired,
+        'formcast.sweep.stale_pending': result.stalePending,
+        'formcast.sweep.purged': result.purged,
+        'formcast.sweep.orphans': result.orphans,
+      });
+      return result;
+    });
   } finally {
     await releaseLease(deps, LEASE, holder).catch((err) =>
       deps.log.warn({ err }, 'could not release the sweeper lease'),

@@ -9,12 +9,12 @@ export const RenderOptions = named(
   Type.Object(
     {
       flatten: Type.Optional(Type.Boolean({ default: true, description: 'Flatten the fields into page content' })),
-      // no schema default: a missing locale or time zone is the template's, else the server's (render-defaults.ts)
+      // no schema default: a missing locale or time zone is the template's, else the account's, else the server's (render-defaults.ts)
       locale: Type.Optional(
         Type.String({
           maxLength: 64,
           description:
-            "BCP 47 locale for dates and numbers. When left out: the template's `locale`, else the server's DEFAULT_LOCALE (fr-FR unless the operator set another)",
+            "BCP 47 locale for dates and numbers. When left out: the template's `locale`, else the account's (GET /account/settings), else the server's DEFAULT_LOCALE (fr-FR unless the operator set another)",
           examples: ['fr-FR'],
         }),
       ),
@@ -22,7 +22,7 @@ export const RenderOptions = named(
         Type.String({
           maxLength: 64,
           description:
-            "IANA time zone that date-times are converted to. When left out: the template's `timezone`, else the server's DEFAULT_TIMEZONE (Europe/Paris unless the operator set another)",
+            "IANA time zone that date-times are converted to. When left out: the template's `timezone`, else the account's (GET /account/settings), else the server's DEFAULT_TIMEZONE (Europe/Paris unless the operator set another)",
           examples: ['Europe/Paris'],
         }),
       ),

@@ -55,7 +55,8 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
   const schedule = (ms: number) => {
     if (stopping) return;
     clearTimeout(timer);
-    timer = setTimeout(tick, ms);
+    // a request's wake() must not make the polls that follow part of its trace
+    timer = setTimeout(() => deps.tracer.detached(tick), ms);
     timer.unref();
   };
   const track = (p: Promise<unknown>) => {
@@ -79,8 +80,20 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
     if (stopping) return;
     for (const job of jobs) {
       inFlight++;
+      // a span of its own, in the trace of the request that accepted it; ids only, never the request's data
+      const attributes = {
+        'formcast.render_id': job.render_id,
+        'formcast.account_id': job.account_id,
+        'formcast.job.kind': job.batch_id ? 'batch-item' : 'async',
+        'formcast.job.attempt': job.attempts,
+        ...(job.batch_id ? { 'formcast.batch_id': job.batch_id } : {}),
+      };
       track(
-        runRenderJob(deps, job, () => stopping)
+        deps.tracer
+          .inBackground('render.job', attributes, job.traceparent, async (annotate) => {
+            const outcome = await runRenderJob(deps, job, () => stopping);
+            annotate({ 'formcast.job.outcome': outcome });
+          })
           .catch((err) => deps.log.error({ err, renderId: job.render_id }, 'async render job failed'))
           .finally(() => {
             inFlight--;
@@ -102,8 +115,18 @@ export function startJobRunner(deps: JobDeps, opts: JobRunnerOptions): JobRunner
     );
     if (!batch) return;
     finishing = true;
+    const attributes = {
+      'formcast.batch_id': batch.id,
+      'formcast.account_id': batch.account_id,
+      'formcast.batch.items': batch.item_count,
+    };
     track(
-      finishBatch(deps, batch, () => stopping)
+      deps.tracer
+        .inBackground('batch.finish', attributes, batch.traceparent, async (annotate) => {
+          const outcome = await finishBatch(deps, batch, () => stopping);
+          annotate({ 'formcast.batch.outcome': outcome });
+          return outcome;
+        })
         .then(async (outcome) => {
           if (outcome !== 'deferred') return void finishFaults.delete(batch.id);
           const faults = (finishFaults.get(batch.id) ?? 0) + 1;

@@ -30,6 +30,7 @@ export type JobDeps = Pick<
   | 'metrics'
   | 'instanceId'
   | 'signingKey'
+  | 'tracer'
 >;
 
 /**
@@ -92,7 +93,9 @@ export async function runRenderJob(
 
   let prepared: Awaited<ReturnType<typeof prepareRender>>;
   try {
-    prepared = await prepareRender(deps, { id: account.id, plan: account.plan as PlanName }, input);
+    // the account's render defaults as they are now, like its template's (read again at each run)
+    const renderDefaults = { locale: account.default_locale ?? null, timezone: account.default_timezone ?? null };
+    prepared = await prepareRender(deps, { id: account.id, plan: account.plan as PlanName, renderDefaults }, input);
   } catch (err) {
     if (err instanceof AppError || err instanceof DataValidationError) return fail(err.code, err.message);
     return giveBack(err, isDatabaseUnavailable(err));

@@ -1,3 +1,4 @@
+import type { RenderAccount } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import { AppError, DataValidationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
@@ -41,7 +42,7 @@ export interface AcceptedRender {
   warnings: string[];
 }
 
-export async function createRender(deps: Deps, account: { id: string; plan: PlanName }, input: CreateRenderInput) {
+export async function createRender(deps: Deps, account: RenderAccount & { plan: PlanName }, input: CreateRenderInput) {
   const plan = deps.plans[account.plan];
   const isAsync = input.options?.async === true;
 
@@ -94,6 +95,7 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
         trx,
         { accountId: account.id, month, used: used + 1, limit: plan.rendersPerMonth },
         started,
+        deps.tracer.traceparent(),
       );
     });
   await deps.tracer.inSpan('render.reserve', NO_ATTRIBUTES, reserve);
@@ -191,7 +193,13 @@ export async function createRender(deps: Deps, account: { id: string; plan: Plan
   };
 }
 
-function asyncJob(deps: Pick<Deps, 'clock'>, accountId: string, renderId: string, input: CreateRenderInput, at: Date) {
+function asyncJob(
+  deps: Pick<Deps, 'clock' | 'tracer'>,
+  accountId: string,
+  renderId: string,
+  input: CreateRenderInput,
+  at: Date,
+) {
   return {
     render_id: renderId,
     account_id: accountId,
@@ -203,5 +211,7 @@ function asyncJob(deps: Pick<Deps, 'clock'>, accountId: string, renderId: string
     lease_expires_at: null,
     run_after: at.toISOString(),
     created_at: deps.clock.now().toISOString(),
+    // the job's span joins this request's trace
+    traceparent: deps.tracer.traceparent() ?? null,
   };
 }

@@ -1,4 +1,4 @@
-import { renderLocale } from '../render-data/render-defaults.js';
+import { type RenderAccount, resolveRenderLocale } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import type { Db } from '../../adapters/db/database.js';
 import { PdfEngineError } from '../../pdf/types.js';
@@ -65,7 +65,7 @@ export type TemplateMemo = Map<string, LoadedTemplate>;
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
   deps: Pick<Deps, 'db' | 'plans' | 'caches' | 'config' | 'clock'>,
-  account: { id: string; plan: PlanName },
+  account: RenderAccount & { plan: PlanName },
   input: CreateRenderInput,
   memo?: TemplateMemo,
   /** true for a synchronous render, the only kind whose passwords (options.protect) need no storing */
@@ -84,7 +84,7 @@ export async function prepareRender(
     strict: false,
     calculate: true,
     ...input.options,
-    ...renderLocale(deps.config.renderDefaults, template, input.options),
+    ...(await resolveRenderLocale(deps, account, template, input.options)),
   };
   const { values, warnings } = await validateForTemplate(
     deps.db,
@@ -221,7 +221,7 @@ export interface CompletedFile {
  * was no longer pending or the guard refused.
  */
 export async function recordCompleted(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
   done: CompletedFile & { warnings: string[] },
@@ -238,7 +238,7 @@ export async function recordCompleted(
 
 /** pending -> failed (which releases its quota) and its `render.failed` event, in one transaction. */
 export async function recordFailed(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
   failure: { code: string; message: string; durationMs?: number; warnings?: string[] },
@@ -259,10 +259,11 @@ export async function recordFailed(
 }
 
 function publishRenderEvent(
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'tracer'>,
   trx: Db,
   row: RenderRow,
   type: 'render.completed' | 'render.failed',
 ) {
-  return publishEvent(trx, { accountId: row.account_id, type, data: renderEventData(row) }, deps.clock.now());
+  const event = { accountId: row.account_id, type, data: renderEventData(row), traceparent: deps.tracer.traceparent() };
+  return publishEvent(trx, event, deps.clock.now());
 }

@@ -236,7 +236,8 @@ export const renderRoutes =
           // the preference changes the answer: part of what a key is bound to
           () => hashBody(`${preferAsync ? 'async:' : ''}${request.rawBody ?? ''}`),
           async () => {
-            const data = await createRender(deps, { id: request.auth.accountId, plan: request.auth.plan }, body);
+            const { accountId: id, plan, renderDefaults } = request.auth;
+            const data = await createRender(deps, { id, plan, renderDefaults }, body);
             if (data.status === 'pending') {
               reply.header('Location', `/v1/renders/${data.renderId}`);
               if (preferAsync) reply.header('Preference-Applied', 'respond-async');

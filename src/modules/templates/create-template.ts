@@ -91,7 +91,8 @@ export async function createTemplate(
       const used = await countTemplates(trx, account.id);
       if (used >= limit) throw limitReached(used, limit, account.plan);
       await insertTemplate(trx, row);
-      await publishEvent(trx, { accountId: account.id, type: 'template.created', data: toTemplateView(row) }, at);
+      const event = { accountId: account.id, type: 'template.created' as const, data: toTemplateView(row) };
+      await publishEvent(trx, { ...event, traceparent: deps.tracer.traceparent() }, at);
     });
   } catch (err) {
     await deps.blobs.delete(blobKey).catch(() => undefined);

@@ -53,7 +53,21 @@ const NewField = named(
       dateFormat: Type.Optional(Type.String({ description: 'date: the display pattern (default "mm/dd/yyyy")' })),
       decimals: Type.Optional(Type.Integer({ description: 'number: decimals shown, 0-10 (default 2)' })),
     },
-    { additionalProperties: false, description: 'A form field to add to the PDF' },
+    {
+      additionalProperties: false,
+      description: 'A form field to add to the PDF',
+      examples: [
+        {
+          name: 'signed_on',
+          type: 'date',
+          page: 1,
+          rect: [72, 90, 216, 110],
+          fontSize: 10,
+          dateFormat: 'dd/mm/yyyy',
+          required: true,
+        },
+      ],
+    },
   ),
 );
 
@@ -71,7 +85,11 @@ const FieldChanges = named(
       options: Type.Optional(Options),
       required: Type.Optional(Type.Boolean()),
     },
-    { additionalProperties: false, description: 'Changes to a field of the PDF; only what is given changes' },
+    {
+      additionalProperties: false,
+      description: 'Changes to a field of the PDF; only what is given changes',
+      examples: [{ rect: [72, 640, 360, 658], fontSize: 0, maxLength: 40 }],
+    },
   ),
 );
 
@@ -115,7 +133,23 @@ const FieldEditsBody = named(
         description: `applied in order (an added field exists for the edits after it); at most ${DEFAULT_EDIT_LIMITS.maxEdits}`,
       }),
     },
-    { additionalProperties: false, description: "Edits to the PDF's own form fields: a new version" },
+    {
+      additionalProperties: false,
+      description: "Edits to the PDF's own form fields: a new version",
+      // applied in order: add a date field, let the name fit its box, drop a field the team never fills
+      examples: [
+        {
+          edits: [
+            {
+              op: 'add',
+              field: { name: 'signed_on', type: 'date', page: 1, rect: [72, 90, 216, 110], dateFormat: 'dd/mm/yyyy' },
+            },
+            { op: 'update', name: 'taxpayer_name', changes: { fontSize: 0, maxLength: 40 } },
+            { op: 'delete', name: 'topmostSubform[0].Page1[0].f1_9[0]' },
+          ],
+        },
+      ],
+    },
   ),
 );
 

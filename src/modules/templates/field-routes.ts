@@ -35,7 +35,13 @@ const FieldPatch = named(
       ),
       hidden: Type.Optional(Type.Boolean({ description: 'true: never drawn' })),
     },
-    { additionalProperties: false, description: "One field's settings to change; the others keep their value" },
+    {
+      additionalProperties: false,
+      description: "One field's settings to change; the others keep their value",
+      examples: [
+        { name: 'taxpayer_name', description: 'Line 1: name as shown on your income tax return', required: true },
+      ],
+    },
   ),
 );
 
@@ -62,6 +68,17 @@ const FieldsPatchBody = named(
     {
       additionalProperties: false,
       description: 'Changes to the fields of a template: a new version when anything changes',
+      // by current key or PDF name: a key, a fixed value, a default, a field never drawn
+      examples: [
+        {
+          fields: {
+            'topmostSubform[0].Page1[0].f1_1[0]': { name: 'taxpayer_name', required: true },
+            business_name: { default: '' },
+            'topmostSubform[0].Page1[0].f1_7[0]': { name: 'requester', constant: 'Acme Payroll Ltd' },
+            exempt_payee_code: { hidden: true },
+          },
+        },
+      ],
     },
   ),
 );

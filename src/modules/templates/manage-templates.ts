@@ -1,4 +1,4 @@
-import { isSupportedLocale, isValidTimeZone } from '../render-data/date-parse.js';
+import { checkLocaleSetting, checkTimeZoneSetting } from '../render-data/locale-setting.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationError } from '../../errors.js';
 import type { PlanName } from '../../plans.js';
@@ -34,9 +34,16 @@ import { recordNewVersion } from './template-history.js';
 import type { Db } from '../../adapters/db/database.js';
 
 /** template.updated with the template as it now is, in the transaction of the change. */
-export async function publishUpdated(trx: Db, accountId: string, id: string, at: Date): Promise<TemplateView> {
+export async function publishUpdated(
+  trx: Db,
+  accountId: string,
+  id: string,
+  at: Date,
+  /** the request's trace (Tracer.traceparent()), for the deliveries' spans */
+  traceparent?: string,
+): Promise<TemplateView> {
   const view = toTemplateView(await loadTemplate({ db: trx }, accountId, id));
-  await publishEvent(trx, { accountId, type: 'template.updated', data: view }, at);
+  await publishEvent(trx, { accountId, type: 'template.updated', data: view, traceparent }, at);
   return view;
 }
 
@@ -126,32 +133,8 @@ export interface TemplatePatch {
  * PATCH: at least one of name, description, isFrozen. A frozen template refuses name/description changes
  * even when the same request unfreezes it: unfreeze first, then edit (two explicit steps).
  */
-/** A template's render locale: a tag the render options would accept, or null (the server's). */
-// null arrives as "" (Ajv coerces it for the string branch): both mean "the server's default"
-function checkLocale(given: string | null): string | null {
-  const locale = given || null;
-  if (locale !== null && !isSupportedLocale(locale))
-    throw validationError({
-      field: 'locale',
-      expected: 'a BCP 47 locale such as "en-US", or null',
-      received: JSON.stringify(locale),
-    });
-  return locale;
-}
-
-function checkTimeZone(given: string | null): string | null {
-  const zone = given || null;
-  if (zone !== null && !isValidTimeZone(zone))
-    throw validationError({
-      field: 'timezone',
-      expected: 'an IANA time zone such as "UTC", or null',
-      received: JSON.stringify(zone),
-    });
-  return zone;
-}
-
 export async function updateTemplate(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
   patch: TemplatePatch,
@@ -166,8 +149,8 @@ export async function updateTemplate(
   const changes: Parameters<typeof updateTemplateRow>[3] = {};
   if (patch.name !== undefined) changes.name = checkName(patch.name);
   if (patch.description !== undefined) changes.description = checkDescription(patch.description);
-  if (patch.locale !== undefined) changes.default_locale = checkLocale(patch.locale);
-  if (patch.timezone !== undefined) changes.default_timezone = checkTimeZone(patch.timezone);
+  if (patch.locale !== undefined) changes.default_locale = checkLocaleSetting(patch.locale);
+  if (patch.timezone !== undefined) changes.default_timezone = checkTimeZoneSetting(patch.timezone);
   // a frozen template is read-only: its render defaults too
   const editsContent = [patch.name, patch.description, patch.locale, patch.timezone].some((v) => v !== undefined);
   if (patch.isFrozen !== undefined) changes.is_frozen = patch.isFrozen ? 1 : 0;
@@ -176,7 +159,7 @@ export async function updateTemplate(
 
   const view = await deps.db.transaction().execute(async (trx) => {
     if (!(await updateTemplateRow(trx, accountId, id, changes, editsContent))) return undefined;
-    return publishUpdated(trx, accountId, id, at);
+    return publishUpdated(trx, accountId, id, at, deps.tracer.traceparent());
   });
   if (view) return view;
   await loadTemplate(deps, accountId, id); // 404 when it is not ours
@@ -238,7 +221,7 @@ export async function storeTemplateFile(
       report: carried.report,
       at,
     });
-    return publishUpdated(trx, accountId, id, at); // the new version is in the event's data
+    return publishUpdated(trx, accountId, id, at, deps.tracer.traceparent()); // the new version is in the event's data
   });
   if (!view) {
     await deps.blobs.delete(blobKey).catch(() => undefined);
@@ -252,7 +235,7 @@ export async function storeTemplateFile(
 
 /** DELETE: record first, then the file. Renders already made keep their own files until they expire. */
 export async function deleteTemplate(
-  deps: Pick<Deps, 'db' | 'blobs' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'blobs' | 'clock' | 'tracer'>,
   accountId: string,
   id: string,
 ): Promise<void> {
@@ -264,7 +247,8 @@ export async function deleteTemplate(
     if (!(await deleteUnfrozenTemplate(trx, accountId, id)) || !last) return false;
     await deleteTemplateVersions(trx, accountId, id);
     const at = deps.clock.now();
-    await publishEvent(trx, { accountId, type: 'template.deleted', data: toTemplateView(last) }, at);
+    const event = { accountId, type: 'template.deleted' as const, data: toTemplateView(last) };
+    await publishEvent(trx, { ...event, traceparent: deps.tracer.traceparent() }, at);
     return true;
   });
   if (!deleted) {

@@ -1,4 +1,4 @@
-import { renderLocale } from '../render-data/render-defaults.js';
+import { type RenderAccount, resolveRenderLocale } from '../render-data/render-defaults.js';
 import type { Deps } from '../../deps.js';
 import type { RenderOptions } from '../renders/create-render.js';
 import { loadTemplate, parseAnalysis } from './template-view.js';
@@ -20,6 +20,8 @@ export async function previewTemplate(
   accountId: string,
   templateId: string,
   input: { data: Record<string, unknown>; options?: RenderOptions },
+  /** the account's, when the caller has them (the auth hook): else read when needed */
+  renderDefaults?: RenderAccount['renderDefaults'],
 ): Promise<{ chunks: readonly Uint8Array[]; warnings: string[] }> {
   deps.engine.admit?.(); // under overload, shed before any work, as a render does
   const template = await loadTemplate(deps, accountId, templateId);
@@ -28,7 +30,7 @@ export async function previewTemplate(
     strict: false,
     calculate: true,
     ...input.options,
-    ...renderLocale(deps.config.renderDefaults, template, input.options),
+    ...(await resolveRenderLocale(deps, { id: accountId, renderDefaults }, template, input.options)),
   };
   const analysis = parseAnalysis(deps, template);
   const fields = effectiveFields(analysis.fields, parseFieldSettings(template.field_settings));

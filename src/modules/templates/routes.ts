@@ -247,7 +247,13 @@ export const templateRoutes =
         },
       },
       async (request, reply) => {
-        const preview = await previewTemplate(deps, request.auth.accountId, request.params.id, request.body);
+        const preview = await previewTemplate(
+          deps,
+          request.auth.accountId,
+          request.params.id,
+          request.body,
+          request.auth.renderDefaults,
+        );
         return reply
           .type('application/pdf')
           .header('Cache-Control', 'no-store')

@@ -20,11 +20,11 @@ export const Template = named(
       version: Type.Integer(),
       locale: Type.Union([Type.String(), Type.Null()], {
         description:
-          "Locale of this template's renders when a request gives none; null: the server's (DEFAULT_LOCALE, fr-FR)",
+          "Locale of this template's renders when a request gives none; null: the account's (account settings), else the server's (DEFAULT_LOCALE, fr-FR)",
       }),
       timezone: Type.Union([Type.String(), Type.Null()], {
         description:
-          "Time zone of this template's renders when a request gives none; null: the server's (DEFAULT_TIMEZONE, Europe/Paris)",
+          "Time zone of this template's renders when a request gives none; null: the account's (account settings), else the server's (DEFAULT_TIMEZONE, Europe/Paris)",
       }),
       createdAt: Type.String({ format: 'date-time' }),
       updatedAt: Type.String({ format: 'date-time' }),
@@ -76,6 +76,40 @@ const UnsupportedScript = named(
     },
   ),
 );
+// Hand-written examples: the W-9 of the Template example after the PATCH /fields and field-edits examples
+// (a key set, a constant, a date field added).
+const FIELD_EXAMPLES = [
+  {
+    name: 'taxpayer_name',
+    type: 'text',
+    required: true,
+    description: 'Line 1: name as shown on your income tax return',
+    label: 'Name of entity/individual. An entry is required.',
+    labelSource: 'tooltip',
+    suggestedName: 'name_of_entity_individual',
+    pdfMeta: { originalName: 'topmostSubform[0].Page1[0].f1_1[0]', page: 1, rect: [72, 640, 360, 658] },
+  },
+  {
+    name: 'requester',
+    type: 'text',
+    required: false,
+    constant: 'Acme Payroll Ltd',
+    label: "Requester's name and address (optional)",
+    labelSource: 'page',
+    suggestedName: 'requesters_name_and_address',
+    pdfMeta: { originalName: 'topmostSubform[0].Page1[0].f1_7[0]', page: 1, rect: [380, 520, 560, 560] },
+  },
+  {
+    name: 'signed_on',
+    type: 'date',
+    required: false,
+    label: null,
+    labelSource: 'none',
+    suggestedName: 'signed_on',
+    pdfMeta: { originalName: 'signed_on', page: 1, rect: [72, 90, 216, 110] },
+    scripts: { format: 'AFDate', keystroke: 'AFDate' },
+  },
+];
 const SchemaField = named(
   'SchemaField',
   Type.Object(
@@ -167,7 +201,10 @@ const SchemaField = named(
       ),
       unsupportedScripts: Type.Optional(Type.Array(ref(UnsupportedScript))),
     },
-    { description: 'A form field: the key to send in render data and the value it expects' },
+    {
+      description: 'A form field: the key to send in render data and the value it expects',
+      examples: [FIELD_EXAMPLES[0]],
+    },
   ),
 );
 const Removal = named(
@@ -262,7 +299,29 @@ const TemplateSchema = named(
         }),
       }),
     },
-    { description: 'The fields of a template, to build render data from' },
+    {
+      description: 'The fields of a template, to build render data from',
+      examples: [
+        {
+          templateId: 'tpl_01a21680738b60de6c07f401',
+          templateName: 'W-9 (2024)',
+          version: 3,
+          schema: {
+            fields: FIELD_EXAMPLES,
+            pageCount: 6,
+            removedFromOutput: [
+              {
+                feature: 'javascript',
+                description:
+                  'JavaScript (document, page, field and link scripts, including format and calculation scripts) is dropped: values are formatted when rendered.',
+              },
+            ],
+            scripts: { calculationOrder: [], document: [] },
+            fieldMapping: null,
+          },
+        },
+      ],
+    },
   ),
 );
 export const TemplatePatch = named(
@@ -275,13 +334,13 @@ export const TemplatePatch = named(
       locale: Type.Optional(
         Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
           description:
-            "BCP 47 locale of the template's renders when a request gives none (e.g. en-US); null: the server's",
+            "BCP 47 locale of the template's renders when a request gives none (e.g. en-US); null: the account's, else the server's",
         }),
       ),
       timezone: Type.Optional(
         Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
           description:
-            "IANA time zone of the template's renders when a request gives none (e.g. UTC); null: the server's",
+            "IANA time zone of the template's renders when a request gives none (e.g. UTC); null: the account's, else the server's",
         }),
       ),
     },

@@ -15,7 +15,7 @@ import { loadTemplate } from './template-view.js';
  * one transaction. A request that changes nothing keeps the version. Answers the updated schema.
  */
 export async function updateTemplateFields(
-  deps: Pick<Deps, 'db' | 'blobs' | 'engine' | 'caches' | 'clock' | 'config'>,
+  deps: Pick<Deps, 'db' | 'blobs' | 'engine' | 'caches' | 'clock' | 'config' | 'tracer'>,
   accountId: string,
   id: string,
   patch: FieldsPatch,
@@ -53,7 +53,7 @@ export async function updateTemplateFields(
       report: { changed: outcome.changed },
       at,
     });
-    await publishUpdated(trx, accountId, id, at);
+    await publishUpdated(trx, accountId, id, at, deps.tracer.traceparent());
     return true;
   });
   if (!saved) {

@@ -31,7 +31,18 @@ export type AttemptDeps = Pick<
 const ATTEMPT_LOG_SIZE = 20;
 const RESPONSE_EXCERPT = 500;
 
-export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDelivery, token: string): Promise<void> {
+/** What became of an attempt (for its span): the answer's status, and the delivery's state after it. */
+export interface AttemptSummary {
+  statusCode: number | null;
+  /** pending: a retry is scheduled; lost: another claim took the delivery over meanwhile */
+  outcome: 'succeeded' | 'failed' | 'pending' | 'lost';
+}
+
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  claimed: ClaimedDelivery,
+  token: string,
+): Promise<AttemptSummary | undefined> {
   const startedAt = deps.clock.now();
   // 1. what to send: the event, the endpoint and its secrets, the account's plan
   const context = await loadAttemptContext(deps.db, {
@@ -39,7 +50,7 @@ export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDeliver
     accountId: claimed.account_id,
     eventId: claimed.event_id,
   });
-  if (!context) return; // the endpoint was deleted meanwhile, with its deliveries
+  if (!context) return undefined; // the endpoint was deleted meanwhile, with its deliveries
 
   // 2. send, unless the plan lost its webhooks (a downgrade): then the delivery ends unsent
   let response: WebhookResponse;
@@ -71,7 +82,8 @@ export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDeliver
       response.durationMs / 1000,
     );
   }
-  await recordAttempt(deps, claimed, token, startedAt, response, plan?.webhooks ?? false);
+  const outcome = await recordAttempt(deps, claimed, token, startedAt, response, plan?.webhooks ?? false);
+  return { statusCode: response.statusCode, outcome };
 }
 
 async function recordAttempt(
@@ -81,7 +93,7 @@ async function recordAttempt(
   startedAt: Date,
   response: WebhookResponse,
   planAllows: boolean,
-): Promise<void> {
+): Promise<AttemptSummary['outcome']> {
   const now = deps.clock.now();
   const ok = response.error === null && response.statusCode !== null && response.statusCode < 300;
   const record: AttemptRecord = {
@@ -94,9 +106,13 @@ async function recordAttempt(
   };
   const delay = ok || !planAllows ? null : nextRetryDelayMs(claimed.attempts, deps.random);
   let final: 'succeeded' | 'failed' | undefined;
+  let lost = false;
   await deps.db.transaction().execute(async (trx) => {
     const current = await claimState(trx, claimed.id);
-    if (!current || current.claimed_by !== token) return; // our lease ran out and another claim took over
+    if (!current || current.claimed_by !== token) {
+      lost = true; // our lease ran out and another claim took over
+      return;
+    }
     // Attempts finishing together on one endpoint take turns here, so that a disabling (and the
     // cancelling of its deliveries) sees every other attempt either finished or not yet recorded.
     await lockEndpoint(trx, deps.dbKind, claimed.endpoint_id);
@@ -121,6 +137,7 @@ async function recordAttempt(
     await noteFailure(deps, trx, claimed, endpoint, now);
   });
   if (final) deps.metrics.webhookDelivery(final);
+  return lost ? 'lost' : (final ?? 'pending');
 }
 
 /** A failed attempt extends the endpoint's failure streak; a streak of WEBHOOK_DISABLE_AFTER_HOURS disables it. */

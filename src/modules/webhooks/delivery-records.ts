@@ -14,6 +14,7 @@ export interface DeliveryOrigin {
   eventId: string;
   accountId: string;
   type: string;
+  traceparent?: string;
 }
 
 /** A delivery of an event to an endpoint, due now. */
@@ -36,6 +37,7 @@ export function newDeliveryRow(origin: DeliveryOrigin, endpointId: string, now: 
     attempt_log: '[]',
     created_at: at,
     completed_at: null,
+    traceparent: origin.traceparent ?? null,
   };
 }
 
@@ -120,7 +122,10 @@ export interface ClaimedDelivery {
   account_id: string;
   endpoint_id: string;
   event_id: string;
+  event_type: string;
   attempts: number;
+  /** the publishing work's trace (see NewEvent.traceparent) */
+  traceparent: string | null;
 }
 
 /**
@@ -171,7 +176,7 @@ export async function claimDueDeliveries(
         order by f.account_slot, f.next_attempt_at, f.id
         limit ${input.limit}
         ${lock})
-    returning id, account_id, endpoint_id, event_id, attempts`.execute(db);
+    returning id, account_id, endpoint_id, event_id, event_type, attempts, traceparent`.execute(db);
   return result.rows;
 }
 

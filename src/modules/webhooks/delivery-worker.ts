@@ -12,7 +12,7 @@ const PURGE_EVERY_MS = 3600_000;
 // from the injected clock, so tests move through the retry schedule without waiting. Every instance runs
 // one; the claim keeps their attempts apart. It also purges old events and deliveries once an hour.
 
-export type WorkerDeps = AttemptDeps & Pick<Deps, 'instanceId'>;
+export type WorkerDeps = AttemptDeps & Pick<Deps, 'instanceId' | 'tracer'>;
 
 export interface DeliveryWorker {
   /** stop polling and wait for the attempts in flight */
@@ -55,7 +55,24 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
       perAccount: accountConcurrency,
     });
     for (const c of claimed) {
-      const attempt: Promise<void> = attemptDelivery(deps, c, token)
+      // ids only: never the URL (it may hold the receiver's token), the signature or the event's data
+      const attributes = {
+        'formcast.delivery_id': c.id,
+        'formcast.account_id': c.account_id,
+        'formcast.endpoint_id': c.endpoint_id,
+        'formcast.event_id': c.event_id,
+        'formcast.event.type': c.event_type,
+        'formcast.delivery.attempt': c.attempts,
+      };
+      const attempt: Promise<void> = deps.tracer
+        .inBackground('webhook.deliver', attributes, c.traceparent, async (annotate) => {
+          const summary = await attemptDelivery(deps, c, token);
+          if (summary)
+            annotate({
+              'formcast.delivery.outcome': summary.outcome,
+              ...(summary.statusCode !== null ? { 'http.response.status_code': summary.statusCode } : {}),
+            });
+        })
         .catch((err) =>
           // the lease brings the delivery back: it is retried, not lost
           deps.log.error({ err, deliveryId: c.id }, 'webhook attempt could not be recorded'),

@@ -29,74 +29,174 @@ const EventName = Type.String({
   description: `"*" (every type) or one of ${EVENT_TYPES.join(', ')}`,
   maxLength: 100,
 });
+// Hand-written examples (the OpenAPI document's; `npm run lint:openapi` checks them against the schemas):
+// one endpoint, one delivery being retried, as a client would meet them.
+const ENDPOINT_EXAMPLE = {
+  id: 'whk_01a21680738b60de6c07f410',
+  url: 'https://hooks.example.com/formcast',
+  description: 'Billing: file completed renders',
+  events: ['render.completed', 'render.failed'],
+  enabled: true,
+  disabledReason: null,
+  previousSecretExpiresAt: null,
+  createdAt: '2026-11-26T06:20:00.000Z',
+  updatedAt: '2026-11-26T06:20:00.000Z',
+};
+const FIRST_ATTEMPT = {
+  at: '2026-11-26T06:15:01.000Z',
+  statusCode: null,
+  durationMs: 10000,
+  error: 'timed out after 10000 ms',
+};
+const SECOND_ATTEMPT = {
+  at: '2026-11-26T06:15:06.000Z',
+  statusCode: 503,
+  durationMs: 212,
+  error: 'HTTP 503: upstream unavailable',
+};
+const DELIVERY_EXAMPLE = {
+  id: 'whd_01a21680738b60de6c07f411',
+  endpointId: ENDPOINT_EXAMPLE.id,
+  eventId: 'evt_01a21680738b60de6c07f412',
+  eventType: 'render.completed',
+  status: 'pending',
+  attempts: 2,
+  nextAttemptAt: '2026-11-26T06:20:06.000Z',
+  lastAttemptAt: SECOND_ATTEMPT.at,
+  lastStatusCode: 503,
+  lastError: SECOND_ATTEMPT.error,
+  lastDurationMs: 212,
+  attemptLog: [FIRST_ATTEMPT, SECOND_ATTEMPT],
+  createdAt: '2026-11-26T06:15:00.000Z',
+  completedAt: null,
+};
+
 const Endpoint = named(
   'WebhookEndpoint',
-  Type.Object({
-    id: Type.String(),
-    url: Type.String(),
-    description: Type.String(),
-    events: Type.Array(Type.String(), { description: 'subscribed event types; ["*"] for all' }),
-    enabled: Type.Boolean(),
-    disabledReason: Type.Union([Type.String(), Type.Null()], {
-      description: '"failing" when the service disabled the endpoint after failing for days',
-    }),
-    previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'until when the secret replaced by the last rotation still signs',
-    }),
-    createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
-  }),
+  Type.Object(
+    {
+      id: Type.String(),
+      url: Type.String(),
+      description: Type.String(),
+      events: Type.Array(Type.String(), { description: 'subscribed event types; ["*"] for all' }),
+      enabled: Type.Boolean(),
+      disabledReason: Type.Union([Type.String(), Type.Null()], {
+        description: '"failing" when the service disabled the endpoint after failing for days',
+      }),
+      previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'until when the secret replaced by the last rotation still signs',
+      }),
+      createdAt: Type.String({ format: 'date-time' }),
+      updatedAt: Type.String({ format: 'date-time' }),
+    },
+    { description: 'An HTTPS endpoint that receives events', examples: [ENDPOINT_EXAMPLE] },
+  ),
 );
 const WithSecret = named(
   'WebhookEndpointWithSecret',
-  Type.Intersect([
-    ref(Endpoint),
-    Type.Object({ secret: Type.String({ description: 'Standard Webhooks secret (whsec_...), shown only here' }) }),
-  ]),
+  Type.Intersect(
+    [
+      ref(Endpoint),
+      Type.Object({ secret: Type.String({ description: 'Standard Webhooks secret (whsec_...), shown only here' }) }),
+    ],
+    {
+      description: 'An endpoint with its signing secret: in the answers that create or rotate it only',
+      examples: [{ ...ENDPOINT_EXAMPLE, secret: 'whsec_Y2Y0ZDNkNmQtOTcwNS00YjFkLWE3NjMtNjRmNDcxZDJhM2E1' }],
+    },
+  ),
 );
 const Attempt = named(
   'WebhookAttempt',
-  Type.Object({
-    at: Type.String({ format: 'date-time' }),
-    statusCode: Type.Union([Type.Integer(), Type.Null()]),
-    durationMs: Type.Integer(),
-    error: Type.Union([Type.String(), Type.Null()]),
-  }),
+  Type.Object(
+    {
+      at: Type.String({ format: 'date-time' }),
+      statusCode: Type.Union([Type.Integer(), Type.Null()]),
+      durationMs: Type.Integer(),
+      error: Type.Union([Type.String(), Type.Null()]),
+    },
+    { examples: [SECOND_ATTEMPT] },
+  ),
 );
 const Delivery = named(
   'WebhookDelivery',
-  Type.Object({
-    id: Type.String(),
-    endpointId: Type.String(),
-    eventId: Type.String({ description: 'also the webhook-id header: the same on every attempt' }),
-    eventType: Type.String(),
-    status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
-    attempts: Type.Integer(),
-    nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
-    lastError: Type.Union([Type.String(), Type.Null()]),
-    lastDurationMs: Type.Union([Type.Integer(), Type.Null()]),
-    attemptLog: Type.Array(ref(Attempt)),
-    createdAt: Type.String({ format: 'date-time' }),
-    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  }),
+  Type.Object(
+    {
+      id: Type.String(),
+      endpointId: Type.String(),
+      eventId: Type.String({ description: 'also the webhook-id header: the same on every attempt' }),
+      eventType: Type.String(),
+      status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
+      attempts: Type.Integer(),
+      nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      lastAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+      lastError: Type.Union([Type.String(), Type.Null()]),
+      lastDurationMs: Type.Union([Type.Integer(), Type.Null()]),
+      attemptLog: Type.Array(ref(Attempt)),
+      createdAt: Type.String({ format: 'date-time' }),
+      completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    },
+    { description: "An event's delivery to one endpoint, with its attempts", examples: [DELIVERY_EXAMPLE] },
+  ),
 );
 const DeliveryWithPayload = named(
   'WebhookDeliveryWithPayload',
-  Type.Intersect([
-    ref(Delivery),
-    Type.Object({ payload: Type.Unknown({ description: 'the exact body sent: { id, type, createdAt, data }' }) }),
-  ]),
+  Type.Intersect(
+    [
+      ref(Delivery),
+      Type.Object({ payload: Type.Unknown({ description: 'the exact body sent: { id, type, createdAt, data }' }) }),
+    ],
+    {
+      examples: [
+        {
+          ...DELIVERY_EXAMPLE,
+          payload: {
+            id: DELIVERY_EXAMPLE.eventId,
+            type: 'render.completed',
+            createdAt: '2026-11-26T06:15:00.000Z',
+            data: {
+              id: 'rnd_01a21680738b60de6c07f402',
+              templateId: 'tpl_01a21680738b60de6c07f401',
+              templateName: 'W-9 (2024)',
+              status: 'completed',
+              fileSize: 48213,
+              durationMs: 182,
+              expiresAt: '2026-12-03T06:15:00.000Z',
+              createdAt: '2026-11-26T06:15:00.000Z',
+              downloadUrl: null,
+              sha256: '9b2e4c1f0a3d5e7b8c6a4f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c',
+              protected: false,
+              signed: false,
+              expiresIn: 0,
+              warnings: [],
+              templateVersion: 1,
+            },
+          },
+        },
+      ],
+    },
+  ),
 );
 const LogEntry = named(
   'WebhookEndpointLogEntry',
-  Type.Object({
-    id: Type.String(),
-    type: Type.String({ description: 'created, updated, secret.rotated, disabled or enabled' }),
-    message: Type.String(),
-    createdAt: Type.String({ format: 'date-time' }),
-  }),
+  Type.Object(
+    {
+      id: Type.String(),
+      type: Type.String({ description: 'created, updated, secret.rotated, disabled or enabled' }),
+      message: Type.String(),
+      createdAt: Type.String({ format: 'date-time' }),
+    },
+    {
+      examples: [
+        {
+          id: 'whl_01a21680738b60de6c07f413',
+          type: 'secret.rotated',
+          message: 'secret rotated; the previous one signs until 2026-11-27T06:25:00.000Z',
+          createdAt: '2026-11-26T06:25:00.000Z',
+        },
+      ],
+    },
+  ),
 );
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public host' });
 const Events = Type.Array(EventName, { minItems: 1, maxItems: 50 });
@@ -110,7 +210,16 @@ const EndpointCreate = named(
       description: Type.Optional(Description),
       enabled: Type.Optional(Type.Boolean()),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          url: ENDPOINT_EXAMPLE.url,
+          events: ENDPOINT_EXAMPLE.events,
+          description: ENDPOINT_EXAMPLE.description,
+        },
+      ],
+    },
   ),
 );
 const EndpointPatch = named(
@@ -122,7 +231,11 @@ const EndpointPatch = named(
       description: Type.Optional(Description),
       enabled: Type.Optional(Type.Boolean()),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      description: 'The properties to change; the others keep their value',
+      examples: [{ events: ['render.completed', 'render.failed', 'render-batch.completed'], enabled: true }],
+    },
   ),
 );
 const EndpointResponse = dataResponse(Endpoint);
