@@ -11,6 +11,7 @@
 // BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time), BENCH_COMBINE=0 (skip the
 // 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows),
 // BENCH_ONLY=corpus (only the every-form table against pdftk: speed and output sizes, and its targets).
+// BENCH_ONLY=scripts (only the form-scripts row: 50 calculated fields, scripts on vs off).
 // BENCH_ANALYSIS=0 (skip the template analysis table). BENCH_FAIRNESS=0 (skip the fairness between
 // accounts in a server process of its own), BENCH_ONLY=fairness (run only that, print its table).
 // `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
@@ -369,13 +370,7 @@ function targets(
       `| signing (PAdES B-B, RSA-2048, no time-stamp) adds ≤ 5 ms to a small form's fill+flatten (${SMALL}: ${ms(extras.signing.signed.median)} vs ${ms(extras.signing.plain.median)} ms) | ${ms(added)} ms | ${pass(added <= 5)} |`,
     );
   }
-  if (extras.scripts) {
-    const sc = extras.scripts;
-    const ratio = sc.on.median / sc.off.median;
-    lines.push(
-      `| 50 calculated fields ≤ 2× \`calculate: false\`, fill (${ms(sc.on.median)} vs ${ms(sc.off.median)} ms; sandbox start once per worker: ${ms(sc.firstMs)} ms; ${sc.warnings} script warnings) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2 && sc.warnings === 0)} |`,
-    );
-  }
+  if (extras.scripts) lines.push(scriptsTarget(extras.scripts, pass));
   if (extras.marks) {
     // issue 27: a letter and 99,999 combining marks took 30 s of a worker before Unicode's stream-safe limit
     const { tower, dense } = extras.marks;
@@ -527,8 +522,24 @@ async function runCorpus(work: string | null): Promise<CorpusRow[]> {
   );
 }
 
+/** The form-scripts target row (bench/scripts.ts): medians, on a loaded machine the ratio says MISS. */
+function scriptsTarget(sc: ScriptsResult, pass: (ok: boolean) => string): string {
+  const ratio = sc.on.median / sc.off.median;
+  const rss = `process RSS ${sc.rssMb.before.toFixed(0)} MB → ${sc.rssMb.first.toFixed(0)} MB with the sandbox thread and the form's context, ${sc.rssMb.end.toFixed(0)} MB after the timed renders`;
+  return `| 50 calculated fields ≤ 2× \`calculate: false\`, fill (${ms(sc.on.median)} vs ${ms(sc.off.median)} ms median, ${ms(sc.on.min)} vs ${ms(sc.off.min)} ms fastest; sandbox start once per worker: ${ms(sc.firstMs)} ms; ${rss}; ${sc.warnings} script warnings) | ${ratio.toFixed(1)}× | ${pass(ratio <= 2 && sc.warnings === 0)} |`;
+}
+
 async function main() {
   const started = Date.now();
+  if (process.env.BENCH_ONLY === 'scripts') {
+    log('form scripts: 50 calculated fields, scripts on vs off');
+    const sc = await (await import('./scripts.js')).benchScripts(timing);
+    const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+    process.stdout.write(
+      `${[machine(), '', '| target | measured | result |', '|---|--:|---|', scriptsTarget(sc, pass)].join('\n')}\n`,
+    );
+    return;
+  }
   if (process.env.BENCH_ONLY === 'combine') {
     log(`${COMBINE_ITEMS}-copy combine of ${COMBINE_FORM}`);
     const c = await benchCombine(repoRoot, corpus, COMBINE_FORM, COMBINE_ITEMS);

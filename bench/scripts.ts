@@ -17,6 +17,11 @@ export interface ScriptsResult {
   on: Summary;
   off: Summary;
   warnings: number;
+  /**
+   * the process's RSS, MB: before the sandbox's thread starts, after the first render with scripts (the
+   * thread, its QuickJS and the form's context and snapshot) and after the timed renders
+   */
+  rssMb: { before: number; first: number; end: number };
 }
 
 const TOTALS = 50;
@@ -57,6 +62,7 @@ async function calcForm(): Promise<Uint8Array> {
 export async function benchScripts(opts: TimeOptions): Promise<ScriptsResult> {
   const bytes = await calcForm();
   const analysis = await analyse(bytes);
+  const rss = () => process.memoryUsage().rss / (1024 * 1024);
   const sandbox = new ScriptSandbox();
   const cache = new TemplateCache({
     maxEntries: 4,
@@ -73,9 +79,11 @@ export async function benchScripts(opts: TimeOptions): Promise<ScriptsResult> {
     fillPdf(bytes, analysis, { values, flatten: false, calculate }, 'bench-calc', cache);
   try {
     await render(false)(); // prepares the template: not the sandbox's cost
+    const before = rss();
     const t0 = performance.now();
     const first = await render(true)();
     const firstMs = performance.now() - t0;
+    const afterFirst = rss();
     const [on, off] = [render(true), render(false)];
     for (let i = 0; i < opts.warmup; i++) {
       await on();
@@ -96,6 +104,7 @@ export async function benchScripts(opts: TimeOptions): Promise<ScriptsResult> {
       on: summarise(samples[0]),
       off: summarise(samples[1]),
       warnings: first.scriptWarnings?.length ?? 0,
+      rssMb: { before, first: afterFirst, end: rss() },
     };
   } finally {
     await sandbox.close();

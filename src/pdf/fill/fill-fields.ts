@@ -15,9 +15,9 @@ import { PageWriter, type BalanceCache } from '../writer/page-content.js';
 import type { PageNode } from '../pages.js';
 import { fillSignatureImage, fillSignatureText } from './signature-image.js';
 import type { AnalysedField, FillRequest, FillValue, ScriptReport } from '../types.js';
-import type { FormScripts } from '../scripts/form-model.js';
+import type { SessionPlan } from '../scripts/session-plan.js';
 import type { ScriptSandbox } from '../scripts/sandbox.js';
-import { applyScripts } from './fill-scripts.js';
+import { startScripts, writeScriptResults } from './fill-scripts.js';
 import { watermark } from './watermark.js';
 import { isPrinted, isVisible } from './widget-flags.js';
 
@@ -182,7 +182,7 @@ export function indexFields(
 
 /** The form's scripts and the sandbox that runs them, for a render of a form that has some. */
 export interface RenderScripts {
-  scripts: FormScripts;
+  scripts: SessionPlan;
   sandbox: ScriptSandbox;
 }
 
@@ -197,7 +197,11 @@ export async function applyRequest(
   scripting?: RenderScripts,
 ): Promise<ScriptReport> {
   const calculate = request.calculate !== false;
-  const computed = new Set(scripting?.scripts.calculationOrder);
+  const computed = new Set(scripting?.scripts.scripts.calculationOrder);
+  // The scripts run in the sandbox's thread while this one writes the caller's values.
+  const session =
+    scripting && calculate ? startScripts(fc, index, request, scripting.scripts, scripting.sandbox) : undefined;
+  session?.catch(() => undefined);
   for (const [name, value] of Object.entries(request.values)) {
     const field = index.byName.get(name);
     if (!field) {
@@ -225,10 +229,9 @@ export async function applyRequest(
       );
     }
   }
-  const report =
-    scripting && calculate
-      ? await applyScripts(fc, index, request, scripting.scripts, scripting.sandbox)
-      : { scriptWarnings: [], scriptRejections: [] };
+  const report = scripting
+    ? writeScriptResults(fc, index, request, scripting.scripts, await session)
+    : { scriptWarnings: [], scriptRejections: [] };
   const writer = new PageWriter(fc.ctx, index.balances);
   if (request.flatten) flatten(fc, index.pages, writer, index.catalog, index.placements);
   if (request.watermark) watermark(fc, index.pages, writer, request.watermark);

@@ -1,13 +1,14 @@
-// The render step that runs the form's scripts (scripts/run-scripts.ts) once the caller's values are
-// written, and writes what they computed: the value into /V, the format script's text drawn. A calculated
-// field whose script failed keeps the caller's value, or is emptied (a stale total saved in the template
-// would be silently wrong).
-import type { FormScripts } from '../scripts/form-model.js';
-import { runScripts } from '../scripts/run-scripts.js';
+// The render step that runs the form's scripts (scripts/run-scripts.ts) and writes what they computed:
+// the value into /V, the format script's text drawn. The session starts before the caller's values are
+// written (it reads only the request and the form, and runs in the sandbox's thread meanwhile); its
+// results are written after them. A calculated field whose script failed keeps the caller's value, or is
+// emptied (a stale total saved in the template would be silently wrong).
+import type { SessionPlan } from '../scripts/session-plan.js';
+import { runScripts, type ScriptResults } from '../scripts/run-scripts.js';
 import type { ScriptSandbox } from '../scripts/sandbox.js';
 import { scriptValue } from '../scripts/script-value.js';
 import type { RawField } from '../field-tree.js';
-import type { AnalysedField, FieldFormat, FillRequest, ScriptReport } from '../types.js';
+import type { AnalysedField, FillRequest, ScriptReport } from '../types.js';
 import { fieldLabel, type FillContext } from './fill-context.js';
 import { fillText } from './field-text.js';
 import { N, getNumber } from '../pdf-objects.js';
@@ -24,69 +25,56 @@ function setHidden(fc: FillContext, field: RawField, hidden: boolean): void {
 }
 
 /**
- * Acrobat's own number, percent, date and time keystroke checks, called alone: the render data's
- * validation already refuses what they refuse (a number field takes numbers, a date field dates), so a
- * form whose only scripts are these does not pay a script context (8-12 ms) on every render. Any other
- * check (a range, a custom script) runs in the sandbox; so does every check once a form computes.
+ * Starts the render's script session, if it needs one (undefined: nothing to run). It reads only the
+ * request and the form, so it runs in the sandbox's thread while the caller's values are being written;
+ * writeScriptResults writes what it computed, after them.
  */
-const NATIVE_CHECK =
-  /^\s*(?:AFNumber_Keystroke|AFPercent_Keystroke|AFDate_KeystrokeEx|AFDate_Keystroke|AFTime_Keystroke)\s*\([^;{}]*\)\s*;?\s*$/;
-
-function needsSandbox(code: string | undefined): boolean {
-  return code !== undefined && code.trim() !== '' && !NATIVE_CHECK.test(code);
-}
-
-/** The format kind whose values render-data checks as each native keystroke call would. */
-const NATIVE_KIND: Record<string, FieldFormat['kind']> = {
-  AFNumber: 'number',
-  AFPercent: 'percent',
-  AFDate: 'date',
-  AFTime: 'time',
-};
-
-/**
- * The field's keystroke script is one of Acrobat's native checks and render-data formatted the value for
- * that very kind: inside a session the value can be set as it is, without running the check again.
- */
-function checkedByRenderData(code: string | undefined, format: FieldFormat | undefined): boolean {
-  if (code === undefined || code.trim() === '') return true;
-  if (!NATIVE_CHECK.test(code)) return false;
-  return NATIVE_KIND[code.trim().split('_')[0]] === format?.kind;
-}
-
-export async function applyScripts(
+export function startScripts(
   fc: FillContext,
   index: { byName: ReadonlyMap<string, RawField>; infoByName: ReadonlyMap<string, AnalysedField> },
   request: FillRequest,
-  scripts: FormScripts,
+  plan: SessionPlan,
   sandbox: ScriptSandbox,
-): Promise<ScriptReport> {
+): Promise<ScriptResults> | undefined {
+  const { scripts } = plan;
   const values = new Map<string, string | string[]>();
   const sent = new Map<string, string>();
   const unchecked = new Set<string>();
+  let checked = false;
   for (const f of scripts.fields) {
     const v = request.values[f.name];
     if (!v) continue;
     const format = index.infoByName.get(f.name)?.detail.format;
     const seen = scriptValue(v, f, format);
     if (seen !== undefined) values.set(f.name, seen);
-    if (!f.actions.Validate && checkedByRenderData(f.actions.Keystroke, format)) unchecked.add(f.name);
+    // a value the render data already checked as the field's own keystroke check would
+    const direct = plan.setDirectly.get(f.name);
+    if (direct === 'any' || (direct !== undefined && direct === format?.kind)) unchecked.add(f.name);
+    if (seen && plan.needsSession.has(f.name)) checked = true;
     if (v.kind === 'text') sent.set(f.name, v.text);
     else if (v.kind === 'choice') sent.set(f.name, v.value);
   }
   // A render that sets nothing changes nothing (its output is the template as prepared), and a session
   // costs a script context: skip it then, and when nothing would compute or be checked.
-  const checked = scripts.fields.some(
-    (f) => values.get(f.name) && (needsSandbox(f.actions.Keystroke) || needsSandbox(f.actions.Validate)),
-  );
   const nothingSet = Object.keys(request.values).length === 0;
-  if (nothingSet || (!scripts.calculationOrder.length && !checked)) return { scriptWarnings: [], scriptRejections: [] };
+  if (nothingSet || (!scripts.calculationOrder.length && !checked)) return undefined;
   const label = (name: string) => {
     const field = index.byName.get(name);
     return field ? fieldLabel(fc, field) : name;
   };
-  const results = await runScripts(sandbox, { scripts, values, sent, unchecked, label });
+  return runScripts(sandbox, { plan, values, sent, unchecked, label });
+}
 
+/** Writes what the scripts computed (after the caller's values) and reports their warnings. */
+export function writeScriptResults(
+  fc: FillContext,
+  index: { byName: ReadonlyMap<string, RawField> },
+  request: FillRequest,
+  plan: SessionPlan,
+  results: ScriptResults | undefined,
+): ScriptReport {
+  if (!results) return { scriptWarnings: [], scriptRejections: [] };
+  const { scripts } = plan;
   // Calculated text fields only: a script computing a check box or a list is rare enough to leave alone.
   const text = new Set(scripts.fields.filter((f) => f.kind === 'text').map((f) => f.name));
   for (const name of scripts.calculationOrder) {

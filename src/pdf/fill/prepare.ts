@@ -43,7 +43,8 @@ import { stripActiveContent } from '../sanitize/active-content.js';
 import { dropEncryptionAndXrefStreams } from '../writer/plain-objects.js';
 import { dropUnreachable } from '../writer/unreachable.js';
 import { dropXfaAndNeedAppearances } from './xfa.js';
-import { readFormScripts, type FormScripts } from '../scripts/form-model.js';
+import { readFormScripts } from '../scripts/form-model.js';
+import { planSessions, type SessionPlan } from '../scripts/session-plan.js';
 import { ScriptSandbox } from '../scripts/sandbox.js';
 
 export interface PreparedTemplate {
@@ -73,8 +74,11 @@ interface PreparedState {
   subsets: FontSubsets;
   /** the tail of the render queue of this template */
   queue: Promise<unknown>;
-  /** the form's scripts, read before the base dropped them (undefined: none compute or check values) */
-  scripts: FormScripts | undefined;
+  /**
+   * the plan of the form's script sessions, from its scripts read before the base dropped them
+   * (undefined: none compute or check values)
+   */
+  scripts: SessionPlan | undefined;
   sandbox: ScriptSandbox | undefined;
 }
 
@@ -86,7 +90,7 @@ async function normalize(
   bytes: Uint8Array,
   analysis: TemplateAnalysis,
   options: PrepareOptions,
-): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont>; scripts: FormScripts | undefined }> {
+): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont>; scripts: SessionPlan | undefined }> {
   const { doc, context: ctx, catalog } = await loadPdf(bytes);
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   const acroForm = getDict(catalog, 'AcroForm');
@@ -96,7 +100,8 @@ async function normalize(
   repairFieldList(ctx, acroForm, fields);
   const fonts = new FontSet(doc, options.fonts ?? new FontLibrary(), new FontSubsets());
   // Read before the scripts are stripped from the base: renders run them in the sandbox.
-  const scripts = readFormScripts(ctx, catalog, acroForm, fields);
+  const read = readFormScripts(ctx, catalog, acroForm, fields);
+  const scripts = read && planSessions(read);
   const fc: FillContext = { doc, ctx, acroForm, fonts, warnings: [] };
   const needAppearances = acroForm?.lookup(N('NeedAppearances'))?.toString() === 'true';
   redrawStale(fc, fields, needAppearances);

@@ -2,13 +2,24 @@
 // scripts (the functions the others call), each caller value through its field's keystroke and validate
 // scripts (a refusal is reported, the value stays), then the calculation order once, each calculated
 // field's result through its format script. Everything runs in the sandbox (sandbox.ts); this module
-// builds the session and reads what came back.
+// builds the session on the form's plan (session-plan.ts) and reads what came back.
 //
 // A field whose script runs out of time, memory or stack is reported (SCRIPT_BUDGET) and the session is
 // run again without that script, up to MAX_ATTEMPTS times, so one hostile script costs only its field.
+// Which calculated field was running is only known for sure in a careful session (sandbox-setup.ts),
+// which costs a call out of the sandbox per calculated field: sessions start fast, and one stopped
+// during the calculations is run again carefully to find the field.
 import type { ScriptRejection, ScriptWarning, TextColor } from '../types.js';
-import type { FormScripts, ScriptField } from './form-model.js';
-import type { SandboxEvent, ScriptSandbox, SessionOutcome, ThreadMessage } from './sandbox.js';
+import type { SandboxEvent, ScriptSandbox, SessionContext, SessionOutcome, ThreadMessage } from './sandbox.js';
+import { CALCULATING_COMMAND, CAREFUL_ACTION } from './sandbox-setup.js';
+import {
+  DOC_CALC_OFF,
+  DOC_CALCULATE,
+  DOC_VALUES,
+  planSessions,
+  sessionContext,
+  type SessionPlan,
+} from './session-plan.js';
 
 /** A computed field's result: its value (written to /V) and what its format script made of it (drawn). */
 export interface ComputedValue {
@@ -32,7 +43,8 @@ export interface ScriptResults {
 }
 
 export interface ScriptRun {
-  scripts: FormScripts;
+  /** the form's plan, made once per template (planSessions) */
+  plan: SessionPlan;
   /** the caller's values as scripts see them (script-value.ts), by PDF name */
   values: ReadonlyMap<string, string | string[]>;
   /** the caller's values as sent, by PDF name (what a rejection quotes) */
@@ -47,142 +59,52 @@ export interface ScriptRun {
   label: (pdfName: string) => string;
 }
 
-const MAX_ATTEMPTS = 3;
-
-/**
- * APIs a script may call that a server cannot honour (network, mail, XFA, dialogs with answers): pdf.js
- * makes most of them silent no-ops, which would leave a value silently wrong, so such scripts do not run.
- */
-const UNSUPPORTED =
-  /\b(xfa|SOAP|Net\s*\.\s*(?:HTTP|SOAP|Discovery)|mailMsg|mailDoc|mailForm|submitForm|launchURL|getURL|importDataObject|importTextData|ADBC|app\s*\.\s*response|execMenuItem)\b/;
-
-function unsupportedApi(code: string): string | undefined {
-  return UNSUPPORTED.exec(code)?.[1];
-}
-
-const DOC_CALC_OFF = 'formcast:calculate-off';
-const DOC_CALCULATE = 'formcast:calculate';
-const DOC_VALUES = 'formcast:values';
-/**
- * Sets the caller's unchecked values (event.value: PDF name -> value) as a commit would (the field's
- * value setter), without a keystroke, validate or format script to run and a message back per field.
- */
-const SET_VALUES =
-  'for (var formcastName in event.value) { var formcastField = this.getField(formcastName); if (formcastField) formcastField.value = event.value[formcastName]; }';
+const MAX_ATTEMPTS = 4;
 
 interface Session {
-  data: unknown;
+  plan: SessionPlan;
+  /** markers sent as each calculated field starts (a stopped session names its field) */
+  careful: boolean;
+  context: SessionContext;
   steps: SandboxEvent[];
   /** who each step runs for (a field's PDF name, or a document script's label) */
   stepOwner: (string | undefined)[];
-  /** sandbox id -> PDF name */
-  names: Map<string, string>;
-  /** calculated fields, by sandbox id */
-  calculated: Set<string>;
-  /** the println that marks the start of a calculated field's script, by its text */
-  markers: Map<string, string>;
   /** steps that commit a caller's value, by index -> PDF name */
   commits: Map<number, string>;
 }
 
-function pdfjsField(f: ScriptField, id: string, value: string | string[], actions: Record<string, string[]>) {
-  const base = { id, name: f.name, type: f.kind, value, actions, readonly: f.readOnly, page: 0, rect: [0, 0, 0, 0] };
-  if (f.kind === 'checkbox' || f.kind === 'radiobutton') return { ...base, exportValues: f.exportValues?.[0] ?? 'Yes' };
-  if (f.kind === 'combobox' || f.kind === 'listbox') {
-    return { ...base, items: (f.items ?? []).map(([exportValue, displayValue]) => ({ exportValue, displayValue })) };
-  }
-  return base;
-}
-
-function buildSession(
-  run: ScriptRun,
-  nonce: string,
-  skip: ReadonlySet<string>,
-  warnings: ScriptWarning[],
-  report: boolean,
-): Session {
-  const names = new Map<string, string>();
-  const ids = new Map<string, string>();
-  const calculated = new Set<string>();
-  const markers = new Map<string, string>();
-  const objects: Record<string, unknown[]> = {};
-  run.scripts.fields.forEach((f, i) => {
-    const id = `f${i}`;
-    names.set(id, f.name);
-    ids.set(f.name, id);
-    const actions: Record<string, string[]> = {};
-    for (const [event, code] of Object.entries(f.actions)) {
-      const bad = unsupportedApi(code);
-      if (bad && event !== 'Format') {
-        if (report) {
-          warnings.push({
-            field: run.label(f.name),
-            code: 'SCRIPT_UNSUPPORTED',
-            message: `its ${event.toLowerCase()} script uses ${bad}, which a server cannot run; the script was not run`,
-          });
-        }
-        continue;
-      }
-      if (skip.has(f.name) && event !== 'Format') continue;
-      actions[event] = [code];
-    }
-    if (actions.Calculate) {
-      calculated.add(id);
-      // console.println reaches us through pdf.js's send: it tells which field a stuck session was on
-      const marker = `${nonce}:${id}`;
-      markers.set(`PDF.js Console:: ${marker}`, f.name);
-      actions.Calculate.unshift(`console.println(${JSON.stringify(marker)});`);
-    }
-    // The data holds the template's values (so that it is the same for every render of the form and its
-    // context can be made ahead); a caller's text and choices arrive as committed values (steps below).
-    // Buttons take theirs here: committing a button's value is an export-value dance pdf.js does not need.
-    const button = f.kind === 'checkbox' || f.kind === 'radiobutton';
-    const value = (button ? run.values.get(f.name) : undefined) ?? f.value;
-    objects[f.name] = [pdfjsField(f, id, value, actions)];
-  });
-  // Parent fields ("row" of "row.0", "row.1") as pdf.js's containers: getField("row").getArray() finds them.
-  const parents = new Map<string, string[]>();
-  for (const [id, name] of names) {
-    const parts = name.split('.');
-    for (let i = 1; i < parts.length; i++) {
-      const parent = parts.slice(0, i).join('.');
-      if (!objects[parent]) parents.set(parent, [...(parents.get(parent) ?? []), id]);
+function buildSession(run: ScriptRun, plan: SessionPlan, warnings: ScriptWarning[], careful: boolean): Session {
+  for (const u of plan.unsupported) {
+    if (u.field !== undefined) {
+      warnings.push({
+        field: run.label(u.field),
+        code: 'SCRIPT_UNSUPPORTED',
+        message: `its ${u.what.toLowerCase()} script uses ${u.api}, which a server cannot run; the script was not run`,
+      });
+    } else {
+      warnings.push({
+        field: u.what,
+        code: 'SCRIPT_UNSUPPORTED',
+        message: `it uses ${u.api}, which a server cannot run; not run`,
+      });
     }
   }
-  let p = 0;
-  for (const [parent, kidIds] of parents) objects[parent] = [{ id: `p${p++}`, name: parent, type: '', kidIds }];
-
   const steps: SandboxEvent[] = [];
   const stepOwner: (string | undefined)[] = [];
   const commits = new Map<number, string>();
-  const docActions: Record<string, string[]> = {
-    [DOC_CALC_OFF]: ['calculate = false;'],
-    [DOC_CALCULATE]: ['calculate = true; calculateNow();'],
-    [DOC_VALUES]: [SET_VALUES],
-  };
-  run.scripts.documentScripts.forEach((s, i) => {
-    const label = `document script "${s.name}"`;
-    if (skip.has(label)) return;
-    const bad = unsupportedApi(s.code);
-    if (bad) {
-      if (report) {
-        warnings.push({
-          field: label,
-          code: 'SCRIPT_UNSUPPORTED',
-          message: `it uses ${bad}, which a server cannot run; not run`,
-        });
-      }
-      return;
-    }
-    docActions[`formcast:doc:${i}`] = [s.code];
-    steps.push({ id: 'doc', name: `formcast:doc:${i}` });
-    stepOwner.push(label);
-  });
+  if (careful) {
+    steps.push({ id: 'doc', name: CAREFUL_ACTION });
+    stepOwner.push(undefined);
+  }
+  for (const d of plan.docSteps) {
+    steps.push({ id: 'doc', name: d.name });
+    stepOwner.push(d.label);
+  }
   steps.push({ id: 'doc', name: DOC_CALC_OFF });
   stepOwner.push(undefined);
   const unchecked: Record<string, string | string[]> = {};
   let anyUnchecked = false;
-  for (const f of run.scripts.fields) {
+  for (const f of plan.scripts.fields) {
     const value = run.values.get(f.name);
     if (value === undefined || f.kind === 'checkbox' || f.kind === 'radiobutton') continue;
     if (!run.unchecked?.has(f.name)) continue;
@@ -193,30 +115,34 @@ function buildSession(
     steps.push({ id: 'doc', name: DOC_VALUES, value: unchecked });
     stepOwner.push(undefined);
   }
-  for (const f of run.scripts.fields) {
+  for (const f of plan.scripts.fields) {
     const value = run.values.get(f.name);
     if (value === undefined || f.kind === 'checkbox' || f.kind === 'radiobutton') continue;
     if (run.unchecked?.has(f.name)) continue;
-    const id = ids.get(f.name)!;
-    const checks = (objects[f.name][0] as { actions: Record<string, string[]> }).actions;
     // A commit runs the field's keystroke and validate scripts (if any) and sets the value.
-    if (typeof value === 'string' && value !== '' && (checks.Keystroke || checks.Validate))
-      commits.set(steps.length, f.name);
-    steps.push({ id, name: 'Keystroke', value, willCommit: true, change: '', changeEx: '', selStart: 0, selEnd: 0 });
+    if (typeof value === 'string' && value !== '' && plan.checked.has(f.name)) commits.set(steps.length, f.name);
+    steps.push({
+      id: plan.ids.get(f.name)!,
+      name: 'Keystroke',
+      value,
+      willCommit: true,
+      change: '',
+      changeEx: '',
+      selStart: 0,
+      selEnd: 0,
+    });
     stepOwner.push(f.name);
   }
-  if (calculated.size) {
+  if (plan.calculated.size) {
     steps.push({ id: 'doc', name: DOC_CALCULATE });
     stepOwner.push(undefined);
   }
-  const calculationOrder = run.scripts.calculationOrder.map((n) => ids.get(n)!).filter((id) => calculated.has(id));
-  const data = {
-    objects,
-    calculationOrder,
-    appInfo: { platform: 'UNIX', language: 'en-US' },
-    docInfo: { actions: docActions, numPages: 1 },
-  };
-  return { data, steps, stepOwner, names, calculated, markers, commits };
+  const states = new Map<string, string | string[]>();
+  for (const f of plan.buttons) {
+    const value = run.values.get(f.name);
+    if (value !== undefined) states.set(f.name, value);
+  }
+  return { plan, careful, context: sessionContext(plan, states), steps, stepOwner, commits };
 }
 
 /** First line of a serialized script error, without pdf.js's own prefix. */
@@ -229,6 +155,8 @@ interface Reading {
   results: ScriptResults;
   /** what was running when the session was cut short */
   stuckOn?: string;
+  /** a fast session was cut short during the calculations: which field was running is not known */
+  again?: boolean;
 }
 
 function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, warnings: ScriptWarning[]): Reading {
@@ -241,7 +169,7 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
   const warn = (name: string | undefined, code: string, message: string) => {
     const field = name && !name.startsWith('document script') ? run.label(name) : (name ?? 'form');
     results.warnings.push({ field, code, message });
-    if (name && session.calculated.has(idOf(session, name))) results.failed.add(name);
+    if (name && session.plan.calculated.has(session.plan.ids.get(name) ?? '')) results.failed.add(name);
   };
   for (const m of outcome.messages as ThreadMessage[]) {
     if (m.type === 'step') {
@@ -254,13 +182,14 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
       warn(current, 'SCRIPT_UNSUPPORTED', `its script needs ${m.what}, which a server cannot give`);
     } else if (m.type === 'send') {
       const d = m.detail;
-      if (d.command === 'println') {
-        const owner = session.markers.get(String(d.value));
+      if (d.command === CALCULATING_COMMAND) {
+        // the sandbox names each calculated field before its script runs (sandbox-setup.ts)
+        const owner = session.plan.names.get(String(d.id));
         if (owner) current = owner;
       } else if (d.command === 'error') {
         const text = String(d.value ?? '');
         const id = /^Error when calculating value for field "([^"]+)"/.exec(text)?.[1];
-        const name = id ? session.names.get(id) : current;
+        const name = id ? session.plan.names.get(id) : current;
         const memory = /out of memory|memory budget/i.test(text);
         warn(
           name,
@@ -268,7 +197,7 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
           memory ? 'its script ran out of memory' : `its script failed: ${errorText(text)}`,
         );
       } else if (typeof d.id === 'string') {
-        const name = session.names.get(d.id);
+        const name = session.plan.names.get(d.id);
         const commit = session.commits.get(step);
         if (name && commit === name && d.value === '' && (d.focus === true || Array.isArray(d.selRange))) {
           results.rejections.push({
@@ -276,7 +205,7 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
             value: run.sent.get(name) ?? '',
             ...(alert ? { message: alert } : {}),
           });
-        } else if (name && session.calculated.has(d.id) && commit === undefined) {
+        } else if (name && session.plan.calculated.has(d.id) && commit === undefined) {
           if (Array.isArray(d.textColor)) colors.set(name, isRed(d.textColor) ? 'red' : 'black');
           if (typeof d.hidden === 'boolean') hidden.set(name, d.hidden);
           if ('formattedValue' in d) {
@@ -297,6 +226,7 @@ function readOutcome(run: ScriptRun, session: Session, outcome: SessionOutcome, 
     }
   }
   if (outcome.ended === 'done') return { results };
+  if (!session.careful && session.steps[step]?.name === DOC_CALCULATE) return { results, again: true };
   const crash = outcome.messages.findLast((m) => m.type === 'crash');
   const why =
     outcome.ended === 'time'
@@ -311,29 +241,30 @@ function isRed(c: unknown[]): boolean {
   return c[0] === 'RGB' && c[1] === 1 && c[2] === 0 && c[3] === 0;
 }
 
-function idOf(session: Session, name: string): string {
-  for (const [id, n] of session.names) if (n === name) return id;
-  return '';
-}
-
 /** Runs the form's scripts for one render. Never throws for anything a script does. */
 export async function runScripts(sandbox: ScriptSandbox, run: ScriptRun): Promise<ScriptResults> {
   const skip = new Set<string>();
   const budgetWarnings: ScriptWarning[] = [];
+  let careful = false;
   for (let attempt = 1; ; attempt++) {
     const warnings: ScriptWarning[] = [...budgetWarnings];
-    const session = buildSession(run, sandbox.nonce, skip, warnings, true);
-    const outcome = await sandbox.run(session.data, session.steps);
-    const { results, stuckOn } = readOutcome(run, session, outcome, warnings);
+    // a retry leaves out the scripts stopped before: its own plan (and its own pristine context)
+    const plan = skip.size ? planSessions(run.plan.scripts, skip) : run.plan;
+    const session = buildSession(run, plan, warnings, careful);
+    const outcome = await sandbox.run(session.context, session.steps);
+    const { results, stuckOn, again } = readOutcome(run, session, outcome, warnings);
     if (outcome.ended === 'done') {
       // a field stopped in an earlier attempt ran without its script: it did not compute
-      for (const name of skip) if (run.scripts.calculationOrder.includes(name)) results.failed.add(name);
+      for (const name of skip) if (run.plan.scripts.calculationOrder.includes(name)) results.failed.add(name);
       return results;
     }
-    budgetWarnings.push(results.warnings.at(-1)!);
+    // once a session was stopped, the next ones are careful (a form with one hostile script may have two)
+    careful = true;
+    if (again && attempt < MAX_ATTEMPTS) continue;
+    if (!again) budgetWarnings.push(results.warnings.at(-1)!);
     if (!stuckOn || skip.has(stuckOn) || attempt >= MAX_ATTEMPTS) {
       // Cannot tell which script to leave out (or too many misbehave): nothing computed is trusted.
-      for (const name of run.scripts.calculationOrder) results.failed.add(name);
+      for (const name of run.plan.scripts.calculationOrder) results.failed.add(name);
       results.computed.clear();
       if (!stuckOn || attempt >= MAX_ATTEMPTS) {
         results.warnings.push({

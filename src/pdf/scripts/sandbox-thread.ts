@@ -5,38 +5,57 @@
 // The thread loads pdf.js's QuickJS sandbox once, then runs one session per message. A session starts
 // from a pristine context holding the form model (pdf.js's scripting layer: AF functions, event model,
 // util; the template's values, never a caller's). Making that context evaluates ~107 KB of pdf.js's layer
-// (8-40 ms), so it is made once per form data and its state kept as a snapshot: the bytes of QuickJS's
-// WebAssembly memory, where all of QuickJS's state lives (heap, allocator, context). Each session copies
-// the snapshot back over the memory first, which puts every object, global and prototype exactly as it was
-// before any script ran: nothing a session did (globals, prototype tricks, a caller's values) survives
-// into the next, whoever's render it is. Memory past the snapshot is free space to QuickJS's allocator,
-// as freed memory was when each session made a context of its own.
+// (8-40 ms quiet) and runs our setup (sandbox-setup.ts: actions compiled once, pdf.js's lazy field lists
+// built, messages batched), so it is made once per form data and its state kept as a snapshot: the bytes
+// of QuickJS's WebAssembly memory, where all of QuickJS's state lives (heap, allocator, context). As soon
+// as a session ends, its form's snapshot is copied back over the memory (and a session of another form
+// copies its own first), which puts every object, global and prototype exactly as it was before any
+// script ran: nothing a session did (globals, prototype tricks, a caller's values) survives into the
+// next, whoever's render it is. Memory past the snapshot is free space to QuickJS's allocator, as freed
+// memory was when each session made a context of its own.
 //
 // What a session says (steps, values, alerts, errors) is gathered and sent back in one message at its
-// end; which step and which calculated field it is on is also written to shared memory as it goes, so
-// that the parent, ending a session that ran out of time, still knows which script was running.
+// end; inside, the layer sends it in batches (one per event; in a careful session also one before each
+// calculated field's script, which names that field). Which step and which calculated field it is on is
+// also written to shared memory as it goes, so that the parent, ending a session that ran out of time,
+// still knows which script was running (the field only in a careful session: run-scripts.ts).
 //
 // What the page gives QuickJS (`window`) is inert: no timers, no network, no alerts shown; a dialog that
 // needs an answer (confirm, prompt) is reported as unsupported. WebAssembly memory growth is capped, so a
 // huge allocation fails inside QuickJS ("out of memory") instead of growing the process.
+import { BATCH_COMMAND, CALCULATING_COMMAND, SETUP_ACTION } from './sandbox-setup.js';
+
 export const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 // [0] the step running (-1: none yet), [1] 1 + the index of the calculated field running (0: none yet)
 const progress = new Int32Array(workerData.progress);
-const marker = 'PDF.js Console:: ' + workerData.nonce + ':f';
+const BATCH = ${JSON.stringify(BATCH_COMMAND)};
+const CALCULATING = ${JSON.stringify(CALCULATING_COMMAND)};
+const SETUP = ${JSON.stringify(SETUP_ACTION)};
 // What a session may send back in all: a script printing or computing huge strings in a loop must not
 // fill the render worker's memory with messages. Past it the session ends as a crash (a budget warning).
 let sentBytes = 0;
 let out = [];
 let overflow = false;
-const post = (m) => {
-  if (overflow) return;
-  sentBytes += JSON.stringify(m).length;
+// bytes: the message's JSON length when the caller knows it better (a batch is counted once, whole)
+const post = (m, bytes) => {
+  if (overflow) return false;
+  sentBytes += bytes === undefined ? JSON.stringify(m).length : bytes;
   if (sentBytes > workerData.maxOutputBytes) {
     overflow = true;
     // said at once: the parent ends the thread, which stops the script that floods
     parentPort.postMessage({ type: 'crash', message: 'the scripts sent too much output' });
-  } else out.push(m);
+    return false;
+  }
+  out.push(m);
+  return true;
+};
+const receive = (d) => {
+  if (d && d.command === CALCULATING && typeof d.id === 'string' && d.id[0] === 'f') {
+    const i = Number(d.id.slice(1));
+    if (Number.isInteger(i)) Atomics.store(progress, 1, i + 1);
+  }
+  return post({ type: 'send', detail: d }, 0);
 };
 const grow = WebAssembly.Memory.prototype.grow;
 WebAssembly.Memory.prototype.grow = function (delta) {
@@ -53,11 +72,11 @@ globalThis.window = {
   CustomEvent: function (type, init) { this.detail = init.detail; },
   dispatchEvent: (e) => {
     const d = e.detail;
-    if (d && d.command === 'println' && typeof d.value === 'string' && d.value.startsWith(marker)) {
-      const i = Number(d.value.slice(marker.length));
-      if (Number.isInteger(i)) Atomics.store(progress, 1, i + 1);
-    }
-    post({ type: 'send', detail: d });
+    if (overflow) return;
+    sentBytes += JSON.stringify(d).length;
+    if (d && d.command === BATCH && Array.isArray(d.items)) {
+      for (const item of d.items) if (!receive(item)) return;
+    } else receive(d);
   },
   console: { log() {}, warn() {}, error() {} },
 };
@@ -95,19 +114,29 @@ globalThis.window = {
     return heap.slice(0, Math.min(heap.length, (Math.ceil((end * 4) / 65536) + 1) * 65536));
   };
   let live = false;
+  // The key whose snapshot the memory holds untouched: each session's end puts its form's snapshot back
+  // at once (between renders, off the next one's path), which also wipes what the session left.
+  let pristine;
   const fresh = (key, data) => {
     const snapshot = snapshots.get(key);
+    const ready = pristine === key;
+    pristine = undefined;
     if (snapshot) {
       snapshots.delete(key);
       snapshots.set(key, snapshot);
-      wasm.HEAPU8.set(snapshot);
+      if (!ready) wasm.HEAPU8.set(snapshot);
       return true;
     }
     if (data === undefined) return false;
     if (live) wasm.ccall('nukeSandbox', null, []);
     live = false;
+    data.docInfo.actions[SETUP] = [workerData.setupSource];
     sandbox.create(data);
     live = true;
+    // Our setup, in the context before its snapshot (sandbox-setup.ts); it says nothing unless it failed.
+    out = [];
+    sandbox.dispatchEvent({ id: 'doc', name: SETUP });
+    if (out.length || crashed) throw new Error('the script setup failed');
     remember(key, takeSnapshot());
     parentPort.postMessage({ type: 'created' });
     return true;
@@ -135,6 +164,11 @@ globalThis.window = {
       if (crashed || overflow) return;
       parentPort.postMessage({ type: 'end', messages: out, memoryBytes: wasm.HEAPU8.byteLength });
       out = [];
+      const snapshot = snapshots.get(key);
+      if (snapshot) {
+        wasm.HEAPU8.set(snapshot);
+        pristine = key;
+      }
     } catch (e) {
       crash(e);
     }

@@ -4,10 +4,10 @@
 // outside: a session that runs past its time is ended by terminating the thread (which stops a busy wasm
 // loop), as is one that crashes QuickJS; the next session starts a fresh thread. Memory is capped inside
 // the thread (sandbox-thread.ts). The render worker itself is never at risk.
-import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { CALCULATING_COMMAND, SETUP_SOURCE } from './sandbox-setup.js';
 import { THREAD_SOURCE } from './sandbox-thread.js';
 
 /** What a session's thread said, in order. */
@@ -42,6 +42,15 @@ export interface SessionOutcome {
 /** One event for pdf.js's dispatcher (`{ id, name, value, willCommit... }`). */
 export type SandboxEvent = Record<string, unknown>;
 
+/**
+ * The form a session runs on: the key of its pristine context in the thread, and its data (pdf.js's form
+ * model), made only if the thread has no context for the key yet (session-plan.ts).
+ */
+export interface SessionContext {
+  key: string;
+  data: () => unknown;
+}
+
 export interface SandboxOptions {
   /** time one session's scripts may take, ms, from the first script on (default 2000) */
   timeMs?: number;
@@ -69,12 +78,6 @@ export class ScriptSandbox {
   private queue: Promise<unknown> = Promise.resolve();
   /** threads that reported a crash between sessions: replaced before their next session */
   private readonly broken = new WeakSet<Worker>();
-  /**
-   * Marks that sessions put in calculate scripts to say which field runs (run-scripts.ts). Random per
-   * sandbox, not per session, so that a form's session data is the same from render to render and its
-   * pristine context is kept (sandbox-thread.ts); scripts cannot read action sources to forge one.
-   */
-  readonly nonce = randomBytes(8).toString('hex');
 
   constructor(opts: SandboxOptions = {}) {
     this.timeMs = opts.timeMs ?? 2000;
@@ -82,8 +85,8 @@ export class ScriptSandbox {
   }
 
   /** Runs one session (sessions of this sandbox run one at a time). */
-  run(data: unknown, steps: SandboxEvent[]): Promise<SessionOutcome> {
-    const next = this.queue.then(() => this.session(data, steps));
+  run(context: SessionContext, steps: SandboxEvent[]): Promise<SessionOutcome> {
+    const next = this.queue.then(() => this.session(context, steps));
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -108,7 +111,7 @@ export class ScriptSandbox {
         maxOutputBytes: MAX_OUTPUT_BYTES,
         maxSnapshots: MAX_SNAPSHOTS,
         maxSnapshotBytes: MAX_SNAPSHOT_BYTES,
-        nonce: this.nonce,
+        setupSource: SETUP_SOURCE,
         progress,
       },
       // the thread's own JavaScript heap (messages, pdf.js glue); QuickJS lives in wasm memory
@@ -148,7 +151,7 @@ export class ScriptSandbox {
     });
   }
 
-  private async session(data: unknown, steps: SandboxEvent[]): Promise<SessionOutcome> {
+  private async session(context: SessionContext, steps: SandboxEvent[]): Promise<SessionOutcome> {
     let thread: SandboxThread;
     try {
       this.thread ??= this.start();
@@ -163,9 +166,9 @@ export class ScriptSandbox {
       return { messages: [{ type: 'crash', message: 'the script sandbox could not start' }], ended: 'crash' };
     }
     const { worker, progress } = thread;
-    // The thread keeps a pristine context per form data (sandbox-thread.ts): the data itself is sent only
-    // when the thread asks for it, the first time it meets this key.
-    const key = createHash('sha256').update(JSON.stringify(data)).digest('base64url');
+    // The thread keeps a pristine context per form data (sandbox-thread.ts): the data itself is made and
+    // sent only when the thread asks for it, the first time it meets this key.
+    const { key } = context;
     let messages: ThreadMessage[] = [];
     const ended = await new Promise<SessionOutcome['ended']>((resolve) => {
       // The budget starts with the first step. A known form's context is back in a fraction of a
@@ -180,29 +183,29 @@ export class ScriptSandbox {
       const onMessage = (m: ThreadReply) => {
         if (m.type === 'need-data') {
           restart(START_TIMEOUT_MS);
-          worker.postMessage({ key, data, steps });
+          worker.postMessage({ key, data: context.data(), steps });
         } else if (m.type === 'created') restart(this.timeMs);
         else if (m.type === 'end') {
           messages = m.messages;
           messages.push({ type: 'done', memoryBytes: m.memoryBytes });
           finish('done');
         } else if (m.type === 'crash') {
-          messages = [...progressMessages(progress, this.nonce), m];
+          messages = [...progressMessages(progress), m];
           finish('crash');
         }
       };
       const onError = (err: Error) => {
-        messages = [...progressMessages(progress, this.nonce), { type: 'crash', message: err.message.slice(0, 200) }];
+        messages = [...progressMessages(progress), { type: 'crash', message: err.message.slice(0, 200) }];
         finish('crash');
       };
       const onExit = () => {
-        messages = progressMessages(progress, this.nonce);
+        messages = progressMessages(progress);
         finish('crash');
       };
       const finish = (how: SessionOutcome['ended']) => {
         clearTimeout(timer);
         worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-        if (how === 'time') messages = progressMessages(progress, this.nonce);
+        if (how === 'time') messages = progressMessages(progress);
         resolve(how);
       };
       // Both timers are ref'd: they also keep a process with nothing else to do alive until the session ends.
@@ -222,12 +225,11 @@ export class ScriptSandbox {
  * What a session that was cut short had reached, as the messages it would have sent: its step and the
  * calculated field it was on (run-scripts.ts reads them to blame that field).
  */
-function progressMessages(progress: Int32Array, nonce: string): ThreadMessage[] {
+function progressMessages(progress: Int32Array): ThreadMessage[] {
   const step = Atomics.load(progress, 0);
   const field = Atomics.load(progress, 1);
   const out: ThreadMessage[] = [];
   if (step >= 0) out.push({ type: 'step', index: step });
-  if (field > 0)
-    out.push({ type: 'send', detail: { command: 'println', value: `PDF.js Console:: ${nonce}:f${field - 1}` } });
+  if (field > 0) out.push({ type: 'send', detail: { command: CALCULATING_COMMAND, id: `f${field - 1}` } });
   return out;
 }
