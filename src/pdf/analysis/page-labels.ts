@@ -35,7 +35,7 @@ const LONG_LEFT_CHARS = 80;
 const MAX_CAPTION_CHARS = 300;
 
 /** Leaders (". . . .", "____"), and the colon, asterisk or bullet a caption ends or starts with. */
-function cleanCaption(text: string): string {
+export function cleanCaption(text: string): string {
   const out = text
     .replace(/[\p{Co}\p{Cc}\uFFFD]/gu, ' ') // symbol-font glyphs with no Unicode meaning (check marks, bullets)
     .replace(/(?:\s?[.·…_]){3,}/g, ' ')

@@ -17,6 +17,9 @@ const HEAD_END =
 const INSTRUCTION_VERB =
   /^(?:enter|list|write|provide|indicate|insert|specify|indiquez|inscrivez|précisez|angeben|eintragen)\s+(?:your\s+|the\s+)?/iu;
 const TRAILING_HERE = /\s+(?:here|ici|hier)$/iu;
+/** A preposition that joins a sentence to the blank before or after it ("with a ... of"). */
+const LEADING_LINK = /^(?:with|and|of|avec|et)\s+(?:(?:a|an|the|un|une|le|la|les)\s+)?(?=\p{L})/iu;
+const TRAILING_LINK = /\s+(?:of|for|to|at|by|de|du|des|von|für)$/iu;
 /** Filler words left out when a key would otherwise be cut short. */
 const FILLER = new Set(
   'a an the of and or to for in on at by with from as is are be your which who that de du des la le les l d et ou en pour par au aux der die das und oder von zu'.split(
@@ -42,7 +45,11 @@ export function keyWordsOf(label: string): string {
   const answer = /^(.+?):\s(\p{L}{1,12})$/u.exec(label.trim());
   if (answer) return `${keyWordsOf(answer[1])} ${answer[2]}`;
   let text = label.replace(/\s+/g, ' ').trim();
+  // ", 20__" after a date: the year's last digits
+  if (/^[,\s]*(?:19|20)$/u.test(text)) return 'year';
   if (inCapitals(text)) text = text.toLowerCase();
+  // a sentence's words before the blank ("(“Buyer”) with a mailing address of ____"): what it names
+  text = text.replace(/^\([^)]{1,30}\)\s+(?=\p{L})/u, '').replace(LEADING_LINK, '');
   text = text
     .replace(/\b[Nn][°º]\s?(?=d['’]|de\b|du\b)/gu, 'numéro ')
     .replace(/\b[Nn](?:[°º]|o\.)(?=\s|$)/gu, 'number')
@@ -65,6 +72,7 @@ export function keyWordsOf(label: string): string {
   text = text
     .replace(/\(\p{Ll}{1,2}\)/gu, '') // salarié(e), number(s)
     .replace(/[\s,;:–-]+$/u, '')
+    .replace(TRAILING_LINK, '')
     .trim();
   return /\p{L}/u.test(text) ? text : label;
 }
@@ -87,6 +95,40 @@ export function keyFromLabel(label: string | null, fallback: string): string {
 
 const BUTTONS = new Set(['checkbox', 'radio']);
 
+/** Words that qualify a noun rather than name a field: "LAST" under "NAME" is the last name. */
+const QUALIFIER = new Set(
+  'first last middle maiden given family full home work office business mobile cell day daytime evening night street mailing billing shipping primary secondary'.split(
+    ' ',
+  ),
+);
+/** A heading naming whose details follow ("Emergency contact information"): its fields are that party's. */
+const PARTY_HEADING = /^(.+?)\s+(?:information|info|details|informations|renseignements|coordonnées|angaben|daten)$/iu;
+
+/**
+ * The words a field is named by once its block's heading is read with its caption (captions printed under
+ * writing lines): a qualifier goes before the heading's noun ("LAST" under "NAME" -> last name), and a
+ * party's details take the party ("PHONE" under "EMERGENCY CONTACT INFORMATION" -> emergency contact phone).
+ */
+function withHeading(label: string, heading: string | undefined): string {
+  if (!heading) return label;
+  const head = keyWordsOf(heading).toLowerCase();
+  const own = keyWordsOf(label).toLowerCase();
+  const party = PARTY_HEADING.exec(head);
+  if (party) return own.startsWith(`${party[1]} `) ? own : `${party[1]} ${own}`;
+  if (QUALIFIER.has(own) && /^\p{L}+$/u.test(head)) return `${own} ${head}`;
+  return label;
+}
+
+/** What a field's place says beyond its caption, for its key only (never shown, never returned). */
+export interface KeyContext {
+  /** the heading of the block of writing lines whose captions are printed under the lines ("NAME") */
+  heading?: string;
+  /** a check box's row question ("Mobile" before "☐ Concentrateur ☐ Gaz comprimé") */
+  question?: string;
+  /** the signature caption a date sits beside on its line ("Buyer's Signature") */
+  signed?: string;
+}
+
 /** What the keys need of a detection. */
 export interface KeyInput {
   page: number;
@@ -94,6 +136,7 @@ export interface KeyInput {
   label: string | null;
   /** the field's type, its key when it has no caption */
   type: string;
+  context?: KeyContext;
 }
 
 /**
@@ -129,18 +172,74 @@ function partyAbove(all: KeyInput[], keys: string[], shared: Set<string>, i: num
   return '';
 }
 
+/** Boxes side by side on one row: their heights overlap by more than half. */
+const sameRow = (a: Rect, b: Rect) =>
+  Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5 * Math.min(a[3] - a[1], b[3] - b[1]);
+
+/** `key` with `word` after it, its own words cut so the whole fits the key length. */
+function suffixed(key: string, word: string): string {
+  const room = MAX_SUGGESTED_CHARS - word.length - 1;
+  let head = key;
+  while (head.length > room && head.includes('_')) head = head.slice(0, head.lastIndexOf('_'));
+  return `${head.slice(0, room)}_${word}`;
+}
+
+/**
+ * A check box's option with a blank to write in after it on its row ("☐ Other. ______"): both were
+ * given the option's words. The box keeps them; the blank is the option's description (its date).
+ */
+function withWriteIns(found: KeyInput[], keys: string[]): string[] {
+  return keys.map((k, i) => {
+    const d = found[i];
+    if (BUTTONS.has(d.type) || !/[a-z]/.test(k)) return k;
+    const box = found.some(
+      (o, j) =>
+        o.type === 'checkbox' &&
+        keys[j] === k &&
+        o.page === d.page &&
+        sameRow(o.rect, d.rect) &&
+        o.rect[2] <= d.rect[0],
+    );
+    return box ? suffixed(k, d.type === 'date' ? 'date' : 'description') : k;
+  });
+}
+
+/** The caption of a signature field left of a date on its row ("Signature ____ Date ____"). */
+function signatureLeft(found: KeyInput[], i: number): string | undefined {
+  const d = found[i];
+  if (d.type !== 'date') return undefined;
+  const sig = found
+    .filter(
+      (o) =>
+        o.type === 'signature' && o.page === d.page && o.label && sameRow(o.rect, d.rect) && o.rect[2] <= d.rect[0],
+    )
+    .sort((a, b) => b.rect[2] - a.rect[2])[0];
+  return sig?.label ?? undefined;
+}
+
 /**
  * Keys for detections in reading order, unique among themselves and against `taken` (the form's own keys).
  * Keys several fields share take the party word above each (partyAbove) when that tells them apart.
  */
 export function detectionKeys(found: KeyInput[], taken: string[]): string[] {
-  const base = found.map((d) => keyFromLabel(d.label, d.type === 'radio' ? 'choice' : d.type));
+  const base = withWriteIns(
+    found,
+    found.map((d) =>
+      keyFromLabel(d.label && withHeading(d.label, d.context?.heading), d.type === 'radio' ? 'choice' : d.type),
+    ),
+  );
   const count = new Map<string, number>();
   for (const k of base) count.set(k, (count.get(k) ?? 0) + 1);
   const shared = new Set([...count].filter(([, n]) => n > 1).map(([k]) => k));
   const keys = base.map((k, i) => {
     if (!shared.has(k) || !/[a-z]/.test(k)) return k;
-    const party = partyAbove(found, base, shared, i);
+    const { question, signed } = found[i].context ?? {};
+    const signature = signed ?? signatureLeft(found, i);
+    const party = question
+      ? toSnakeCase(keyWordsOf(question))
+      : signature
+        ? toSnakeCase(keyWordsOf(signature))
+        : partyAbove(found, base, shared, i);
     const prefixed = party && !k.startsWith(`${party}_`) && party !== k ? `${party}_${k}` : k;
     return prefixed.length <= MAX_SUGGESTED_CHARS ? prefixed : k;
   });

@@ -16,6 +16,8 @@ export interface Candidate {
   cells?: number;
   /** date: the display pattern */
   dateFormat?: string;
+  /** a writing line (drawn or typed as underscores), not a box: its caption may be printed under it */
+  line?: boolean;
   /** 0-1: how sure the shape alone makes us */
   confidence: number;
 }
@@ -377,8 +379,8 @@ export function findFields(
     for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, words)) {
       const rect: Rect = [x0, l.y0 + 0.5, x1, l.y0 + h];
       const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
-      if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85 });
-      else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6 });
+      if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85, line: true });
+      else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6, line: true });
     }
   }
 
@@ -389,7 +391,7 @@ export function findFields(
     if (taken(m.rect)) continue;
     if (m.kind === 'box') out.push({ kind: 'checkbox', rect: m.rect, confidence: 0.9 });
     else if (m.kind === 'date') out.push({ kind: 'date', rect: m.rect, dateFormat: m.dateFormat, confidence: 0.85 });
-    else if (width(m.rect) >= MIN_FIELD_WIDTH) out.push({ kind: 'text', rect: m.rect, confidence: 0.75 });
+    else if (width(m.rect) >= MIN_FIELD_WIDTH) out.push({ kind: 'text', rect: m.rect, confidence: 0.75, line: true });
   }
   for (const r of ink.rings) {
     if (!taken(r) && !out.some((c) => c.kind === 'ring' && intersection(c.rect, r) > 0.5 * area(r)))
