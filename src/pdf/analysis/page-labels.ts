@@ -252,11 +252,19 @@ function rightOf(page: LabelPage, owner: number, r: Rect): Phrase | undefined {
 /** The lines just above `r` that start over it (a caption on top of its box), nearest line last. */
 function above(page: LabelPage, owner: number, r: Rect): Phrase[] | undefined {
   const over = (p: Phrase) => p.x0 >= r[0] - 1.5 * p.size && p.x0 < r[2] && overlap(p.x0, p.x1, r[0], r[2]) > 0;
-  const nearest = page.phrases
-    .filter((p) => over(p) && p.bottom >= r[3] - 0.4 * p.size && p.bottom - r[3] < 2.5 * p.size + 4)
-    .sort((a, b) => a.bottom - b.bottom || a.x0 - b.x0)[0];
-  if (!nearest || blockedUp(page, owner, r[0], r[2], r[3], nearest.bottom)) return undefined;
+  const near = page.phrases.filter(
+    (p) => over(p) && p.bottom >= r[3] - 0.4 * p.size && p.bottom - r[3] < 2.5 * p.size + 4,
+  );
+  const lowest = near.reduce<Phrase | undefined>((a, p) => (!a || p.bottom < a.bottom ? p : a), undefined);
+  if (!lowest) return undefined;
+  // that line read from the left ("Fax Number:      OR"): a line number before it goes with its words
+  const line = near.filter((p) => Math.abs(p.bottom - lowest.bottom) <= 0.3 * p.size).sort((a, b) => a.x0 - b.x0);
+  const nearest = line[0];
+  if (blockedUp(page, owner, r[0], r[2], r[3], nearest.bottom)) return undefined;
   if (ownedElsewhere(page, owner, nearest)) return undefined;
+  const next = line[1];
+  if (isWeak(nearest.text) && next && next.x0 - nearest.x1 <= 3 * next.size && !ownedElsewhere(page, owner, next))
+    return [nearest, next];
   return withWrapped(page, owner, [nearest]);
 }
 

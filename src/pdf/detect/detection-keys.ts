@@ -15,11 +15,11 @@ const HEAD_END =
   /\s\(|[.?!](?:\s|$)|,?\s+(?:if any|if applicable|if different|if known|see instructions|see page|optional|from the|from line|from above|as shown|you are|you want|s'il y a lieu|le cas échéant|falls zutreffend)\b|[:;]\s/iu;
 /** Words that tell a person what to do rather than name the field. */
 const INSTRUCTION_VERB =
-  /^(?:enter|list|write|provide|indicate|insert|specify|indiquez|inscrivez|précisez|angeben|eintragen)\s+(?:your\s+|the\s+)?/iu;
+  /^(?:type or print|print or type|enter|list|write|provide|indicate|insert|specify|indiquez|inscrivez|précisez|angeben|eintragen)\s+(?:your\s+|the\s+)?/iu;
 const TRAILING_HERE = /\s+(?:here|ici|hier)$/iu;
 /** A preposition that joins a sentence to the blank before or after it ("with a ... of"). */
 const LEADING_LINK = /^(?:with|and|of|avec|et)\s+(?:(?:a|an|the|un|une|le|la|les)\s+)?(?=\p{L})/iu;
-const TRAILING_LINK = /\s+(?:of|for|to|at|by|de|du|des|von|für)$/iu;
+const TRAILING_LINK = /\s+(?:of|for|de|du|des|von|für)$/iu;
 /** Filler words left out when a key would otherwise be cut short. */
 const FILLER = new Set(
   'a an the of and or to for in on at by with from as is are be your which who that de du des la le les l d et ou en pour par au aux der die das und oder von zu'.split(
@@ -61,6 +61,8 @@ export function keyWordsOf(label: string): string {
   // "Business name/disregarded entity name": the first name given is the field's
   const slash = /^(\p{L}+\s+\p{L}[^/]*?)\s*\/\s*\p{L}/u.exec(text);
   if (slash) text = slash[1];
+  // "City or town, state, and ZIP code": an alternative inside a list elaborates its item
+  text = text.replace(/^(\p{L}+) or \p{L}+(?=, )/u, '$1');
   // "Name of physician or other health care professional": an alternative of several words elaborates
   const alternative = /^(\S+(?:\s+\S+)+?)\s+or\s+\S+\s+\S+/iu.exec(text);
   if (alternative) text = alternative[1];
