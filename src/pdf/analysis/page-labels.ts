@@ -46,10 +46,13 @@ export function cleanCaption(text: string): string {
   return out.length > MAX_CAPTION_CHARS ? `${out.slice(0, MAX_CAPTION_CHARS)}…` : out;
 }
 
-/** Too little to be a caption by itself: a line number ("1a", "12."), a currency sign, a stray mark. */
+/**
+ * Too little to be a caption by itself: a line number ("1a", "12."), a currency sign, a stray mark (©
+ * is the arrow of a symbol font read without its map, "here ©").
+ */
 function isWeak(text: string): boolean {
   const t = cleanCaption(text);
-  return t === '' || /^(?:\(?[0-9]{1,3}[a-z]?[.)]?|[a-z][.)]|[$€£%#()])$/iu.test(t);
+  return t === '' || /^(?:\(?[0-9]{1,3}[a-z]?[.)]?|[a-z][.)]|[$€£%#()©])$/iu.test(t);
 }
 
 const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.min(a1, b1) - Math.max(a0, b0);

@@ -56,6 +56,11 @@ export function keyWordsOf(label: string): string {
     .replace(/\b(\p{L}{1,2})\.(\p{L})\.(?:(\p{L})\.)?/gu, '$1$2$3') // Ph.D., U.S.A.
     .replace(/\b([Ee])-(?=mail\b)/giu, '$1');
   for (let i = 0; i < 3; i++) text = text.replace(LEADING_MARK, '');
+  // "... here © 7": the arrow and the line number after the words
+  text = text.replace(/\s+[©▶►](?:\s+\d{1,3}[a-z]?)?$/u, '');
+  // "If you meet both conditions, write “Exempt” here": the word to write names the field
+  const written = /^if\s[^,]{3,80},\s+(?:write|enter|type)\s+[“"]([^”"]{1,30})[”"]/iu.exec(text);
+  if (written) return written[1];
   const end = HEAD_END.exec(text);
   if (end && end.index > 0) text = text.slice(0, end.index);
   // "Business name/disregarded entity name": the first name given is the field's
@@ -72,6 +77,7 @@ export function keyWordsOf(label: string): string {
     .replace(/^(?:the|this|a|an)\s+/iu, '');
   for (let i = 0; i < 2; i++) text = text.replace(TRAILING_MARK, '');
   text = text
+    .replace(/\s+\d\)$/u, '') // a footnote call ("rémunérations brutes 2)")
     .replace(/\(\p{Ll}{1,2}\)/gu, '') // salarié(e), number(s)
     .replace(/[\s,;:–-]+$/u, '')
     .replace(TRAILING_LINK, '')
