@@ -13,6 +13,10 @@ const TRAILING_MARK = /\s+[$€£%©]$/u;
 /** Where the head words end: a parenthesis, a new sentence, a question mark, or an instruction. */
 const HEAD_END =
   /\s\(|[.?!](?:\s|$)|,?\s+(?:if any|if applicable|if different|if known|see instructions|see page|optional|from the|from line|from above|as shown|you are|you want|s'il y a lieu|le cas échéant|falls zutreffend)\b|[:;]\s/iu;
+/** Words of a parenthesis that say how, not what ("(optional)", "(mm/dd/yyyy)", "(remarks, etc)"). */
+const ASIDE =
+  /^(?:see|voir|siehe|if|any|optional|required|mandatory|print|please|facultatif|obligatoire|mm|dd|yy|yyyy|jj|aaaa|month|day|year)$/iu;
+
 /** Words that tell a person what to do rather than name the field. */
 const INSTRUCTION_VERB =
   /^(?:type or print|print or type|enter|list|write|provide|indicate|insert|specify|indiquez|inscrivez|précisez|angeben|eintragen)\s+(?:your\s+|the\s+)?/iu;
@@ -61,6 +65,13 @@ export function keyWordsOf(label: string): string {
   // "If you meet both conditions, write “Exempt” here": the word to write names the field
   const written = /^if\s[^,]{3,80},\s+(?:write|enter|type)\s+[“"]([^”"]{1,30})[”"]/iu.exec(text);
   if (written) return written[1];
+  // "Other (remarks, etc)": a one-word head is named by the words of its parenthesis
+  const explained = /^(\p{L}+)\s+\(([^)]{1,30})\)$/u.exec(text);
+  if (explained) {
+    const words = explained[2].split(/[^\p{L}]+/u).filter((w) => w.length >= 3 && !/^etc$/iu.test(w));
+    if (words.length > 0 && words.length <= 3 && !words.some((w) => ASIDE.test(w)))
+      return `${explained[1]} ${words.join(' ')}`;
+  }
   const end = HEAD_END.exec(text);
   if (end && end.index > 0) text = text.slice(0, end.index);
   // "Business name/disregarded entity name": the first name given is the field's
@@ -184,6 +195,23 @@ function partyAbove(all: KeyInput[], keys: string[], shared: Set<string>, i: num
 const sameRow = (a: Rect, b: Rect) =>
   Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5 * Math.min(a[3] - a[1], b[3] - b[1]);
 
+/** The word that ends a span on a row ("période du ____ au ____", "From ____ to ____"). */
+const SPAN_END = /^(?:au|à|a|to|through|until|till|bis)$/iu;
+const SPAN_START = /^(?:du|de|from|vom|von|dal)\W*$/iu;
+
+/** "au" after "période du ____": the span's end is named by its start's words ("période au"). */
+function withRowStart(found: KeyInput[], i: number, label: string): string {
+  const d = found[i];
+  const own = keyWordsOf(label);
+  if (!SPAN_END.test(own)) return label;
+  const before = found
+    .filter((o) => o !== d && o.page === d.page && o.label && sameRow(o.rect, d.rect) && o.rect[2] <= d.rect[0] + 1)
+    .sort((a, b) => b.rect[2] - a.rect[2])[0];
+  const start = before?.label ? keyWordsOf(before.label) : '';
+  // "From ____ To ____" has no words to share
+  return start && !SPAN_START.test(start) ? `${start} ${own}` : label;
+}
+
 /** `key` with `word` after it, its own words cut so the whole fits the key length. */
 function suffixed(key: string, word: string): string {
   const room = MAX_SUGGESTED_CHARS - word.length - 1;
@@ -232,8 +260,11 @@ function signatureLeft(found: KeyInput[], i: number): string | undefined {
 export function detectionKeys(found: KeyInput[], taken: string[]): string[] {
   const base = withWriteIns(
     found,
-    found.map((d) =>
-      keyFromLabel(d.label && withHeading(d.label, d.context?.heading), d.type === 'radio' ? 'choice' : d.type),
+    found.map((d, i) =>
+      keyFromLabel(
+        d.label && withRowStart(found, i, withHeading(d.label, d.context?.heading)),
+        d.type === 'radio' ? 'choice' : d.type,
+      ),
     ),
   );
   const count = new Map<string, number>();
