@@ -97,17 +97,22 @@ function ownedElsewhere(page: LabelPage, owner: number, p: Phrase): boolean {
 
 /** The line just above `p` that its words continue (p starts in lower case), when it is nobody else's. */
 function wrappedFrom(page: LabelPage, owner: number, p: Phrase): Phrase | undefined {
-  // lower case goes on a sentence; a parenthesis explains the line above it
-  if (!/^[\p{Ll}(]/u.test(p.text)) return undefined;
+  // lower case goes on a sentence, and so do a number or a quote ("20 feet”; “Worker was..."); a
+  // parenthesis explains the line above it
+  if (!/^[\p{Ll}(“"‘]|^\d+\s\p{Ll}/u.test(p.text)) return undefined;
   return page.phrases.find(
     (q) =>
       q !== p &&
-      Math.abs(q.x0 - p.x0) < 1.5 * p.size &&
+      (Math.abs(q.x0 - p.x0) < 1.5 * p.size || hangsFrom(q, p)) &&
       q.bottom > p.top - 0.6 * p.size &&
       q.bottom - p.top < 1.0 * p.size &&
       !ownedElsewhere(page, owner, q),
   );
 }
+
+/** A numbered line whose next lines are indented under its words ("15) What happened? ... / 20 feet"). */
+const hangsFrom = (q: Phrase, p: Phrase) =>
+  q.x0 < p.x0 && p.x0 - q.x0 < 3 * p.size && /^\d{1,3}[a-z]?[.)]/u.test(q.text);
 
 /**
  * The phrase is one line of a paragraph whose next (or previous) line sits beside another field: a note

@@ -7,7 +7,7 @@ import { MAX_SUGGESTED_CHARS, suggestName, toSnakeCase, uniqueNames } from '../a
 import type { Rect } from '../types.js';
 
 /** A line or item number before the words: "1", "12a", "10)", "A)", "(3)", "b.", "©". */
-const LEADING_MARK = /^\s*(?:\(?\d{1,3}[a-z]?[.)]?|\(?[a-z][.)]|\([a-z0-9]{1,3}\)|[©•▶►]|\$)(?=\s)\s*/iu;
+const LEADING_MARK = /^\s*(?:\(?\d{1,3}[a-z]?[.)]?\*?|\(?[a-z][.)]|\([a-z0-9]{1,3}\)|[©•▶►]|\$)(?=\s)\s*/iu;
 /** A currency sign after the words ("Amount $"). */
 const TRAILING_MARK = /\s+[$€£%©]$/u;
 /** Where the head words end: a parenthesis, a new sentence, a question mark, or an instruction. */
