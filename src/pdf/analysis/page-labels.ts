@@ -97,9 +97,10 @@ function ownedElsewhere(page: LabelPage, owner: number, p: Phrase): boolean {
 
 /** The line just above `p` that its words continue (p starts in lower case), when it is nobody else's. */
 function wrappedFrom(page: LabelPage, owner: number, p: Phrase): Phrase | undefined {
-  // lower case goes on a sentence, and so do a number or a quote ("20 feet”; “Worker was..."); a
-  // parenthesis explains the line above it
-  if (!/^[\p{Ll}(“"‘]|^\d+\s\p{Ll}/u.test(p.text)) return undefined;
+  // lower case goes on a sentence, and so do a number or a quote ("20 feet”; “Worker was...") and
+  // examples ("Examples: ..."); a parenthesis explains the line above it
+  const goesOn = /^[\p{Ll}(“"‘]|^\d+\s\p{Ll}/u.test(p.text) || /^(?:examples?|exemples?|beispiele?)\s?:/iu.test(p.text);
+  if (!goesOn) return undefined;
   return page.phrases.find(
     (q) =>
       q !== p &&

@@ -85,7 +85,11 @@ export function keyWordsOf(label: string): string {
   text = text
     .replace(INSTRUCTION_VERB, '')
     .replace(TRAILING_HERE, '')
-    .replace(/^(?:the|this|a|an)\s+/iu, '');
+    // "What was the injury or illness?": the question's subject names the answer
+    .replace(/^(?:what|which)\s+(?:is|was|are|were)\s+(?:the|your)\s+(?=\p{L})/iu, '')
+    .replace(/^(?:the|this|a|an)\s+/iu, '')
+    // "date of this bill of sale": a demonstrative after a preposition says nothing a key needs
+    .replace(/\b(of|for|on|in|to)\s+(?:this|that|these|those)\s+(?=\p{L})/giu, '$1 ');
   for (let i = 0; i < 2; i++) text = text.replace(TRAILING_MARK, '');
   text = text
     .replace(/\s+\d\)$/u, '') // a footnote call ("rémunérations brutes 2)")

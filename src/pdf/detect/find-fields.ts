@@ -290,6 +290,20 @@ function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
 }
 
 /**
+ * A box one line of text high, its caption in it, sitting right on top of a comb it spans ("Social
+ * security number" over the digit cells): the comb's caption strip, not a blank beside the caption.
+ */
+function captionStrip(c: Rect, texts: TextBox[], combs: { rect: Rect }[]): boolean {
+  const held = texts.filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect));
+  if (held.length === 0) return false;
+  const line = Math.max(...held.map((t) => height(t.rect)));
+  if (height(c) > 1.8 * line) return false;
+  return combs.some(
+    (o) => o.rect[3] <= c[1] + TOUCH && c[1] - o.rect[3] <= 3 && overlapX(o.rect, c) >= 0.8 * width(o.rect),
+  );
+}
+
+/**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
  */
@@ -342,6 +356,7 @@ export function findFields(
       continue;
     }
     if (width(c) < MIN_BOX_WIDTH || height(c) < MIN_FIELD_HEIGHT) continue;
+    if (captionStrip(c, words, combs)) continue;
     const free = freePart(c, words);
     if (!free || width(free) < MIN_FIELD_WIDTH || height(free) < MIN_FIELD_HEIGHT) continue;
     const whole = free[3] === c[3] && free[0] === c[0];
