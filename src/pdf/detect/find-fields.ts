@@ -254,6 +254,31 @@ function printedRow(c: Rect, boxes: Rect[], holdsText: (r: Rect) => boolean): bo
   return row.length > 0 && row.every(holdsText);
 }
 
+/** The boxes right above and right below `c` in its column (same edges, touching). */
+function stacked(c: Rect, boxes: Rect[]): Rect[] {
+  return boxes.filter(
+    (o) =>
+      o !== c &&
+      Math.abs(o[0] - c[0]) <= TOUCH &&
+      Math.abs(o[2] - c[2]) <= TOUCH &&
+      (Math.abs(o[1] - c[3]) <= TOUCH || Math.abs(o[3] - c[1]) <= TOUCH),
+  );
+}
+
+/** Another box of the row holds lines of words down to its bottom (a cell of a printed chart, not a caption). */
+function rowFilled(c: Rect, boxes: Rect[], texts: TextBox[]): boolean {
+  return boxes.some((o) => {
+    if (o === c || Math.abs(o[1] - c[1]) > TOUCH || Math.abs(o[3] - c[3]) > TOUCH || overlapX(o, c) > TOUCH)
+      return false;
+    const held = texts.filter((t) => intersection(t.rect, o) > 0.5 * area(t.rect));
+    if (held.length === 0 || textLines(o, texts) < 2) return false;
+    // a check box in it makes it a form's cell ("3 ☐ Single ☐ Married" beside "Home address")
+    if (boxes.some((b) => b !== o && isSquare(b) && inside(b, o))) return false;
+    const low = held.reduce((a, t) => (t.rect[1] < a.rect[1] ? t : a));
+    return low.rect[1] - o[1] <= 1.6 * height(low.rect);
+  });
+}
+
 /**
  * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
  * numbers counting up by one ("1 | 2 | 3 | 4 | 5"). Each box is a button (ticked or circled).
@@ -368,6 +393,10 @@ export function findFields(
       .map((t) => t.text.trim())
       .join('');
     if (!whole && said.length > 3 && (beside || textLines(c, words) >= 2) && printedRow(c, boxes, holdsText)) continue;
+    // a chart's row whose neighbour's words run down to its bottom, under or over another printed row:
+    // the room under these words is layout
+    const chart = (r: Rect) => printedRow(r, boxes, holdsText);
+    if (!whole && said.length > 3 && chart(c) && rowFilled(c, boxes, words) && stacked(c, boxes).some(chart)) continue;
     const date = dates.find((d) => intersection(d.rect, free) > 0.5 * area(d.rect));
     if (date) out.push({ kind: 'date', rect: free, dateFormat: date.dateFormat, confidence: 0.85 });
     else if (height(free) >= MULTILINE_HEIGHT && width(free) >= 80)
