@@ -221,7 +221,7 @@ const sameRow = (a: Rect, b: Rect) =>
  * The type stays what the caption made it.
  */
 function withHeaders(page: LabelPage, found: LabelledDetection[]): LabelledDetection[] {
-  return found.map((d, i) => {
+  const headed = found.map((d, i) => {
     if (d.type === 'checkbox' || d.type === 'radio' || !d.label) return d;
     const bare = !/\p{L}/u.test(d.label);
     const shared = found.some(
@@ -232,6 +232,41 @@ function withHeaders(page: LabelPage, found: LabelledDetection[]): LabelledDetec
     const header = columnHeader(page, d.rect);
     return header ? { ...d, label: header } : d;
   });
+  return headed.map((d) => withGroupHeader(page, headed, d));
+}
+
+/** A column's own one-word header ("From-", "To-"), under the header of its group. */
+const SUB_HEADER = /^\p{L}{1,6}\W?$/u;
+
+/**
+ * Two touching cells of a row headed each by one word ("From-" | "To-") under one header spanning both
+ * ("Experience Rate Period"): each is labelled by the group's header and its own word.
+ */
+function withGroupHeader(page: LabelPage, found: LabelledDetection[], d: LabelledDetection): LabelledDetection {
+  if (!d.label || !SUB_HEADER.test(d.label)) return d;
+  // (the neighbour may already read its group's header before its word: "Experience Rate Period To-")
+  const word = (label: string | null) => label?.split(' ').pop() ?? '';
+  const pair = found.find(
+    (o) =>
+      o !== d &&
+      word(o.label) !== d.label &&
+      SUB_HEADER.test(word(o.label)) &&
+      sameRow(o.rect, d.rect) &&
+      (Math.abs(o.rect[0] - d.rect[2]) <= 1.5 || Math.abs(o.rect[2] - d.rect[0]) <= 1.5),
+  );
+  if (!pair) return d;
+  const both: Rect = [
+    Math.min(d.rect[0], pair.rect[0]),
+    Math.min(d.rect[1], pair.rect[1]),
+    Math.max(d.rect[2], pair.rect[2]),
+    Math.max(d.rect[3], pair.rect[3]),
+  ];
+  const own = new Set([d.label, word(pair.label)]);
+  const group = columnHeader(page, both)
+    .split(' ')
+    .filter((w) => !own.has(w))
+    .join(' ');
+  return group && group !== d.label ? { ...d, label: `${group} ${d.label}` } : d;
 }
 
 /** A caption found makes a detection surer; none makes it less so. */
