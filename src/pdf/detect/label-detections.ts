@@ -10,7 +10,7 @@ import {
   labelPage,
   textCaption,
 } from '../analysis/page-labels.js';
-import type { PageText } from '../analysis/page-text.js';
+import { type PageText, toFrame } from '../analysis/page-text.js';
 import type { Phrase } from '../analysis/text-phrases.js';
 import type { Rect } from '../types.js';
 import { rowQuestion, sentenceAbove, signatureBefore } from './row-context.js';
@@ -255,6 +255,13 @@ function withGroupHeader(page: LabelPage, found: LabelledDetection[], d: Labelle
       (Math.abs(o.rect[0] - d.rect[2]) <= 1.5 || Math.abs(o.rect[2] - d.rect[0]) <= 1.5),
   );
   if (!pair) return d;
+  // the group's header is printed across the edge the two cells share
+  const edge = toFrame(Math.abs(pair.rect[0] - d.rect[2]) <= 1.5 ? d.rect : pair.rect, page.rotation)[2];
+  const top = toFrame(d.rect, page.rotation)[3];
+  const across = page.phrases.some(
+    (p) => p.x0 < edge - p.size && p.x1 > edge + p.size && p.bottom >= top && p.bottom - top < 6 * p.size,
+  );
+  if (!across) return d;
   const both: Rect = [
     Math.min(d.rect[0], pair.rect[0]),
     Math.min(d.rect[1], pair.rect[1]),
