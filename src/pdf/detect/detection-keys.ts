@@ -170,18 +170,15 @@ export interface KeyInput {
 function partyAbove(all: KeyInput[], keys: string[], shared: Set<string>, i: number): string {
   const r = all[i].rect;
   const h = r[3] - r[1];
-  const above = all
-    .map((d, j) => ({ d, j }))
-    .filter(
-      ({ d, j }) =>
-        j !== i &&
-        d.page === all[i].page &&
-        d.rect[1] >= r[3] - 1 &&
-        d.rect[1] - r[3] < 6 * Math.max(h, 12) &&
-        Math.min(d.rect[2], r[2]) - Math.max(d.rect[0], r[0]) > 0,
-    )
-    .sort((a, b) => a.d.rect[1] - b.d.rect[1]);
-  for (const { d, j } of above) {
+  const above: number[] = [];
+  for (let j = 0; j < all.length; j++) {
+    const d = all[j];
+    if (j === i || d.page !== all[i].page || d.rect[1] < r[3] - 1 || d.rect[1] - r[3] >= 6 * Math.max(h, 12)) continue;
+    if (Math.min(d.rect[2], r[2]) - Math.max(d.rect[0], r[0]) > 0) above.push(j);
+  }
+  above.sort((a, b) => all[a].rect[1] - all[b].rect[1]);
+  for (const j of above) {
+    const d = all[j];
     if (shared.has(keys[j])) continue;
     const label = d.label ? keyWordsOf(d.label) : '';
     const possessive = /^(\p{L}+)['’]s\s/u.exec(label);
@@ -206,7 +203,8 @@ const SPAN_START = /^(?:du|de|from|vom|von|dal)\W*$/iu;
 /** "au" after "période du ____": the span's end is named by its start's words ("période au"). */
 function withRowStart(found: KeyInput[], i: number, label: string): string {
   const d = found[i];
-  const own = keyWordsOf(label);
+  // (only a short caption can be a span's end word)
+  const own = label.length <= 12 ? keyWordsOf(label) : '';
   if (!SPAN_END.test(own)) return label;
   const before = found
     .filter((o) => o !== d && o.page === d.page && o.label && sameRow(o.rect, d.rect) && o.rect[2] <= d.rect[0] + 1)
