@@ -38,6 +38,10 @@ describe('keyWordsOf: the words of a caption a key is named by', () => {
     expect(keyWordsOf('OPAS 7')).toBe('opas 7');
   });
 
+  it('reads what a sentence running into a blank names', () => {
+    expect(keyWordsOf('(“Buyer”) with a mailing address of')).toBe('mailing address');
+  });
+
   it('keeps the caption when nothing with a letter would be left', () => {
     expect(keyWordsOf('(1)')).toBe('(1)');
   });
@@ -56,7 +60,7 @@ describe('keyFromLabel', () => {
 describe('detectionKeys', () => {
   const d = (label: string | null, rect: Rect, type = 'text') => ({ page: 1, rect, label, type });
 
-  it('prefixes a shared key with the party named above it, and keeps others unique with _2', () => {
+  it('prefixes a shared key with the party named above it, and a date with the signature beside it', () => {
     const keys = detectionKeys(
       [
         d('Buyer’s Signature', [100, 700, 300, 716], 'signature'),
@@ -73,8 +77,8 @@ describe('detectionKeys', () => {
       'buyer_print_name',
       'seller_s_signature',
       'seller_print_name',
-      'date',
-      'date_2',
+      'buyer_s_signature_date',
+      'seller_s_signature_date',
     ]);
   });
 
@@ -90,6 +94,44 @@ describe('detectionKeys', () => {
       [],
     );
     expect(keys).toEqual(['street', 'city', 'facility', 'facility_street', 'facility_city']);
+  });
+
+  it('keeps other shared keys unique with _2, and a year after a date is the year', () => {
+    const keys = detectionKeys(
+      [
+        d('Date', [100, 700, 200, 716], 'date'),
+        d(', 20', [210, 700, 240, 716]),
+        d('Date', [100, 600, 200, 616], 'date'),
+      ],
+      [],
+    );
+    expect(keys).toEqual(['date', 'year', 'date_2']);
+  });
+
+  it('gives the blank after a check box option its description, and the box the option', () => {
+    const keys = detectionKeys([d('Other.', [160, 292, 172, 304], 'checkbox'), d('Other.', [220, 292, 534, 307])], []);
+    expect(keys).toEqual(['other', 'other_description']);
+  });
+
+  it('reads a qualifier under a heading, and a party’s details under its heading', () => {
+    const h = (label: string, rect: Rect, heading: string) => ({ ...d(label, rect), context: { heading } });
+    const keys = detectionKeys(
+      [
+        h('LAST', [30, 401, 273, 417], 'NAME'),
+        h('CITY', [30, 377, 273, 390], 'ADDRESS'),
+        h('PHONE', [339, 281, 582, 297], 'EMERGENCY CONTACT INFORMATION'),
+      ],
+      [],
+    );
+    expect(keys).toEqual(['last_name', 'city', 'emergency_contact_phone']);
+  });
+
+  it('tells apart check boxes with the same words by their row’s question', () => {
+    const q = (rect: Rect, question: string) => ({ ...d('Concentrateur', rect, 'checkbox'), context: { question } });
+    expect(detectionKeys([q([54, 444, 63, 453], 'Fixe'), q([280, 444, 289, 453], 'Mobile')], [])).toEqual([
+      'fixe_concentrateur',
+      'mobile_concentrateur',
+    ]);
   });
 
   it('never reuses a key the form already has', () => {

@@ -35,7 +35,7 @@ const LONG_LEFT_CHARS = 80;
 const MAX_CAPTION_CHARS = 300;
 
 /** Leaders (". . . .", "____"), and the colon, asterisk or bullet a caption ends or starts with. */
-function cleanCaption(text: string): string {
+export function cleanCaption(text: string): string {
   const out = text
     .replace(/[\p{Co}\p{Cc}\uFFFD]/gu, ' ') // symbol-font glyphs with no Unicode meaning (check marks, bullets)
     .replace(/(?:\s?[.·…_]){3,}/g, ' ')
@@ -46,10 +46,13 @@ function cleanCaption(text: string): string {
   return out.length > MAX_CAPTION_CHARS ? `${out.slice(0, MAX_CAPTION_CHARS)}…` : out;
 }
 
-/** Too little to be a caption by itself: a line number ("1a", "12."), a currency sign, a stray mark. */
+/**
+ * Too little to be a caption by itself: a line number ("1a", "12."), a currency sign, a stray mark (©
+ * is the arrow of a symbol font read without its map, "here ©").
+ */
 function isWeak(text: string): boolean {
   const t = cleanCaption(text);
-  return t === '' || /^(?:\(?[0-9]{1,3}[a-z]?[.)]?|[a-z][.)]|[$€£%#()])$/iu.test(t);
+  return t === '' || /^(?:\(?[0-9]{1,3}[a-z]?[.)]?|[a-z][.)]|[$€£%#()©])$/iu.test(t);
 }
 
 const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.min(a1, b1) - Math.max(a0, b0);
@@ -94,17 +97,23 @@ function ownedElsewhere(page: LabelPage, owner: number, p: Phrase): boolean {
 
 /** The line just above `p` that its words continue (p starts in lower case), when it is nobody else's. */
 function wrappedFrom(page: LabelPage, owner: number, p: Phrase): Phrase | undefined {
-  // lower case goes on a sentence; a parenthesis explains the line above it
-  if (!/^[\p{Ll}(]/u.test(p.text)) return undefined;
+  // lower case goes on a sentence, and so do a number or a quote ("20 feet”; “Worker was...") and
+  // examples ("Examples: ..."); a parenthesis explains the line above it
+  const goesOn = /^[\p{Ll}(“"‘]|^\d+\s\p{Ll}/u.test(p.text) || /^(?:examples?|exemples?|beispiele?)\s?:/iu.test(p.text);
+  if (!goesOn) return undefined;
   return page.phrases.find(
     (q) =>
       q !== p &&
-      Math.abs(q.x0 - p.x0) < 1.5 * p.size &&
+      (Math.abs(q.x0 - p.x0) < 1.5 * p.size || hangsFrom(q, p)) &&
       q.bottom > p.top - 0.6 * p.size &&
       q.bottom - p.top < 1.0 * p.size &&
       !ownedElsewhere(page, owner, q),
   );
 }
+
+/** A numbered line whose next lines are indented under its words ("15) What happened? ... / 20 feet"). */
+const hangsFrom = (q: Phrase, p: Phrase) =>
+  q.x0 < p.x0 && p.x0 - q.x0 < 3 * p.size && /^\d{1,3}[a-z]?[.)]/u.test(q.text);
 
 /**
  * The phrase is one line of a paragraph whose next (or previous) line sits beside another field: a note
@@ -252,11 +261,19 @@ function rightOf(page: LabelPage, owner: number, r: Rect): Phrase | undefined {
 /** The lines just above `r` that start over it (a caption on top of its box), nearest line last. */
 function above(page: LabelPage, owner: number, r: Rect): Phrase[] | undefined {
   const over = (p: Phrase) => p.x0 >= r[0] - 1.5 * p.size && p.x0 < r[2] && overlap(p.x0, p.x1, r[0], r[2]) > 0;
-  const nearest = page.phrases
-    .filter((p) => over(p) && p.bottom >= r[3] - 0.4 * p.size && p.bottom - r[3] < 2.5 * p.size + 4)
-    .sort((a, b) => a.bottom - b.bottom || a.x0 - b.x0)[0];
-  if (!nearest || blockedUp(page, owner, r[0], r[2], r[3], nearest.bottom)) return undefined;
+  const near = page.phrases.filter(
+    (p) => over(p) && p.bottom >= r[3] - 0.4 * p.size && p.bottom - r[3] < 2.5 * p.size + 4,
+  );
+  const lowest = near.reduce<Phrase | undefined>((a, p) => (!a || p.bottom < a.bottom ? p : a), undefined);
+  if (!lowest) return undefined;
+  // that line read from the left ("Fax Number:      OR"): a line number before it goes with its words
+  const line = near.filter((p) => Math.abs(p.bottom - lowest.bottom) <= 0.3 * p.size).sort((a, b) => a.x0 - b.x0);
+  const nearest = line[0];
+  if (blockedUp(page, owner, r[0], r[2], r[3], nearest.bottom)) return undefined;
   if (ownedElsewhere(page, owner, nearest)) return undefined;
+  const next = line[1];
+  if (isWeak(nearest.text) && next && next.x0 - nearest.x1 <= 3 * next.size && !ownedElsewhere(page, owner, next))
+    return [nearest, next];
   return withWrapped(page, owner, [nearest]);
 }
 

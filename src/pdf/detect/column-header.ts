@@ -29,7 +29,9 @@ export function columnHeader(page: LabelPage, rect: Rect): string {
   for (const p of over) {
     // a header centred in a tall header row may stand a few lines above the cell; its lines are
     // close together, and it ends where a gap of more than a line and a half opens above it
-    if (p.bottom - edge > (lines.length === 0 ? 4 : 1.5) * p.size + 2) break;
+    // (the column's number under the header is no part of it: the gap above it counts as the first)
+    const first = lines.every((l) => COLUMN_MARK.test(l.text.trim()));
+    if (p.bottom - edge > (first ? 4 : 1.5) * p.size + 2) break;
     lines.push(p);
     edge = Math.max(edge, p.top);
     if (lines.length >= MAX_HEADER_LINES) break;

@@ -6,7 +6,7 @@ import { pageRuns, fromFrame, type PageText, type RawItem } from '../analysis/pa
 import { loadPdfjs, openPdfjs } from '../analysis/pdfjs-loader.js';
 import { toPhrases } from '../analysis/text-phrases.js';
 import { PdfEngineError, type Rect } from '../types.js';
-import { detectionKeys } from './detection-keys.js';
+import { detectionKeys, type KeyContext } from './detection-keys.js';
 import { findFields, type TextBox } from './find-fields.js';
 import { readInk, type OpCodes } from './ink.js';
 import { labelDetections, type PageDetection } from './label-detections.js';
@@ -92,7 +92,7 @@ function leaderBoxes(items: RawItem[]): TextBox[] {
 }
 
 interface PageOutcome {
-  detections: PageDetection[];
+  detections: { d: PageDetection; context?: KeyContext }[];
   raster: boolean;
   warnings: string[];
 }
@@ -149,7 +149,9 @@ async function detectPage(
     .map((d) => ({ ...d, rect: inView(d.rect), ...(d.widgets ? { widgets: d.widgets.map(inView) } : {}) }))
     .filter((d) => visible(d.rect) && (d.widgets ?? []).every(visible))
     // reading order: top to bottom, then left to right (the order keys and the review list follow)
-    .sort((a, b) => (Math.abs(b.rect[3] - a.rect[3]) > 3 ? b.rect[3] - a.rect[3] : a.rect[0] - b.rect[0]));
+    .sort((a, b) => (Math.abs(b.rect[3] - a.rect[3]) > 3 ? b.rect[3] - a.rect[3] : a.rect[0] - b.rect[0]))
+    // the key's context stays inside: it is no part of a detection
+    .map(({ context, ...d }) => ({ d, context }));
   return { detections, raster, warnings };
 }
 
@@ -186,7 +188,7 @@ export async function detectFields(
       throw new PdfEngineError('INVALID_PDF', `the file could not be read as a PDF (${msg.slice(0, 200)})`);
     });
     const warnings: string[] = [];
-    const found: { page: number; d: PageDetection }[] = [];
+    const found: { page: number; d: PageDetection; context?: KeyContext }[] = [];
     const rasterPages: number[] = [];
     const pages = Math.min(doc.numPages, lim.maxPages);
     if (doc.numPages > lim.maxPages)
@@ -216,10 +218,10 @@ export async function detectFields(
       }
       warnings.push(...outcome.warnings);
       if (outcome.raster) rasterPages.push(n);
-      for (const d of outcome.detections) found.push({ page: n, d });
+      for (const { d, context } of outcome.detections) found.push({ page: n, d, context });
     }
     const keys = detectionKeys(
-      found.map(({ page, d }) => ({ page, rect: d.rect, label: d.label, type: d.type })),
+      found.map(({ page, d, context }) => ({ page, rect: d.rect, label: d.label, type: d.type, context })),
       existing.keys,
     );
     const detections = found.map(({ page, d }, i): Detection => ({ key: keys[i], page, ...d }));

@@ -16,6 +16,8 @@ export interface Candidate {
   cells?: number;
   /** date: the display pattern */
   dateFormat?: string;
+  /** a writing line (drawn or typed as underscores), not a box: its caption may be printed under it */
+  line?: boolean;
   /** 0-1: how sure the shape alone makes us */
   confidence: number;
 }
@@ -252,6 +254,31 @@ function printedRow(c: Rect, boxes: Rect[], holdsText: (r: Rect) => boolean): bo
   return row.length > 0 && row.every(holdsText);
 }
 
+/** The boxes right above and right below `c` in its column (same edges, touching). */
+function stacked(c: Rect, boxes: Rect[]): Rect[] {
+  return boxes.filter(
+    (o) =>
+      o !== c &&
+      Math.abs(o[0] - c[0]) <= TOUCH &&
+      Math.abs(o[2] - c[2]) <= TOUCH &&
+      (Math.abs(o[1] - c[3]) <= TOUCH || Math.abs(o[3] - c[1]) <= TOUCH),
+  );
+}
+
+/** Another box of the row holds lines of words down to its bottom (a cell of a printed chart, not a caption). */
+function rowFilled(c: Rect, boxes: Rect[], texts: TextBox[]): boolean {
+  return boxes.some((o) => {
+    if (o === c || Math.abs(o[1] - c[1]) > TOUCH || Math.abs(o[3] - c[3]) > TOUCH || overlapX(o, c) > TOUCH)
+      return false;
+    const held = texts.filter((t) => intersection(t.rect, o) > 0.5 * area(t.rect));
+    if (held.length === 0 || textLines(o, texts) < 2) return false;
+    // a check box in it makes it a form's cell ("3 ☐ Single ☐ Married" beside "Home address")
+    if (boxes.some((b) => b !== o && isSquare(b) && inside(b, o))) return false;
+    const low = held.reduce((a, t) => (t.rect[1] < a.rect[1] ? t : a));
+    return low.rect[1] - o[1] <= 1.6 * height(low.rect);
+  });
+}
+
 /**
  * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
  * numbers counting up by one ("1 | 2 | 3 | 4 | 5"). Each box is a button (ticked or circled).
@@ -285,6 +312,20 @@ function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
     if (run.length >= 3) for (const x of run) out.add(x.c);
   }
   return out;
+}
+
+/**
+ * A box one line of text high, its caption in it, sitting right on top of a comb it spans ("Social
+ * security number" over the digit cells): the comb's caption strip, not a blank beside the caption.
+ */
+function captionStrip(c: Rect, texts: TextBox[], combs: { rect: Rect }[]): boolean {
+  const held = texts.filter((t) => intersection(t.rect, c) > 0.5 * area(t.rect));
+  if (held.length === 0) return false;
+  const line = Math.max(...held.map((t) => height(t.rect)));
+  if (height(c) > 1.8 * line) return false;
+  return combs.some(
+    (o) => o.rect[3] <= c[1] + TOUCH && c[1] - o.rect[3] <= 3 && overlapX(o.rect, c) >= 0.8 * width(o.rect),
+  );
 }
 
 /**
@@ -340,6 +381,7 @@ export function findFields(
       continue;
     }
     if (width(c) < MIN_BOX_WIDTH || height(c) < MIN_FIELD_HEIGHT) continue;
+    if (captionStrip(c, words, combs)) continue;
     const free = freePart(c, words);
     if (!free || width(free) < MIN_FIELD_WIDTH || height(free) < MIN_FIELD_HEIGHT) continue;
     const whole = free[3] === c[3] && free[0] === c[0];
@@ -351,6 +393,10 @@ export function findFields(
       .map((t) => t.text.trim())
       .join('');
     if (!whole && said.length > 3 && (beside || textLines(c, words) >= 2) && printedRow(c, boxes, holdsText)) continue;
+    // a chart's row whose neighbour's words run down to its bottom, under or over another printed row:
+    // the room under these words is layout
+    const chart = (r: Rect) => printedRow(r, boxes, holdsText);
+    if (!whole && said.length > 3 && chart(c) && rowFilled(c, boxes, words) && stacked(c, boxes).some(chart)) continue;
     const date = dates.find((d) => intersection(d.rect, free) > 0.5 * area(d.rect));
     if (date) out.push({ kind: 'date', rect: free, dateFormat: date.dateFormat, confidence: 0.85 });
     else if (height(free) >= MULTILINE_HEIGHT && width(free) >= 80)
@@ -377,8 +423,8 @@ export function findFields(
     for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, words)) {
       const rect: Rect = [x0, l.y0 + 0.5, x1, l.y0 + h];
       const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
-      if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85 });
-      else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6 });
+      if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85, line: true });
+      else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6, line: true });
     }
   }
 
@@ -389,7 +435,7 @@ export function findFields(
     if (taken(m.rect)) continue;
     if (m.kind === 'box') out.push({ kind: 'checkbox', rect: m.rect, confidence: 0.9 });
     else if (m.kind === 'date') out.push({ kind: 'date', rect: m.rect, dateFormat: m.dateFormat, confidence: 0.85 });
-    else if (width(m.rect) >= MIN_FIELD_WIDTH) out.push({ kind: 'text', rect: m.rect, confidence: 0.75 });
+    else if (width(m.rect) >= MIN_FIELD_WIDTH) out.push({ kind: 'text', rect: m.rect, confidence: 0.75, line: true });
   }
   for (const r of ink.rings) {
     if (!taken(r) && !out.some((c) => c.kind === 'ring' && intersection(c.rect, r) > 0.5 * area(r)))

@@ -28,6 +28,7 @@ export interface PageInk {
 /** The operator numbers we read (pdf.js's OPS table, passed in so this file stays free of pdf.js). */
 export type OpCodes = Record<
   | 'save'
+  | 'setDash'
   | 'restore'
   | 'transform'
   | 'constructPath'
@@ -71,6 +72,17 @@ interface GraphicsState {
   strokeWhite: boolean;
   /** lightness of the fill colour, 0-1 */
   fillLight: number;
+  /** strokes are dotted (a dash pattern of dots far apart): leaders, not lines to write on */
+  dotted: boolean;
+}
+
+/** A dash pattern of short dots with wide gaps ("[1 11] 0 d"): a row of leader dots. */
+function isDotted(args: unknown[] | null): boolean {
+  const pattern = Array.isArray(args?.[0]) ? (args[0] as number[]) : [];
+  if (pattern.length === 0) return false;
+  const on = pattern.filter((_, i) => i % 2 === 0);
+  const off = pattern.length > 1 ? pattern.filter((_, i) => i % 2 === 1) : on;
+  return Math.max(...on) <= 1.5 && Math.min(...off) >= 4 * Math.max(...on, 0.5);
 }
 
 const multiply = (m: Matrix, n: Matrix): Matrix => [
@@ -121,7 +133,13 @@ interface PendingPath {
 export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): PageInk {
   const out: PageInk = { horizontal: [], vertical: [], rings: [], fills: [], imageArea: 0, capped: false };
   const stack: GraphicsState[] = [];
-  let gs: GraphicsState = { ctm: [1, 0, 0, 1, 0, 0], fillWhite: false, strokeWhite: false, fillLight: 0 };
+  let gs: GraphicsState = {
+    ctm: [1, 0, 0, 1, 0, 0],
+    fillWhite: false,
+    strokeWhite: false,
+    fillLight: 0,
+    dotted: false,
+  };
   let path: PendingPath = { lines: [], curved: [], rects: [] };
   let count = 0;
 
@@ -139,8 +157,10 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
 
   const paint = (stroked: boolean, filled: boolean) => {
     const shows = (stroked && !gs.strokeWhite) || (filled && !gs.fillWhite);
+    // a dotted stroke is a leader between a caption and its box; filled, the path is a shape as ever
+    const lines = stroked && gs.dotted && !filled ? [] : path.lines;
     if (shows) {
-      for (const [x0, y0, x1, y1] of path.lines) {
+      for (const [x0, y0, x1, y1] of lines) {
         // one path may hold the whole page's hatching: the cap holds inside it too
         if (count >= maxSegments) {
           out.capped = true;
@@ -268,6 +288,9 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
         break;
       case ops.setStrokeRGBColor:
         gs.strokeWhite = isWhite(args);
+        break;
+      case ops.setDash:
+        gs.dotted = isDotted(args);
         break;
       case ops.constructPath:
         if (args) construct(args[0] as ArrayLike<number>, args[1] as ArrayLike<number>);

@@ -4,14 +4,19 @@
 import {
   buttonCaption,
   buttonWords,
+  cleanCaption,
   groupCaption,
   type LabelPage,
   labelPage,
   textCaption,
 } from '../analysis/page-labels.js';
-import type { PageText } from '../analysis/page-text.js';
+import { type PageText, toFrame } from '../analysis/page-text.js';
+import type { Phrase } from '../analysis/text-phrases.js';
 import type { Rect } from '../types.js';
+import { rowQuestion, sentenceAbove, signatureBefore } from './row-context.js';
+import { blockHeading, hangingPhrase } from './caption-below.js';
 import { columnHeader } from './column-header.js';
+import type { KeyContext } from './detection-keys.js';
 import type { Candidate } from './find-fields.js';
 
 export type DetectedType = 'text' | 'multiline' | 'comb' | 'date' | 'checkbox' | 'radio' | 'signature';
@@ -28,6 +33,11 @@ export interface PageDetection {
   /** radio: each button's box, and the words beside it (its option) */
   widgets?: Rect[];
   options?: string[];
+}
+
+/** A detection with what its key may need of the page. */
+export interface LabelledDetection extends PageDetection {
+  context?: KeyContext;
 }
 
 const SIGNATURE = /\b(?:signature|signatures|unterschrift|firma|signé|sign here|signed)\b/iu;
@@ -109,7 +119,7 @@ export function labelDetections(
   candidates: Candidate[],
   text: PageText | undefined,
   existing: Rect[] = [],
-): PageDetection[] {
+): LabelledDetection[] {
   const pageText = text ?? { rotation: 0, runs: [] };
   // the form's own widgets stand between text and the detections as any field does
   const others = existing.map((rect, k) => ({ owner: -1 - k, rect }));
@@ -131,7 +141,26 @@ export function labelDetections(
     ...fields.flatMap((f, owner) => f.members.map((i) => ({ owner, rect: candidates[i].rect }))),
     ...others,
   ]);
-  const labelled = fields.map((f, owner): PageDetection => {
+  // captions hanging under writing lines, and the lines they hang from
+  const hanging = new Map<number, Phrase>();
+  for (const [owner, f] of fields.entries()) {
+    const c = candidates[f.members[0]];
+    const p = f.members.length === 1 && c.line ? hangingPhrase(page, c.rect) : undefined;
+    if (p) hanging.set(owner, p);
+  }
+  const under = new Set(hanging.values());
+  const headings = new Map<number, string>();
+  for (const [owner, p] of hanging)
+    headings.set(owner, blockHeading(page, candidates[fields[owner].members[0]].rect, p, under));
+  // a line under a line, captioned by what hangs under the one above, is its second line (an address)
+  const lineAbove = (r: Rect, caption: string) =>
+    [...hanging].find(([o, p]) => {
+      const a = candidates[fields[o].members[0]].rect;
+      return (
+        cleanCaption(p.text) === caption && Math.abs(a[0] - r[0]) < 3 && a[1] > r[3] && a[1] - r[3] < 3 * (a[3] - a[1])
+      );
+    })?.[0];
+  const labelled = fields.map((f, owner): LabelledDetection => {
     const c = candidates[f.members[0]];
     if (f.members.length > 1) {
       const rects = f.members.map((i) => candidates[i].rect);
@@ -149,10 +178,29 @@ export function labelDetections(
     }
     if (isButton(c)) {
       const caption = buttonCaption(page, owner, c.rect);
-      return { type: 'checkbox', rect: c.rect, label: caption || null, confidence: withLabel(c.confidence, caption) };
+      const question = rowQuestion(page, c.rect);
+      return {
+        type: 'checkbox',
+        rect: c.rect,
+        label: caption || null,
+        confidence: withLabel(c.confidence, caption),
+        ...(question && question !== caption ? { context: { question } } : {}),
+      };
     }
-    const caption = textCaption(page, owner, c.rect);
-    const base = { rect: c.rect, label: caption || null, confidence: withLabel(c.confidence, caption) };
+    const hung = hanging.get(owner);
+    const found = hung ? cleanCaption(hung.text) : textCaption(page, owner, c.rect);
+    // a bare writing line finishes the sentence above it ("with a mailing address of")
+    const caption = found || (c.line ? sentenceAbove(page, c.rect) : '');
+    const first = hung || !c.line ? undefined : lineAbove(c.rect, caption);
+    const heading = headings.get(first ?? owner) ?? '';
+    const signed = DATE_CAPTION.test(caption) ? signatureBefore(page, c.rect) : '';
+    const context = { ...(heading ? { heading } : {}), ...(signed ? { signed } : {}) };
+    const base = {
+      rect: c.rect,
+      label: caption || null,
+      confidence: withLabel(c.confidence, caption),
+      ...(heading || signed ? { context } : {}),
+    };
     if (c.kind === 'comb') return { ...base, type: 'comb', cells: c.cells };
     if (c.kind === 'date') return { ...base, type: 'date', dateFormat: c.dateFormat };
     if (SIGNATURE.test(caption) || SIGNATURE.test(below(pageText, c.rect))) return { ...base, type: 'signature' };
@@ -172,8 +220,8 @@ const sameRow = (a: Rect, b: Rect) =>
  * them: a bare column number ("(1)"), or the one header line several cells of the row were all given.
  * The type stays what the caption made it.
  */
-function withHeaders(page: LabelPage, found: PageDetection[]): PageDetection[] {
-  return found.map((d, i) => {
+function withHeaders(page: LabelPage, found: LabelledDetection[]): LabelledDetection[] {
+  const headed = found.map((d, i) => {
     if (d.type === 'checkbox' || d.type === 'radio' || !d.label) return d;
     const bare = !/\p{L}/u.test(d.label);
     const shared = found.some(
@@ -184,6 +232,48 @@ function withHeaders(page: LabelPage, found: PageDetection[]): PageDetection[] {
     const header = columnHeader(page, d.rect);
     return header ? { ...d, label: header } : d;
   });
+  return headed.map((d) => withGroupHeader(page, headed, d));
+}
+
+/** A column's own one-word header ("From-", "To-"), under the header of its group. */
+const SUB_HEADER = /^\p{L}{1,6}\W?$/u;
+
+/**
+ * Two touching cells of a row headed each by one word ("From-" | "To-") under one header spanning both
+ * ("Experience Rate Period"): each is labelled by the group's header and its own word.
+ */
+function withGroupHeader(page: LabelPage, found: LabelledDetection[], d: LabelledDetection): LabelledDetection {
+  if (!d.label || !SUB_HEADER.test(d.label)) return d;
+  // (the neighbour may already read its group's header before its word: "Experience Rate Period To-")
+  const word = (label: string | null) => label?.split(' ').pop() ?? '';
+  const pair = found.find(
+    (o) =>
+      o !== d &&
+      word(o.label) !== d.label &&
+      SUB_HEADER.test(word(o.label)) &&
+      sameRow(o.rect, d.rect) &&
+      (Math.abs(o.rect[0] - d.rect[2]) <= 1.5 || Math.abs(o.rect[2] - d.rect[0]) <= 1.5),
+  );
+  if (!pair) return d;
+  // the group's header is printed across the edge the two cells share
+  const edge = toFrame(Math.abs(pair.rect[0] - d.rect[2]) <= 1.5 ? d.rect : pair.rect, page.rotation)[2];
+  const top = toFrame(d.rect, page.rotation)[3];
+  const across = page.phrases.some(
+    (p) => p.x0 < edge - p.size && p.x1 > edge + p.size && p.bottom >= top && p.bottom - top < 6 * p.size,
+  );
+  if (!across) return d;
+  const both: Rect = [
+    Math.min(d.rect[0], pair.rect[0]),
+    Math.min(d.rect[1], pair.rect[1]),
+    Math.max(d.rect[2], pair.rect[2]),
+    Math.max(d.rect[3], pair.rect[3]),
+  ];
+  const own = new Set([d.label, word(pair.label)]);
+  const group = columnHeader(page, both)
+    .split(' ')
+    .filter((w) => !own.has(w))
+    .join(' ');
+  return group && group !== d.label ? { ...d, label: `${group} ${d.label}` } : d;
 }
 
 /** A caption found makes a detection surer; none makes it less so. */
