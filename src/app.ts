@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.js';
@@ -11,7 +11,6 @@ import { registerNulGuard } from './http/nul-guard.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
 import { registerTracing } from './http/tracing.js';
-import { registerAccessLog } from './http/access-log.js';
 import { authenticate, rateLimit } from './http/auth.js';
 import { keyAuthenticator } from './modules/accounts/api-keys.js';
 import { ping } from './adapters/db/database.js';
@@ -34,8 +33,6 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
-    // one line per request instead of two (http/access-log.ts); errors are logged by error-handler.ts
-    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.limits.jsonBodyBytes,
     // Accept a caller's X-Request-Id when it is sane, so logs can be correlated across systems.
     genReqId: (req) => {
@@ -61,7 +58,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   // first, so the request's span is current in every hook after it
   registerTracing(app as unknown as FastifyInstance, deps.tracer);
-  registerAccessLog(app as unknown as FastifyInstance);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // Every answer: no browser may sniff a PDF or JSON into something else.
