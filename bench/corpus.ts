@@ -3,7 +3,8 @@
 // first render (the template prepared, code not yet optimised for this form) is timed on its own;
 // the median is taken after a warm-up, as a long-lived render worker runs. Sizes: our flattened output,
 // pdftk's for the same values, and the template + what the values draw (our flattened output with the
-// values minus without them).
+// values minus without them). The offline CLI (`formcast render`, the compiled build) is timed as a whole
+// process on the same data, as pdftk is: one offline render against one pdftk process.
 import { execFile } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,6 +37,8 @@ export interface CorpusRow {
   failed?: 'not-a-form' | 'pdftk' | 'ours';
   note?: string;
   sizes?: OutputSizes;
+  /** `node bin/formcast.js render TEMPLATE DATA -o OUT`, whole process */
+  cli?: Summary;
 }
 
 export interface OutputSizes {
@@ -54,6 +57,8 @@ export async function benchCorpus(
   opts: TimeOptions,
   pdftkOpts: TimeOptions | undefined,
   log: (msg: string) => void,
+  /** the checkout whose bin/formcast.js the offline render runs; undefined: not timed */
+  cliRoot?: string,
 ): Promise<CorpusRow[]> {
   // A template cache with one font library, as a render worker has.
   const cache = new TemplateCache({
@@ -84,8 +89,9 @@ export async function benchCorpus(
     }
     row.fields = analysis.fields.length;
     let values: Record<string, FillValue>;
+    let data: Record<string, unknown>;
     try {
-      const { data } = generateData(analysis.fields);
+      ({ data } = generateData(analysis.fields));
       ({ values } = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' }));
     } catch (err) {
       fail('ours', err);
@@ -103,6 +109,21 @@ export async function benchCorpus(
     } catch (err) {
       fail('ours', err);
       continue;
+    }
+    if (cliRoot && pdftkOpts) {
+      try {
+        const json = path.join(work, `${file}.json`);
+        writeFileSync(json, JSON.stringify(data));
+        const out = path.join(work, `${file}.cli.pdf`);
+        const args = [path.join(cliRoot, 'bin/formcast.js'), 'render', pdf, json, '-o', out];
+        // the data was generated for en-US / UTC (the CLI's defaults are fr-FR / Europe/Paris)
+        row.cli = await timeIt(
+          () => run(process.execPath, [...args, '--locale', 'en-US', '--timezone', 'UTC']),
+          pdftkOpts,
+        );
+      } catch (err) {
+        row.note = `formcast render failed: ${(err as Error).message.slice(0, 120)}`;
+      }
     }
     if (!pdftkOpts) continue;
     try {

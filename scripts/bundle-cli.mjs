@@ -5,6 +5,10 @@
 // dist/cli/accounts.js and dist/cli/keys.js (and one chunk they share), replacing tsc's output; packages with native code or
 // only needed on other paths (better-sqlite3, pg) stay external and load as usual. Source maps
 // follow tsc's, so stack traces still point at src/.
+// The offline `formcast render` gets the same treatment: its graph is ~440 files (pdf-lib alone 194),
+// whose resolving and reading was a third of the command's start-up; dist/cli/render.js becomes one
+// file with pdf-lib and the pure-JS packages the engine imports. pdfjs-dist stays external (imported
+// lazily, only when a form's scripts run), and so does what only the server loads.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +38,31 @@ await esbuild.build({
   format: 'esm',
   target: 'node20',
   external,
+  sourcemap: true,
+  logLevel: 'warning',
+});
+
+/** Inlined into the render command: the pure-JS packages the fill engine imports statically. */
+const RENDER_INLINE = new Set([
+  '@cantoo/pdf-lib',
+  'any-ascii',
+  'bidi-js',
+  'culori',
+  'fflate',
+  'html-entities',
+  'node-html-better-parser',
+]);
+await esbuild.build({
+  entryPoints: [path.join(outdir, 'render.js')],
+  outdir,
+  allowOverwrite: true,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].filter(
+    (d) => !RENDER_INLINE.has(d),
+  ),
   sourcemap: true,
   logLevel: 'warning',
 });

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { usageError } from './help.js';
+import { fail } from './fail.js';
 import { createDbRuntime } from '../db-runtime.js';
 import { AccountInputError } from '../errors.js';
 import { createAccount, listAccounts, setPlan } from '../modules/accounts/accounts.js';
@@ -47,9 +48,4 @@ export async function accountsCommand(config: Config, sub: string | undefined, f
   } finally {
     await runtime.close();
   }
-}
-
-export function fail(message: string): number {
-  console.error(`formcast: ${message}`);
-  return 1;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { copyLiveFolder } from '../adapters/backup/copy-folder.js';
 import { snapshotSqlite } from '../adapters/db/sqlite-snapshot.js';
 import type { Config } from '../config.js';
-import { fail } from './accounts.js';
+import { fail } from './fail.js';
 
 /**
  * `formcast backup OUT_DIR`: a copy of the embedded set-up (SQLite database, files folder, signing

@@ -15,7 +15,7 @@ import type { RenderEngine } from '../ports/render-engine.js';
 import { validateData } from '../modules/render-data/validate-data.js';
 import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
 import { DataValidationError } from '../errors.js';
-import { fail } from './accounts.js';
+import { fail } from './fail.js';
 import { csvRows, isCsv, jsonlRows, type Row } from './batch-input.js';
 import { createProgress } from './progress.js';
 
@@ -71,7 +71,7 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
   let rows: Row[];
   try {
     template = await readFile(templatePath);
-    analysis = await analyse(template);
+    analysis = await analyse(template, undefined, { captions: false }); // captions: unused by renders
     const text = await readFile(dataPath, 'utf8');
     rows = isCsv(dataPath) ? csvRows(text, analysis.fields) : jsonlRows(text);
   } catch (err) {

@@ -4,7 +4,7 @@ import { createDbRuntime } from '../db-runtime.js';
 import { getAccount } from '../modules/accounts/accounts.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../modules/accounts/api-keys.js';
 import { AppError } from '../errors.js';
-import { fail } from './accounts.js';
+import { fail } from './fail.js';
 
 interface Flags {
   name?: string;

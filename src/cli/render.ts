@@ -7,7 +7,7 @@ import { PdfEngineError } from '../pdf/types.js';
 import { validateData } from '../modules/render-data/validate-data.js';
 import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
 import { DataValidationError } from '../errors.js';
-import { fail } from './accounts.js';
+import { fail } from './fail.js';
 
 interface Flags {
   output?: string;
@@ -29,7 +29,8 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
   try {
     const template = await readFile(templatePath);
     const data: unknown = JSON.parse(await readFile(dataPath, 'utf8'));
-    const analysis = await analyse(template);
+    // No page captions: a render does not use them, and reading them loads pdf.js (most of the start-up).
+    const analysis = await analyse(template, undefined, { captions: false });
     const strict = flags.strict ?? false;
     // --no-calculate: the form's scripts do not run, and its computed fields take values from DATA.json
     const calculate = !flags['no-calculate'];

@@ -6,7 +6,7 @@ import { compile } from 'json-schema-to-typescript';
 import { analyse } from '../pdf/analysis/analyse.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { renderDataJsonSchema, type JsonSchemaObject } from '../modules/templates/json-schema.js';
-import { fail } from './accounts.js';
+import { fail } from './fail.js';
 
 interface Flags {
   output?: string;

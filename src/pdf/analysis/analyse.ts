@@ -29,7 +29,20 @@ function resolveCalculationReads(fields: Omit<AnalysedField, 'name'>[]): void {
   }
 }
 
-export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>): Promise<TemplateAnalysis> {
+export interface AnalyseOptions {
+  /**
+   * Read the pages' text for captions (pdf.js; default true). Without it labels come from tooltips
+   * alone: what a render needs (names, types, formats, options do not depend on captions), and the
+   * offline CLI then never loads pdf.js.
+   */
+  captions?: boolean;
+}
+
+export async function analyse(
+  bytes: Uint8Array,
+  limits?: Partial<AnalyseLimits>,
+  options: AnalyseOptions = {},
+): Promise<TemplateAnalysis> {
   const lim = resolveLimits(limits);
   const {
     context: ctx,
@@ -68,13 +81,16 @@ export async function analyse(bytes: Uint8Array, limits?: Partial<AnalyseLimits>
     const names = assignNames(
       described.map((f, i) => ({ fullName: f.pdfMeta.originalName, partialNames: partialNames[i] })),
     );
-    const found = await findLabels(
-      bytes,
-      raws.map((raw, i) => labelInput(ctx, raw, described[i])),
-      { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems, skipPages: undecodable },
-      (i) => wantsPageText(described[i]),
-      (wanted) => withTextOnlyPages(bytes, ctx, pages, wanted, encrypted),
-    );
+    const found =
+      options.captions === false
+        ? described.map(() => ({ caption: null }))
+        : await findLabels(
+            bytes,
+            raws.map((raw, i) => labelInput(ctx, raw, described[i])),
+            { deadline: performance.now() + lim.maxLabelMs, maxItems: lim.maxTextItems, skipPages: undecodable },
+            (i) => wantsPageText(described[i]),
+            (wanted) => withTextOnlyPages(bytes, ctx, pages, wanted, encrypted),
+          );
     return {
       fields: withLabels(
         described.map((f, i) => ({ name: names[i], ...f })),

@@ -277,7 +277,13 @@ export async function renderPrepared(prepared: PreparedTemplate, request: FillRe
 
 /** The output PDF of a render in one buffer. */
 export function joinParts({ base, update, warnings, scriptWarnings, scriptRejections }: RenderParts): FillResult {
-  const bytes = new Uint8Array(base.length + update.length);
+  // Not zero-filled first (both parts overwrite all of it) nor from Buffer's shared pool (callers may
+  // hand bytes.buffer on): the copy of a large prefix is most of a small form's render.
+  const bytes = new Uint8Array(
+    Buffer.allocUnsafeSlow(base.length + update.length).buffer,
+    0,
+    base.length + update.length,
+  );
   bytes.set(base, 0);
   bytes.set(update, base.length);
   return { bytes, warnings, scriptWarnings, scriptRejections };

@@ -11,6 +11,7 @@
 import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import { ObjectWriter } from './incremental-writer.js';
+import { byteWidth, XrefTable } from './xref-table.js';
 
 /** Objects per object stream: big enough to compress well, small enough to parse lazily. */
 const OBJECTS_PER_STREAM = 200;
@@ -32,6 +33,8 @@ export interface CompactLayout {
   readonly bytes: Map<number, Uint8Array>;
   /** field and widget dictionaries: a flattened output cuts every reference to them */
   readonly formObjects: ReadonlySet<number>;
+  /** the prefix's cross-reference rows, laid out once (a render adds its own) */
+  readonly xref: XrefTable;
   /** memory held, for the cache's budget */
   readonly approxBytes: number;
 }
@@ -196,6 +199,7 @@ export function buildLayout(input: LayoutInput): { layout: CompactLayout; object
       edges,
       bytes,
       formObjects,
+      xref: new XrefTable(prefixEntries, streamNum, byteWidth(prefix.length)),
       approxBytes: prefix.length + approx + objects.size * 64,
     },
     objectStreams,

@@ -1,0 +1,6 @@
+// How every CLI command reports a failure. A module of its own: importing it from accounts.ts (a bundle
+// with the database code inlined) made `formcast render` load Kysely.
+export function fail(message: string): number {
+  console.error(`formcast: ${message}`);
+  return 1;
+}
