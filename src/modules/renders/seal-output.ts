@@ -55,7 +55,7 @@ export function sha256Of(file: readonly Uint8Array[]): string {
 }
 
 export async function sealOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config'>,
   accountId: string,
   seal: SealRequest,
   file: readonly Uint8Array[],

@@ -6,13 +6,16 @@ import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
 import { openSecret } from '../webhooks/secret-box.js';
 import { findCertificate } from './certificate-records.js';
 import { PadesSigner } from './cms-signature.js';
+import { timeStampToken } from './time-stamp.js';
 
 /** Room for the CMS: an RSA-4096 signature and a chain of a few certificates fit in 16 KiB. */
 const CONTENTS_BYTES = 16_384;
+/** With a time-stamp token, which carries the authority's own chain: as much again. */
+const CONTENTS_BYTES_STAMPED = 32_768;
 
-/** The file signed (PAdES B-B) with the account's certificate `certificateId`, as its last revision. */
+/** The file signed (PAdES B-B, or B-T when the operator set TSA_URL) with the account's certificate `certificateId`, as its last revision. */
 export async function signOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config'>,
   accountId: string,
   certificateId: string,
   bytes: Uint8Array,
@@ -30,16 +33,18 @@ export async function signOutput(
     (pem) => new X509Certificate(pem).raw,
   );
   const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
+  const { url, timeoutMs } = deps.config.timestamp;
+  const tsa = url ? { url, timeoutMs } : undefined;
   const slot = await addSignatureSlot(bytes, {
     reason: 'Document issued by formcast',
     location: 'formcast',
     name: row.subject,
     signingTime: deps.clock.now(),
-    contentsBytes: CONTENTS_BYTES,
+    contentsBytes: tsa ? CONTENTS_BYTES_STAMPED : CONTENTS_BYTES,
   });
   const signed = await new SignPdf().sign(
     Buffer.from(slot.buffer, slot.byteOffset, slot.byteLength),
-    new PadesSigner({ chain, pkcs8 }),
+    new PadesSigner({ chain, pkcs8 }, tsa && ((value) => timeStampToken(tsa, value))),
   );
   return new Uint8Array(signed.buffer, signed.byteOffset, signed.byteLength);
 }
