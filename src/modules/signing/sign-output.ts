@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { SignPdf } from '@signpdf/signpdf';
 import type { Deps } from '../../deps.js';
-import { PdfEngineError } from '../../pdf/types.js';
+import { PdfEngineError, type Rect } from '../../pdf/types.js';
 import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
 import { openSecret } from '../webhooks/secret-box.js';
 import { findCertificate } from './certificate-records.js';
@@ -13,12 +13,33 @@ const CONTENTS_BYTES = 16_384;
 /** With a time-stamp token, which carries the authority's own chain: as much again. */
 const CONTENTS_BYTES_STAMPED = 32_768;
 
+/** A template's signature field, where a visible signature goes. */
+export interface SignatureField {
+  name: string;
+  /** 1-based */
+  page: number;
+  rect: Rect;
+}
+
+const REASON = 'Document issued by formcast';
+
+/** The signer's common name, else the whole subject. */
+function commonName(subject: string): string {
+  return /(?:^|,\s*)CN=([^,]+)/.exec(subject)?.[1]?.trim() ?? subject;
+}
+
+/** "2026-11-26 08:30 UTC": what the appearance says; the exact time is the signature's /M. */
+function shownTime(d: Date): string {
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /** The file signed (PAdES B-B, or B-T when the operator set TSA_URL) with the account's certificate `certificateId`, as its last revision. */
 export async function signOutput(
   deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config'>,
   accountId: string,
   certificateId: string,
   bytes: Uint8Array,
+  field?: SignatureField,
 ): Promise<Uint8Array> {
   const row = await findCertificate(deps.db, accountId, certificateId);
   if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
@@ -35,11 +56,18 @@ export async function signOutput(
   const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
   const { url, timeoutMs } = deps.config.timestamp;
   const tsa = url ? { url, timeoutMs } : undefined;
+  const now = deps.clock.now();
   const slot = await addSignatureSlot(bytes, {
-    reason: 'Document issued by formcast',
+    reason: REASON,
     location: 'formcast',
     name: row.subject,
-    signingTime: deps.clock.now(),
+    signingTime: now,
+    visible: field && {
+      fieldName: field.name,
+      page: field.page,
+      rect: field.rect,
+      lines: [`Digitally signed by ${commonName(row.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
+    },
     contentsBytes: tsa ? CONTENTS_BYTES_STAMPED : CONTENTS_BYTES,
   });
   const signed = await new SignPdf().sign(
