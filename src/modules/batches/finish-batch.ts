@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { PdfEngineError } from '../../pdf/types.js';
+import { signOutput } from '../signing/sign-output.js';
 import { publishEvent } from '../events/publish-event.js';
 import { listBatchItemRows } from '../renders/render-records.js';
 import type { JobDeps } from '../render-jobs/run-render-job.js';
@@ -37,7 +39,12 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
         const file = await deps.engine.combine(sources, { priority: 'background', tenant: batch.account_id });
         try {
           const key = combinedBlobKey(batch.account_id, batch.id);
-          await deps.blobs.putFile(key, file.path);
+          if (batch.signed_with) {
+            // signed once as a whole: the one time this process holds the combined file (the signature's
+            // byte range is hashed over all of it, and its revision is written after it)
+            const signed = await signOutput(deps, batch.account_id, batch.signed_with, await readFile(file.path));
+            await deps.blobs.put(key, [signed]);
+          } else await deps.blobs.putFile(key, file.path);
           combinedKey = key;
         } finally {
           await file.dispose();

@@ -21,6 +21,7 @@ const Batch = named(
     id: Type.String(),
     status: Type.String({ description: 'pending (items running, or the combined file being built) or completed' }),
     combine: Type.Boolean(),
+    signed: Type.Boolean({ description: 'the combined PDF is signed once as a whole (batch `sign` with `combine`)' }),
     progress: Type.Object({
       total: Type.Integer(),
       pending: Type.Integer(),
@@ -64,6 +65,12 @@ const BatchRequest = named(
           default: false,
           description:
             "also build one PDF of every completed item, in order; refused (VALIDATION_ERROR, field `combine`) when the templates' sizes times the items exceed what a render worker may hold (RENDER_MEMORY_MB)",
+        }),
+      ),
+      sign: Type.Optional(
+        Type.Union([Type.Boolean(), Type.String({ minLength: 1, maxLength: 64 })], {
+          description:
+            "sign every item that does not set its own `options.sign` (true: the account's default certificate, or a certificate id), and the combined PDF once as a whole; the items' own signatures are left out of the combined PDF (they sign other files)",
         }),
       ),
     },
