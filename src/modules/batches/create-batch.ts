@@ -52,9 +52,11 @@ export async function createBatch(deps: Deps, account: { id: string; plan: PlanN
   const signedWith =
     input.sign === undefined || input.sign === false
       ? null
-      : (await resolveSigningCertificate(deps, account.id, input.sign).catch((err: unknown) => {
-          throw batchSignError(err);
-        })).id;
+      : (
+          await resolveSigningCertificate(deps, account.id, input.sign).catch((err: unknown) => {
+            throw batchSignError(err);
+          })
+        ).id;
   const items = input.items.map((item) =>
     signedWith && item.options?.sign === undefined ? { ...item, options: { ...item.options, sign: signedWith } } : item,
   );

@@ -77,15 +77,14 @@ export function sha256Of(file: readonly Uint8Array[]): string {
 }
 
 export async function sealOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
   accountId: string,
   seal: SealRequest,
   file: readonly Uint8Array[],
 ): Promise<SealedFile> {
   let out = file;
   if (seal.protect) out = [await protectPdf(Buffer.concat(out), seal.protect)];
-  if (seal.signWith)
-    out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out), seal.signatureField)];
+  if (seal.signWith) out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out), seal.signatureField)];
   return { file: out, sha256: sha256Of(out), protected: seal.protect !== undefined, signedWith: seal.signWith ?? null };
 }
 

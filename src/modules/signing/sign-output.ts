@@ -1,10 +1,10 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { SignPdf } from '@signpdf/signpdf';
 import type { Deps } from '../../deps.js';
 import { PdfEngineError, type Rect } from '../../pdf/types.js';
 import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
+import { byteRangeDigest, embedSignature } from '../../pdf/seal/byte-range.js';
 import { openSecret } from '../webhooks/secret-box.js';
-import { findCertificate } from './certificate-records.js';
+import { findCertificate, type CertificateRow } from './certificate-records.js';
 import { PadesSigner } from './cms-signature.js';
 import { timeStampToken } from './time-stamp.js';
 
@@ -33,9 +33,25 @@ function shownTime(d: Date): string {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** The certificate's sealed key opened and its chain parsed, ready to sign. */
+function signerOf(signingKey: Buffer, row: CertificateRow): PadesSigner {
+  const keyPem = openSecret(signingKey, row.private_key);
+  // sealed under another SIGNING_SECRET: never sign with something else, say so
+  if (!keyPem)
+    throw new PdfEngineError(
+      'RENDER_FAILED',
+      `the signing certificate ${row.id} cannot be opened with this server's SIGNING_SECRET; upload it again`,
+    );
+  const chain = (row.certificates.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+    (pem) => new X509Certificate(pem).raw,
+  );
+  const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
+  return new PadesSigner({ chain, pkcs8 });
+}
+
 /** The file signed (PAdES B-B, or B-T when the operator set TSA_URL) with the account's certificate `certificateId`, as its last revision. */
 export async function signOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
   accountId: string,
   certificateId: string,
   bytes: Uint8Array,
@@ -43,17 +59,7 @@ export async function signOutput(
 ): Promise<Uint8Array> {
   const row = await findCertificate(deps.db, accountId, certificateId);
   if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
-  const keyPem = openSecret(deps.signingKey, row.private_key);
-  // sealed under another SIGNING_SECRET: never sign with something else, say so
-  if (!keyPem)
-    throw new PdfEngineError(
-      'RENDER_FAILED',
-      `the signing certificate ${certificateId} cannot be opened with this server's SIGNING_SECRET; upload it again`,
-    );
-  const chain = (row.certificates.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
-    (pem) => new X509Certificate(pem).raw,
-  );
-  const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
+  const signer = deps.caches.signers.remember(`${row.id}:${row.fingerprint}`, () => signerOf(deps.signingKey, row));
   const { url, timeoutMs } = deps.config.timestamp;
   const tsa = url ? { url, timeoutMs } : undefined;
   const now = deps.clock.now();
@@ -70,9 +76,6 @@ export async function signOutput(
     },
     contentsBytes: tsa ? CONTENTS_BYTES_STAMPED : CONTENTS_BYTES,
   });
-  const signed = await new SignPdf().sign(
-    Buffer.from(slot.buffer, slot.byteOffset, slot.byteLength),
-    new PadesSigner({ chain, pkcs8 }, tsa && ((value) => timeStampToken(tsa, value))),
-  );
-  return new Uint8Array(signed.buffer, signed.byteOffset, signed.byteLength);
+  const stamp = tsa && ((value: Uint8Array) => timeStampToken(tsa, value));
+  return embedSignature(slot, await signer.signDigest(byteRangeDigest(slot), stamp));
 }

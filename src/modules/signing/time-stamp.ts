@@ -29,7 +29,9 @@ function request(imprint: Buffer, nonce: Buffer): ArrayBuffer {
     }),
     nonce: new asn1js.Integer({ valueHex: ab(nonce) }),
     certReq: true,
-  }).toSchema().toBER(false);
+  })
+    .toSchema()
+    .toBER(false);
 }
 
 /** The response body, read within `signal` and at most MAX_RESPONSE_BYTES. */

@@ -37,7 +37,9 @@ function fittingSize(font: StandardFontEmbedder, lines: string[], width: number,
 
 /** A Form XObject `width` x `height` showing `lines`, top-left aligned, registered in `ctx`. */
 export function signatureAppearance(ctx: PDFContext, width: number, height: number, lines: string[]): PDFRef {
-  const font = StandardFontEmbedder.for(StandardFonts.Helvetica as unknown as Parameters<typeof StandardFontEmbedder.for>[0]);
+  const font = StandardFontEmbedder.for(
+    StandardFonts.Helvetica as unknown as Parameters<typeof StandardFontEmbedder.for>[0],
+  );
   let shown = lines.map((l) => encodable(font, l));
   let size = fittingSize(font, shown, width, height);
   while (size < MIN_SIZE && shown.length > 1) {

@@ -2,8 +2,8 @@
 // dictionary holds a /ByteRange to fill and a /Contents of zeros for the CMS, appended to the finished
 // file as an incremental update so every byte signed stays as it was. Visible when the template has a
 // signature field: its own field when the output still has it (not flattened), else a new one on the
-// same page and rectangle; otherwise invisible on the first page. @signpdf/signpdf then computes the
-// byte range and writes the CMS into /Contents.
+// same page and rectangle; otherwise invisible on the first page. The byte range is then filled
+// byte range in place (byte-range.ts); the caller hashes it and writes the CMS into /Contents.
 import { PDFArray, PDFDict, PDFHexString, PDFNumber, PDFString, type PDFContext, type PDFRef } from '@cantoo/pdf-lib';
 import { collectFields, type RawField } from '../field-tree.js';
 import { DEFAULT_LIMITS } from '../limits.js';
@@ -11,11 +11,12 @@ import { loadPdf } from '../load.js';
 import { collectPages } from '../pages.js';
 import { N, getDict, getNumbers, resolve } from '../pdf-objects.js';
 import { signatureAppearance } from './signature-appearance.js';
+import { fillByteRange, type SignatureSlotBytes } from './byte-range.js';
 import { ChangeTracker } from '../writer/change-tracker.js';
 import { findStartXref, writeIncrement } from '../writer/incremental-writer.js';
 import { PdfEngineError, type Rect } from '../types.js';
 
-/** What @signpdf/utils looks for (DEFAULT_BYTE_RANGE_PLACEHOLDER): `/ByteRange [0 /********** ...]`. */
+/** Ten characters: room for any offset of a file up to 10 GB (byte-range.ts writes over it). */
 const BYTE_RANGE_PLACEHOLDER = '**********';
 
 export interface SignatureSlot {
@@ -64,15 +65,14 @@ function freeName(fields: PDFArray, ctxLookup: (o: unknown) => PDFDict | undefin
 function unsignedField(ctx: PDFContext, catalog: PDFDict, acroForm: PDFDict, name: string): RawField | undefined {
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   return collectFields(ctx, acroForm, pages, DEFAULT_LIMITS).find(
-    (f) =>
-      f.fullName === name && resolve(f.dict, 'FT') === N('Sig') && !f.dict.has(N('V')) && f.widgets.length > 0,
+    (f) => f.fullName === name && resolve(f.dict, 'FT') === N('Sig') && !f.dict.has(N('V')) && f.widgets.length > 0,
   );
 }
 
 const size = (r: number[]) => [Math.abs(r[2] - r[0]), Math.abs(r[3] - r[1])] as const;
 
-/** The file with a last revision holding an unsigned signature field, ready for @signpdf/signpdf. */
-export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): Promise<Uint8Array> {
+/** The file with a last revision holding an unsigned signature field, its byte range filled. */
+export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): Promise<SignatureSlotBytes> {
   const startXref = findStartXref(bytes);
   if (startXref === undefined)
     throw new PdfEngineError('RENDER_FAILED', 'the output has no cross-reference to sign after');
@@ -85,7 +85,7 @@ export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): 
     Type: 'Sig',
     Filter: 'Adobe.PPKLite',
     SubFilter: 'ETSI.CAdES.detached',
-    // before /Contents: @signpdf/signpdf looks for /Contents after the byte range
+    // before /Contents: byte-range.ts looks for /Contents after the byte range
     ByteRange: ctx.obj([0, N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER)]),
     Contents: PDFHexString.of('0'.repeat(slot.contentsBytes * 2)),
     Reason: PDFHexString.fromText(slot.reason),
@@ -145,5 +145,5 @@ export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): 
   const out = new Uint8Array(bytes.length + update.length);
   out.set(bytes, 0);
   out.set(update, bytes.length);
-  return out;
+  return fillByteRange(out, bytes.length);
 }
