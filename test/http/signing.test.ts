@@ -153,6 +153,38 @@ for (const db of DATABASES) {
         expect(opensslVerify(changed, `${db.name}-bad`).status).not.toBe(0);
       });
 
+      it('an EC (P-256) certificate signs too: ECDSA with SHA-256, verified by pdfsig and openssl', async () => {
+        const ec = makeIdentity(dir, 'ecdsa', 30, 'ec');
+        clock.set(new Date(Date.now() + 60_000)); // the test clock stands still; the certificate is new
+        const up = await upload({ name: 'EC seal', pkcs12: ec.p12, password: 'p12-secret' });
+        expect(up.status, JSON.stringify(up.json)).toBe(201);
+        expect(up.json.data).toMatchObject({ isDefault: false, subject: expect.stringContaining('CN=ecdsa signer') });
+        const res = await api(s, s.b).post('/v1/renders', {
+          templateId: tpl,
+          data: { [field]: 'ec value' },
+          options: { sign: up.json.data.id },
+        });
+        expect(res.status, JSON.stringify(res.json)).toBe(201);
+        const bytes = Buffer.from(await (await fetch(res.json.data.downloadUrl)).arrayBuffer());
+        const file = path.join(dir, `${db.name}-ec.pdf`);
+        writeFileSync(file, bytes);
+        const report = pdfsig(file);
+        expect(report).toContain('Signer Certificate Common Name: ecdsa signer');
+        expect(report).toContain('Signature Validation: Signature is Valid.');
+        expect(verifyWith(dir, bytes, `${db.name}-ec`, ec.crt).stderr).toContain('Verification successful');
+        const printed = execFileSync('openssl', [
+          'cms',
+          '-cmsout',
+          '-print',
+          '-inform',
+          'DER',
+          '-in',
+          path.join(dir, `${db.name}-ec.cms`),
+        ]).toString();
+        expect(printed).toContain('ecdsa-with-SHA256');
+        expect((await api(s, s.b).delete(`/v1/signing-certificates/${up.json.data.id}`)).status).toBe(204);
+      });
+
       it("refuses sign with protect, an unknown or another tenant's certificate, or none; not charged", async () => {
         const before = await used();
         const certId = (await api(s, s.b).get('/v1/signing-certificates')).json.data[0].id;
