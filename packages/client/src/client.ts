@@ -4,6 +4,7 @@ import { batchesApi } from './batches.js';
 import type { Context } from './context.js';
 import type { paths } from './generated/schema.js';
 import { rendersApi } from './renders.js';
+import { signingCertificatesApi } from './signing-certificates.js';
 import { type RetryOptions, retryingFetch } from './retry.js';
 import { templatesApi } from './templates.js';
 import { networkErrors } from './transport.js';
@@ -47,6 +48,7 @@ export function createClient(options: ClientOptions) {
     batches: batchesApi(context),
     usage,
     apiKeys: apiKeysApi(context),
+    signingCertificates: signingCertificatesApi(context),
     webhookEndpoints: webhooks.endpoints,
     webhookDeliveries: webhooks.deliveries,
   };

@@ -60,6 +60,9 @@ export type Usage = Schemas['Usage'];
 export type ApiKey = Schemas['ApiKey'];
 export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 
+export type SigningCertificate = Schemas['SigningCertificate'];
+export type SigningCertificateUpload = Schemas['SigningCertificateUpload'];
+
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 /** An endpoint as created or rotated: with its signing secret (whsec_...), shown only then. */
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
