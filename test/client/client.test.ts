@@ -228,8 +228,9 @@ for (const db of DATABASES)
           code: 'VALIDATION_ERROR',
           status: 422,
         });
+        const own = await client.templates.upload(pdf('pdfjs-required-fields.pdf'));
         const render = await client.renders.create({
-          templateId,
+          templateId: own.id,
           data: { Text2: 'sealed' },
           options: { sign: cert.id },
         });
