@@ -1,5 +1,5 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import type { Deps } from '../../deps.js';
+import type { DigestSigner, Deps } from '../../deps.js';
 import { PdfEngineError, type Rect } from '../../pdf/types.js';
 import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
 import { byteRangeDigest, embedSignature } from '../../pdf/seal/byte-range.js';
@@ -42,10 +42,15 @@ function signerOf(signingKey: Buffer, row: CertificateRow): PadesSigner {
       'RENDER_FAILED',
       `the signing certificate ${row.id} cannot be opened with this server's SIGNING_SECRET; upload it again`,
     );
-  const chain = (row.certificates.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+  return signerFromPem(row.certificates, keyPem);
+}
+
+/** A signer from PEM: the certificate chain (the signer's first) and its PKCS#8 key. */
+export function signerFromPem(certificatesPem: string, privateKeyPem: string): PadesSigner {
+  const chain = (certificatesPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
     (pem) => new X509Certificate(pem).raw,
   );
-  const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
+  const pkcs8 = createPrivateKey(privateKeyPem).export({ type: 'pkcs8', format: 'der' });
   return new PadesSigner({ chain, pkcs8 });
 }
 
@@ -61,18 +66,31 @@ export async function signOutput(
   if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
   const signer = deps.caches.signers.remember(`${row.id}:${row.fingerprint}`, () => signerOf(deps.signingKey, row));
   const { url, timeoutMs } = deps.config.timestamp;
-  const tsa = url ? { url, timeoutMs } : undefined;
-  const now = deps.clock.now();
+  return signBytes(bytes, signer, {
+    subject: row.subject,
+    now: deps.clock.now(),
+    field,
+    timestamp: url ? { url, timeoutMs } : undefined,
+  });
+}
+
+/** Bytes signed as their last revision: the server's renders and the CLI's offline ones alike. */
+export async function signBytes(
+  bytes: Uint8Array,
+  signer: DigestSigner,
+  o: { subject: string; now: Date; field?: SignatureField; timestamp?: { url: string; timeoutMs: number } },
+): Promise<Uint8Array> {
+  const { field, now, timestamp: tsa } = o;
   const slot = await addSignatureSlot(bytes, {
     reason: REASON,
     location: 'formcast',
-    name: row.subject,
+    name: o.subject,
     signingTime: now,
     visible: field && {
       fieldName: field.name,
       page: field.page,
       rect: field.rect,
-      lines: [`Digitally signed by ${commonName(row.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
+      lines: [`Digitally signed by ${commonName(o.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
     },
     contentsBytes: tsa ? CONTENTS_BYTES_STAMPED : CONTENTS_BYTES,
   });
