@@ -9,6 +9,7 @@ import { RendersPage } from './pages/Renders.js';
 import { UsagePage } from './pages/Usage.js';
 import { ApiKeysPage } from './pages/ApiKeys.js';
 import { WebhooksPage } from './pages/Webhooks.js';
+import { CertificatesPage } from './pages/Certificates.js';
 
 const NAV = [
   { href: '/templates', label: 'Templates' },
@@ -16,6 +17,7 @@ const NAV = [
   { href: '/usage', label: 'Usage' },
   { href: '/api-keys', label: 'API keys' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/certificates', label: 'Certificates' },
 ];
 
 function App() {
@@ -111,6 +113,8 @@ function Route({ path }: { path: string }) {
       return <ApiKeysPage />;
     case '/webhooks':
       return <WebhooksPage />;
+    case '/certificates':
+      return <CertificatesPage />;
     default:
       return (
         <section>
