@@ -32,8 +32,9 @@ for (const db of DATABASES) {
         s = await startServer(db.name, { env: { JOB_POLL_MS: '200' } });
         ({ tpl, field } = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf')));
         // a form with a signature field: its items are signed visibly, and must still combine cleanly
-        sigTpl = (await api(s, s.b).post('/v1/templates', uploadForm(pdf('pdfbox-acroforms-basic-fields.pdf'), 'b.pdf')))
-          .json.data.id;
+        sigTpl = (
+          await api(s, s.b).post('/v1/templates', uploadForm(pdf('pdfbox-acroforms-basic-fields.pdf'), 'b.pdf'))
+        ).json.data.id;
         const up = await api(s, s.b).post('/v1/signing-certificates', { pkcs12: id.p12, password: 'p12-secret' });
         expect(up.status, JSON.stringify(up.json)).toBe(201);
       });

@@ -32,11 +32,7 @@ for (const db of DATABASES) {
       beforeAll(async () => {
         dir = mkdtempSync(path.join(tmpdir(), 'formcast-tsa-'));
         id = makeIdentity(dir, 'stamped');
-        [tsa, hanging, garbage] = await Promise.all([
-          startTsa(dir),
-          startTsa(dir, 'hang'),
-          startTsa(dir, 'garbage'),
-        ]);
+        [tsa, hanging, garbage] = await Promise.all([startTsa(dir), startTsa(dir, 'hang'), startTsa(dir, 'garbage')]);
         s = await startServer(db.name, { env: { TSA_URL: tsa.url, TSA_TIMEOUT_MS: String(TSA_TIMEOUT_MS) } });
         ({ tpl, field } = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf')));
         const up = await api(s, s.b).post('/v1/signing-certificates', { pkcs12: id.p12, password: 'p12-secret' });
@@ -68,7 +64,15 @@ for (const db of DATABASES) {
 
         // the token is the signature-time-stamp-token unsigned attribute
         const cmsFile = path.join(dir, `${db.name}-bt.cms`);
-        const printed = execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', cmsFile]).toString();
+        const printed = execFileSync('openssl', [
+          'cms',
+          '-cmsout',
+          '-print',
+          '-inform',
+          'DER',
+          '-in',
+          cmsFile,
+        ]).toString();
         expect(printed).toMatch(/unsignedAttrs:\s*\n\s*object: id-smime-aa-timeStampToken/);
 
         // openssl ts -verify: the token's imprint is the SHA-256 of this signature's value, and the

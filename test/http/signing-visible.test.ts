@@ -84,7 +84,7 @@ for (const db of DATABASES) {
         return readFileSync(`${out}.pgm`);
       };
 
-      it('flattened: signed in a new field on the form field\'s rectangle, showing signer, date and reason', async () => {
+      it("flattened: signed in a new field on the form field's rectangle, showing signer, date and reason", async () => {
         const res = await api(s, s.b).post('/v1/renders', {
           templateId: tpl,
           data: { [text.name]: 'Visible test' },

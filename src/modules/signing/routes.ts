@@ -32,7 +32,8 @@ const SigningCertificateUpload = named(
       pkcs12: Type.String({
         minLength: 1,
         maxLength: MAX_PKCS12_BASE64,
-        description: 'The PKCS#12 (.p12 / .pfx) file, base64: one RSA or EC (P-256, P-384, P-521) private key and its certificate (chain optional)',
+        description:
+          'The PKCS#12 (.p12 / .pfx) file, base64: one RSA or EC (P-256, P-384, P-521) private key and its certificate (chain optional)',
       }),
       password: Type.String({ maxLength: 1024, description: 'The PKCS#12 password; never stored' }),
       default: Type.Optional(

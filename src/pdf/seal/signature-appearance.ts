@@ -51,7 +51,7 @@ export function signatureAppearance(ctx: PDFContext, width: number, height: numb
     ops.push('/Tx BMC q BT 0.05 0.15 0.45 rg', `/F1 ${num(size)} Tf`);
     const ascent = font.heightOfFontAtSize(size, { descender: false });
     ops.push(`${num(PAD)} ${num(height - PAD - ascent)} Td`, `${num(size * LEADING)} TL`);
-    shown.forEach((line, i) => ops.push(`${i ? 'T* ' : ''}${font.encodeText(line).toString()} Tj`));
+    for (const [i, line] of shown.entries()) ops.push(`${i ? 'T* ' : ''}${font.encodeText(line).toString()} Tj`);
     ops.push('ET Q EMC');
   }
   const fontRef = font.embedIntoContext(ctx);

@@ -52,7 +52,9 @@ export function CertificatesPage() {
     }
   };
   const remove = async (c: SigningCertificate) => {
-    const note = c.isDefault ? ' It is the default: renders with sign: true fail until another is made the default.' : '';
+    const note = c.isDefault
+      ? ' It is the default: renders with sign: true fail until another is made the default.'
+      : '';
     if (!window.confirm(`Delete the certificate "${c.name}" and its key? Renders naming it stop being signed.${note}`))
       return;
     try {
@@ -104,7 +106,7 @@ export function CertificatesPage() {
             onInput={(e) => setName((e.target as HTMLInputElement).value)}
           />
         </div>
-        <label class="check">
+        <label class="check full-row">
           <input
             type="checkbox"
             checked={makeDefault}
@@ -112,14 +114,15 @@ export function CertificatesPage() {
           />{' '}
           Make it the default (what <code>sign: true</code> uses; the first one always is)
         </label>
-        <button type="submit" class="primary" disabled={!file || busy}>
+        <button type="submit" class="primary full-row" disabled={!file || busy}>
           {busy ? 'Uploading…' : 'Upload certificate'}
         </button>
       </form>
       {added && (
         <p class="card" role="status">
           Stored <strong>{added.name}</strong>
-          {added.isDefault ? ', the default' : ''}. Sign a render with <code>{`"options": { "sign": "${added.id}" }`}</code>
+          {added.isDefault ? ', the default' : ''}. Sign a render with{' '}
+          <code>{`"options": { "sign": "${added.id}" }`}</code>
           {added.isDefault ? (
             <>
               {' '}
@@ -159,7 +162,11 @@ export function CertificatesPage() {
                     {c.issuer !== c.subject && <span class="muted wrap"> issued by {c.issuer}</span>}
                   </td>
                   <td data-label="Valid until">
-                    {expired(c) ? <span class="danger-text">expired {formatDate(c.notAfter)}</span> : formatDate(c.notAfter)}
+                    {expired(c) ? (
+                      <span class="danger-text">expired {formatDate(c.notAfter)}</span>
+                    ) : (
+                      formatDate(c.notAfter)
+                    )}
                   </td>
                   <td data-label="Fingerprint">
                     <code class="wrap" title={c.fingerprint}>
