@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, uploadForm, uploadWithTextField, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { allSignatureParts, makeIdentity, opensslVerify, pdfsig } from '../helpers/signing.js';
+import { allSignatureParts, makeIdentity, opensslVerify, pdfsig, startTsa } from '../helpers/signing.js';
 import { until } from '../helpers/until.js';
 
 // Issue 26, signed batches: the batch's `sign` signs every item that does not say otherwise, and the
@@ -98,6 +98,29 @@ for (const db of DATABASES) {
         changed[1000] = changed[1000] === 0x41 ? 0x42 : 0x41;
         writeFileSync(path.join(dir, `${db.name}-combined-changed.pdf`), changed);
         expect(pdfsig(path.join(dir, `${db.name}-combined-changed.pdf`))).not.toContain('Signature is Valid.');
+      });
+
+      it('a combined file whose signature fails (time-stamp authority answering garbage): combineError says so', async () => {
+        const garbage = await startTsa(dir, 'garbage');
+        s.runtime.config.timestamp = { url: garbage.url, timeoutMs: 2000 };
+        try {
+          const res = await api(s, s.b).post('/v1/renders/batch', {
+            sign: true,
+            combine: true,
+            // the items opt out, so only the combined file meets the authority
+            items: [{ templateId: tpl, data: { [field]: 'unsigned item' }, options: { sign: false } }],
+          });
+          expect(res.status, JSON.stringify(res.json)).toBe(202);
+          const done = await completed(res.json.data.id);
+          expect(done.progress).toMatchObject({ completed: 1, failed: 0 });
+          expect(done.combinedDownloadUrl).toBeNull();
+          expect(done.combineError).toMatch(
+            /^The combined file could not be signed: the time-stamp authority \(TSA_URL\)/,
+          );
+        } finally {
+          s.runtime.config.timestamp = { timeoutMs: 10_000 };
+          await garbage.close();
+        }
       });
 
       it('a batch without combine signs its items only; a bad batch sign is refused whole, nothing reserved', async () => {
