@@ -111,7 +111,7 @@ async function cmsSignature(
     signerInfos: [info],
     certificates: p.certs,
   });
-  const content = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
+  const content = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(false) });
   return Buffer.from(content.toSchema().toBER(false));
 }
 
