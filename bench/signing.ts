@@ -60,7 +60,7 @@ export async function benchSigning(
       location: 'bench',
       name: 'bench signer',
       signingTime: new Date(),
-      contentsBytes: 16_384,
+      contentsBytes: signer.maxCmsBytes,
     });
     return embedSignature(slot, await signer.signDigest(byteRangeDigest(slot)));
   };

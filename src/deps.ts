@@ -32,6 +32,8 @@ export interface Caches {
 export interface DigestSigner {
   /** `stamp`: a time-stamp token over the signature value (PAdES B-T) */
   signDigest(digest: Buffer, stamp?: (signatureValue: Uint8Array) => Promise<unknown>): Promise<Buffer>;
+  /** bytes of its CMS without a time-stamp token, at most */
+  readonly maxCmsBytes: number;
 }
 import type { WebhookSender } from './ports/webhook-sender.js';
 

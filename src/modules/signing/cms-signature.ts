@@ -118,9 +118,12 @@ async function cmsSignature(
 /** Signs PDF byte ranges as one certificate, its key and chain parsed once. */
 export class PadesSigner {
   private readonly prepared: Prepared;
+  /** the chain travels in the CMS; the rest (attributes, a signature of up to RSA-8192) stays under 2 KiB */
+  readonly maxCmsBytes: number;
 
   constructor(identity: SigningIdentity) {
     this.prepared = prepare(identity);
+    this.maxCmsBytes = identity.chain.reduce((n, der) => n + der.byteLength, 0) + 2048;
   }
 
   /**

@@ -8,10 +8,11 @@ import { findCertificate, type CertificateRow } from './certificate-records.js';
 import { PadesSigner } from './cms-signature.js';
 import { timeStampToken } from './time-stamp.js';
 
-/** Room for the CMS: an RSA-4096 signature and a chain of a few certificates fit in 16 KiB. */
-const CONTENTS_BYTES = 16_384;
-/** With a time-stamp token, which carries the authority's own chain: as much again. */
-const CONTENTS_BYTES_STAMPED = 32_768;
+/**
+ * Room for a time-stamp token on top of the CMS: the token carries the authority's own certificates (a
+ * public TSA's chain of three is ~5 KiB; its signed TSTInfo and attributes under 1 KiB).
+ */
+const TOKEN_BYTES = 16_384;
 
 /** A template's signature field, where a visible signature goes. */
 export interface SignatureField {
@@ -92,7 +93,8 @@ export async function signBytes(
       rect: field.rect,
       lines: [`Digitally signed by ${commonName(o.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
     },
-    contentsBytes: tsa ? CONTENTS_BYTES_STAMPED : CONTENTS_BYTES,
+    // sized from the certificate chain: every byte reserved is written twice (hex) into every signed file
+    contentsBytes: signer.maxCmsBytes + (tsa ? TOKEN_BYTES : 0),
   });
   const stamp = tsa && ((value: Uint8Array) => timeStampToken(tsa, value));
   return embedSignature(slot, await signer.signDigest(byteRangeDigest(slot), stamp));
