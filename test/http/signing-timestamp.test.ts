@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, uploadWithTextField, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { makeIdentity, opensslVerify, pdfsig, startTsa, type LocalTsa } from '../helpers/signing.js';
+import { until } from '../helpers/until.js';
 
 // Issue 26, PAdES B-T: with TSA_URL set, the signature carries an RFC 3161 time-stamp token from a
 // real local authority (openssl ts -reply behind a loopback HTTP server). An authority that hangs or
@@ -148,6 +149,23 @@ for (const db of DATABASES) {
           const detail = (await api(s, s.b).get(`/v1/renders/${res.json.error.details.renderId}`)).json.data;
           expect(detail).toMatchObject({ status: 'failed' });
         }
+        // an async render meets the same authority in the job runner: failed, with the message, not charged
+        s.runtime.config.timestamp.url = garbage.url;
+        const before = await used();
+        const accepted = await api(s, s.b).post('/v1/renders', {
+          templateId: tpl,
+          data: { [field]: 'later' },
+          options: { sign: true, async: true },
+        });
+        expect(accepted.status).toBe(202);
+        const failed = await until(async () => {
+          const d = (await api(s, s.b).get(`/v1/renders/${accepted.json.data.renderId}`)).json.data;
+          return d.status === 'pending' ? undefined : d;
+        }, 'the async render');
+        expect(failed).toMatchObject({ status: 'failed', error: { code: 'RENDER_FAILED' } });
+        expect(failed.error.message).toMatch(/time-stamp authority \(TSA_URL\) answered something that is not/);
+        expect(await used()).toBe(before);
+
         s.runtime.config.timestamp.url = tsa.url;
         expect((await render('stamped again')).status).toBe(201);
       });
