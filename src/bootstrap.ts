@@ -182,11 +182,14 @@ const MB = 1024 * 1024;
 const DB_CLOCK_SYNC_MS = 10_000;
 /** Entry cap of the template file cache: its budget is in bytes, the cap only bounds bookkeeping. */
 const TEMPLATE_FILES_MAX = 512;
+/** Signing certificates kept parsed (an account keeps at most 10). */
+const SIGNERS_MAX = 64;
 
 function createCaches(sizes: CacheSizes): Caches {
   return {
     templateFiles: new Lru(TEMPLATE_FILES_MAX, sizes.templateFilesMb * MB, (b) => b.byteLength),
     analyses: new Lru(sizes.analysisEntries),
+    signers: new Lru(SIGNERS_MAX),
   };
 }
 

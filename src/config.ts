@@ -33,6 +33,15 @@ export interface Config {
   renderDefaults: RenderDefaults;
   /** OTEL_ENABLED: OpenTelemetry traces (off by default); the exporter reads the standard OTEL_EXPORTER_OTLP_* variables */
   tracing: TracingConfig;
+  /** TSA_URL / TSA_TIMEOUT_MS: the RFC 3161 time-stamp authority that makes signatures PAdES B-T */
+  timestamp: TimestampConfig;
+}
+
+export interface TimestampConfig {
+  /** absent: signatures are B-B (no time-stamp token) */
+  url?: string;
+  /** deadline of one time-stamp request, connect to last byte, ms */
+  timeoutMs: number;
 }
 
 export interface TracingConfig {
@@ -298,6 +307,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const otelEnabled = str('OTEL_ENABLED') ?? 'false';
   if (otelEnabled !== 'true' && otelEnabled !== 'false')
     problems.push(`OTEL_ENABLED must be true or false (got "${otelEnabled}")`);
+  const tsaUrl = str('TSA_URL');
+  if (tsaUrl !== undefined && !/^https?:\/\/[^/]/i.test(tsaUrl))
+    problems.push(`TSA_URL must be an http(s) URL (got "${tsaUrl}")`);
+  const timestamp: TimestampConfig = { url: tsaUrl, timeoutMs: int('TSA_TIMEOUT_MS', 10_000, 100, 120_000) };
   const tracing = { enabled: otelEnabled === 'true', serviceName: str('OTEL_SERVICE_NAME') ?? 'formcast' };
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');
@@ -320,5 +333,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks,
     renderDefaults,
     tracing,
+    timestamp,
   };
 }

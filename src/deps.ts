@@ -21,6 +21,19 @@ export interface Caches {
   templateFiles: Lru<string, Uint8Array>;
   /** parsed template analyses: saves a JSON.parse of the stored analysis on every render */
   analyses: Lru<string, TemplateAnalysis>;
+  /**
+   * signers by certificate id and fingerprint: the sealed key opened and the chain parsed once (about
+   * 1.5 ms a signature otherwise). A certificate row never changes; a deleted one is looked up first.
+   */
+  signers: Lru<string, DigestSigner>;
+}
+
+/** What modules/signing/cms-signature.ts makes of a certificate: a CMS over a SHA-256 digest. */
+export interface DigestSigner {
+  /** `stamp`: a time-stamp token over the signature value (PAdES B-T) */
+  signDigest(digest: Buffer, stamp?: (signatureValue: Uint8Array) => Promise<unknown>): Promise<Buffer>;
+  /** bytes of its CMS without a time-stamp token, at most */
+  readonly maxCmsBytes: number;
 }
 import type { WebhookSender } from './ports/webhook-sender.js';
 

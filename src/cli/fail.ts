@@ -4,3 +4,6 @@ export function fail(message: string): number {
   console.error(`formcast: ${message}`);
   return 1;
 }
+
+/** A failure a command reports in its own words (exit 1), not a crash. */
+export class CliError extends Error {}

@@ -14,9 +14,12 @@ formcast keys list --account ID [--json]
 formcast keys revoke --account ID --key KEY_ID
   The API keys of an account, in the database of DATA_DIR / DATABASE_URL.`,
   render: `formcast render TEMPLATE.pdf DATA.json -o OUT.pdf [--no-flatten] [--watermark] [--locale L] [--timezone TZ]
-                [--strict] [--no-calculate]
+                [--strict] [--no-calculate] [--sign CERT.p12 [--sign-password PW] [--tsa URL]]
   Fill a PDF offline with the same engine as the server (no server, no database).
-  --no-calculate: the form's scripts do not run, data fills its computed fields.`,
+  --no-calculate: the form's scripts do not run, data fills its computed fields.
+  --sign: sign the output (PAdES) with the PKCS#12's key (RSA or EC), visibly in the form's signature
+  field when it has an empty one; the password from --sign-password or FORMCAST_SIGN_PASSWORD;
+  --tsa: an RFC 3161 time-stamp authority (PAdES B-T).`,
   batch: `formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--json]
                [--no-flatten] [--no-calculate] [--watermark] [--locale L] [--timezone TZ] [--strict]
   One PDF per row (0001.pdf, ...) offline; progress on stderr. A row that cannot be read or rendered is

@@ -6,8 +6,8 @@ import { fillPdf } from '../pdf/fill/fill.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { validateData } from '../modules/render-data/validate-data.js';
 import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
-import { DataValidationError } from '../errors.js';
-import { fail } from './fail.js';
+import { AppError, DataValidationError } from '../errors.js';
+import { CliError, fail } from './fail.js';
 
 interface Flags {
   output?: string;
@@ -17,6 +17,9 @@ interface Flags {
   strict?: boolean;
   locale?: string;
   timezone?: string;
+  sign?: string;
+  'sign-password'?: string;
+  tsa?: string;
 }
 
 /** Offline: the same analysis, validation and fill as the API, on local files. */
@@ -27,6 +30,9 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
   const folderProblem = outputFolderProblem(flags.output);
   if (folderProblem) return fail(folderProblem);
   try {
+    // the signing code (PKI.js, node-forge) loads only for a render that signs
+    const sign = flags.sign;
+    const signing = sign ? await (await import('./offline-signing.js')).offlineSigner({ ...flags, sign }) : undefined;
     const template = await readFile(templatePath);
     const data: unknown = JSON.parse(await readFile(dataPath, 'utf8'));
     // No page captions: a render does not use them, and reading them loads pdf.js (most of the start-up).
@@ -47,12 +53,17 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
       calculate,
     });
     const rejected = scriptRejectionWarnings(analysis.fields, result.scriptRejections, strict);
-    await writeFile(flags.output, result.bytes);
+    const out = signing ? await signing.sign(result.bytes, analysis, values) : result.bytes;
+    await writeFile(flags.output, out);
     for (const w of [...warnings, ...result.warnings, ...rejected]) console.error(`warning: ${w}`);
-    console.error(`wrote ${flags.output} (${result.bytes.byteLength} bytes)`);
+    const signedBy = signing ? `, signed by ${signing.subject}${flags.tsa ? ', time-stamped' : ''}` : '';
+    console.error(`wrote ${flags.output} (${out.byteLength} bytes${signedBy})`);
     return 0;
   } catch (err) {
-    if (err instanceof DataValidationError || err instanceof PdfEngineError) return fail(err.message);
+    if (err instanceof DataValidationError || err instanceof PdfEngineError || err instanceof CliError)
+      return fail(err.message);
+    // a PKCS#12 refused (wrong password, no key, ...): the same words as the API's
+    if (err instanceof AppError) return fail(`${flags.sign}: ${err.message}`);
     if (err instanceof SyntaxError) return fail(`${dataPath} is not valid JSON: ${err.message}`);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       return fail(`file not found: ${(err as NodeJS.ErrnoException).path}`);

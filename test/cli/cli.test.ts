@@ -1,11 +1,12 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
 import { waitFor } from '../helpers/wait.js';
+import { makeIdentity, opensslVerify, pdfsig } from '../helpers/signing.js';
 
 const run = promisify(execFile);
 const BIN = path.join(repoRoot, 'bin/formcast.js');
@@ -108,4 +109,33 @@ describe('formcast CLI', () => {
     await cli(['render', template, path.join(dir, 'data.json'), '-o', out, '--no-flatten'], {});
     expect(readFileSync(out).subarray(0, 5).toString()).toBe('%PDF-');
   });
+
+  it.skipIf(!corpusDir())(
+    "signs offline with a local .p12 (--sign): visibly in the form's signature field, verified by pdfsig",
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-sign-'));
+      const id = makeIdentity(dir, 'offline');
+      const template = path.join(corpusDir()!, 'pdfs', 'pdfbox-acroforms-basic-fields.pdf');
+      writeFileSync(path.join(dir, 'data.json'), JSON.stringify({}));
+      const out = path.join(dir, 'signed.pdf');
+      const done = await cli(['render', template, path.join(dir, 'data.json'), '-o', out, '--sign', id.p12File], {
+        FORMCAST_SIGN_PASSWORD: 'p12-secret',
+      });
+      expect(done.stderr).toContain('signed by CN=offline signer');
+      const report = pdfsig(out);
+      expect(report).toContain('Signature Validation: Signature is Valid.');
+      expect(report).toContain('Signer Certificate Common Name: offline signer');
+      expect(opensslVerify(dir, readFileSync(out), 'offline', id.crt).stderr).toContain('Verification successful');
+      expect(execFileSync('pdftotext', [out, '-']).toString()).toContain('Digitally signed by offline signer');
+      // a wrong password: exit 1, the API's words, no file
+      const bad = path.join(dir, 'bad.pdf');
+      await expect(
+        cli(
+          ['render', template, path.join(dir, 'data.json'), '-o', bad, '--sign', id.p12File, '--sign-password', 'no'],
+          {},
+        ),
+      ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('The PKCS#12 password is wrong') });
+      expect(existsSync(bad)).toBe(false);
+    },
+  );
 });

@@ -9,6 +9,7 @@ import { corpusDir } from '../helpers/corpus.js';
 import { halfForm, printedForm } from '../helpers/flat-forms.js';
 import { hasTool, pdftotext } from '../helpers/pdf-tools.js';
 import { DATABASES, startServer, TestClock, type TestServer } from '../helpers/server.js';
+import { makeIdentity, pdfsig } from '../helpers/signing.js';
 
 const corpus = corpusDir();
 const pdf = (name: string) => new Uint8Array(readFileSync(path.join(corpus!, 'pdfs', name)));
@@ -209,6 +210,38 @@ for (const db of DATABASES)
 
         const limit = await client.renders.list({ limit: 500 }).catch((x: FormcastError) => x);
         expect(limit).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'limit' } });
+      });
+
+      it('stores a signing certificate from .p12 bytes, signs a render with it (pdfsig), lists and deletes it', async () => {
+        // valid over the test clock's 2031
+        const id = makeIdentity(work, 'client', 4000);
+        const cert = await client.signingCertificates.create(readFileSync(id.p12File), 'p12-secret', {
+          name: 'Client seal',
+        });
+        expect(cert).toMatchObject({
+          name: 'Client seal',
+          isDefault: true,
+          subject: expect.stringContaining('CN=client signer'),
+        });
+        expect((await client.signingCertificates.list()).map((c) => c.id)).toEqual([cert.id]);
+        await expect(client.signingCertificates.create(id.p12, 'wrong')).rejects.toMatchObject({
+          code: 'VALIDATION_ERROR',
+          status: 422,
+        });
+        const own = await client.templates.upload(pdf('pdfjs-required-fields.pdf'));
+        const render = await client.renders.create({
+          templateId: own.id,
+          data: { Text2: 'sealed' },
+          options: { sign: cert.id },
+        });
+        const file = path.join(work, 'client-signed.pdf');
+        writeFileSync(file, await client.renders.download(render));
+        expect(pdfsig(file)).toContain('Signature Validation: Signature is Valid.');
+        await client.signingCertificates.delete(cert.id);
+        expect(await client.signingCertificates.list()).toEqual([]);
+        await expect(client.signingCertificates.delete(cert.id)).rejects.toMatchObject({
+          code: 'SIGNING_CERTIFICATE_NOT_FOUND',
+        });
       });
 
       it('throws UNAUTHORIZED for a revoked key, and reaches the typed openapi-fetch client as `raw`', async () => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import {
 } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { until } from '../helpers/until.js';
+import { makeIdentity, opensslVerify as verifyWith, pdfsig } from '../helpers/signing.js';
 
 // Issue 26, signing, on both backends: certificates made here with openssl (no key comes from
 // elsewhere), uploaded as PKCS#12, renders signed (PAdES B-B) and checked by two verifiers that share
@@ -22,51 +23,6 @@ import { until } from '../helpers/until.js';
 const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
 const DAY = 86_400_000;
-
-/** A self-signed RSA certificate and key, as PKCS#12 files: with its key, and without. */
-function makeIdentity(dir: string, name: string, days = 30) {
-  const key = path.join(dir, `${name}.key`);
-  const crt = path.join(dir, `${name}.crt`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      crt,
-      '-days',
-      String(days),
-      '-subj',
-      `/CN=${name} signer/O=Formcast Tests`,
-    ],
-    { stdio: 'ignore' },
-  );
-  const p12 = path.join(dir, `${name}.p12`);
-  execFileSync('openssl', ['pkcs12', '-export', '-inkey', key, '-in', crt, '-out', p12, '-passout', 'pass:p12-secret']);
-  const noKey = path.join(dir, `${name}-nokey.p12`);
-  execFileSync('openssl', ['pkcs12', '-export', '-nokeys', '-in', crt, '-out', noKey, '-passout', 'pass:p12-secret']);
-  return {
-    crt,
-    p12: readFileSync(p12).toString('base64'),
-    noKey: readFileSync(noKey).toString('base64'),
-    keyPem: readFileSync(key, 'utf8'),
-  };
-}
-
-/** The signed byte range's content and the CMS of a file's (last) signature. */
-function signatureParts(bytes: Buffer) {
-  const text = bytes.toString('latin1');
-  const m = [...text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)].at(-1)!;
-  const [a, b, c, d] = m.slice(1, 5).map(Number);
-  const content = Buffer.concat([bytes.subarray(a, a + b), bytes.subarray(c, c + d)]);
-  const hex = bytes.subarray(a + b + 1, c - 1).toString('latin1');
-  return { content, cms: Buffer.from(hex, 'hex') };
-}
 
 for (const db of DATABASES) {
   describe.skipIf(!db.enabled || !corpus)(
@@ -94,33 +50,7 @@ for (const db of DATABASES) {
       const upload = (body: Record<string, unknown>, tenant = s.b) =>
         api(s, tenant).post('/v1/signing-certificates', body);
       const used = async () => (await api(s, s.b).get('/v1/renders/usage')).json.data.renders.used as number;
-      const pdfsig = (file: string) => spawnSync('pdfsig', [file], { encoding: 'utf8' }).stdout;
-      const opensslVerify = (bytes: Buffer, name: string) => {
-        const { content, cms } = signatureParts(bytes);
-        writeFileSync(path.join(dir, `${name}.cms`), cms);
-        writeFileSync(path.join(dir, `${name}.content`), content);
-        return spawnSync(
-          'openssl',
-          [
-            'cms',
-            '-verify',
-            '-binary',
-            '-inform',
-            'DER',
-            '-in',
-            path.join(dir, `${name}.cms`),
-            '-content',
-            path.join(dir, `${name}.content`),
-            '-CAfile',
-            id.crt,
-            '-purpose',
-            'any',
-            '-out',
-            '/dev/null',
-          ],
-          { encoding: 'utf8' },
-        );
-      };
+      const opensslVerify = (bytes: Buffer, name: string) => verifyWith(dir, bytes, name, id.crt);
 
       it('refuses what is not a usable certificate, each with a clear VALIDATION_ERROR, storing nothing', async () => {
         const cases: [Record<string, unknown>, RegExp][] = [
@@ -221,6 +151,38 @@ for (const db of DATABASES) {
         writeFileSync(changedFile, changed);
         expect(pdfsig(changedFile)).not.toContain('Signature is Valid.');
         expect(opensslVerify(changed, `${db.name}-bad`).status).not.toBe(0);
+      });
+
+      it('an EC (P-256) certificate signs too: ECDSA with SHA-256, verified by pdfsig and openssl', async () => {
+        const ec = makeIdentity(dir, 'ecdsa', 30, 'ec');
+        clock.set(new Date(Date.now() + 60_000)); // the test clock stands still; the certificate is new
+        const up = await upload({ name: 'EC seal', pkcs12: ec.p12, password: 'p12-secret' });
+        expect(up.status, JSON.stringify(up.json)).toBe(201);
+        expect(up.json.data).toMatchObject({ isDefault: false, subject: expect.stringContaining('CN=ecdsa signer') });
+        const res = await api(s, s.b).post('/v1/renders', {
+          templateId: tpl,
+          data: { [field]: 'ec value' },
+          options: { sign: up.json.data.id },
+        });
+        expect(res.status, JSON.stringify(res.json)).toBe(201);
+        const bytes = Buffer.from(await (await fetch(res.json.data.downloadUrl)).arrayBuffer());
+        const file = path.join(dir, `${db.name}-ec.pdf`);
+        writeFileSync(file, bytes);
+        const report = pdfsig(file);
+        expect(report).toContain('Signer Certificate Common Name: ecdsa signer');
+        expect(report).toContain('Signature Validation: Signature is Valid.');
+        expect(verifyWith(dir, bytes, `${db.name}-ec`, ec.crt).stderr).toContain('Verification successful');
+        const printed = execFileSync('openssl', [
+          'cms',
+          '-cmsout',
+          '-print',
+          '-inform',
+          'DER',
+          '-in',
+          path.join(dir, `${db.name}-ec.cms`),
+        ]).toString();
+        expect(printed).toContain('ecdsa-with-SHA256');
+        expect((await api(s, s.b).delete(`/v1/signing-certificates/${up.json.data.id}`)).status).toBe(204);
       });
 
       it("refuses sign with protect, an unknown or another tenant's certificate, or none; not charged", async () => {

@@ -96,6 +96,7 @@ export type Usage = Schemas['Usage'];
 export type ApiKey = Schemas['ApiKey'];
 export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 export type AccountSettings = Schemas['AccountSettings'];
+export type SigningCertificate = Schemas['SigningCertificate'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];

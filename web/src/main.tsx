@@ -10,6 +10,7 @@ import { UsagePage } from './pages/Usage.js';
 import { ApiKeysPage } from './pages/ApiKeys.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 import { AccountPage } from './pages/Account.js';
+import { CertificatesPage } from './pages/Certificates.js';
 
 const NAV = [
   { href: '/templates', label: 'Templates' },
@@ -18,6 +19,7 @@ const NAV = [
   { href: '/api-keys', label: 'API keys' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/account', label: 'Account' },
+  { href: '/certificates', label: 'Certificates' },
 ];
 
 function App() {
@@ -115,6 +117,8 @@ function Route({ path }: { path: string }) {
       return <WebhooksPage />;
     case '/account':
       return <AccountPage />;
+    case '/certificates':
+      return <CertificatesPage />;
     default:
       return (
         <section>

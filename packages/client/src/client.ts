@@ -5,6 +5,7 @@ import { batchesApi } from './batches.js';
 import type { Context } from './context.js';
 import type { paths } from './generated/schema.js';
 import { rendersApi } from './renders.js';
+import { signingCertificatesApi } from './signing-certificates.js';
 import { type RetryOptions, retryingFetch } from './retry.js';
 import { templatesApi } from './templates.js';
 import { networkErrors } from './transport.js';
@@ -49,6 +50,7 @@ export function createClient(options: ClientOptions) {
     usage,
     apiKeys: apiKeysApi(context),
     account: accountApi(context),
+    signingCertificates: signingCertificatesApi(context),
     webhookEndpoints: webhooks.endpoints,
     webhookDeliveries: webhooks.deliveries,
   };

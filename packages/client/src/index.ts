@@ -2,6 +2,7 @@ export { createClient, type ClientOptions, type FormcastClient } from './client.
 export type { PdfInput, TemplateListQuery, TemplateVersionListQuery, UploadOptions } from './templates.js';
 export type { Downloadable, FinishedRender, RenderListQuery, WriteOptions } from './renders.js';
 export type { PageQuery } from './webhooks.js';
+export type { Pkcs12Input } from './signing-certificates.js';
 export type { WaitOptions } from './wait.js';
 export { FormcastError, parseRetryAfter, type ClientErrorCode } from './errors.js';
 export { paginate, pages, type PageCursor } from './paginate.js';

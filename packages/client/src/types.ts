@@ -63,6 +63,9 @@ export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 export type AccountSettings = Schemas['AccountSettings'];
 export type AccountSettingsPatch = Schemas['AccountSettingsPatch'];
 
+export type SigningCertificate = Schemas['SigningCertificate'];
+export type SigningCertificateUpload = Schemas['SigningCertificateUpload'];
+
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 /** An endpoint as created or rotated: with its signing secret (whsec_...), shown only then. */
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];

@@ -451,6 +451,13 @@ const migrations: Record<string, Migration> = {
         await db.schema.alterTable(table).addColumn('traceparent', 'text').execute();
     },
   },
+  // Signed batches (issue 26): the certificate a batch's combined PDF is signed with, once, as a whole.
+  '0012_batch_signing': {
+    // biome-ignore lint/suspicious/noExplicitAny: migrations see the database as it was, not as the current schema type says (Kysely's advice)
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('render_batches').addColumn('signed_with', 'text').execute();
+    },
+  },
 };
 
 /** The newest migration's name: a database that has it applied is up to date. */

@@ -154,6 +154,8 @@ export interface RenderBatchesTable {
   combined_blob_key: string | null;
   /** why the combined file could not be built, when it could not */
   combine_error: string | null;
+  /** the signing certificate the combined file is signed with (batch `sign`), else null */
+  signed_with: string | null;
   /** instance finishing the batch (combined file, event), and until when */
   lease_owner: string | null;
   lease_expires_at: string | null;

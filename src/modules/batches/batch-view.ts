@@ -29,6 +29,8 @@ function base(batch: BatchRow, items: RenderRow[]) {
     id: batch.id,
     status: batch.status,
     combine: batch.combine === 1,
+    /** the combined file is signed (batch `sign` with `combine`) */
+    signed: batch.signed_with !== null,
     progress: counts(items),
     createdAt: batch.created_at,
     completedAt: batch.completed_at,

@@ -21,10 +21,13 @@ import { findTemplate } from '../templates/template-records.js';
 import { insertBatch } from './batch-records.js';
 import { combineMemoryMb } from './combine-budget.js';
 import { getBatch } from './get-batch.js';
+import { resolveSigningCertificate } from '../signing/resolve-certificate.js';
 
 export interface CreateBatchInput {
   items: CreateRenderInput[];
   combine?: boolean;
+  /** every item's default `options.sign`, and the combined file's certificate */
+  sign?: boolean | string;
 }
 
 const DAY_MS = 86_400_000;
@@ -45,10 +48,22 @@ export async function createBatch(deps: Deps, account: RenderAccount & { plan: P
       `A batch holds at most ${max} items; this one has ${input.items.length}`,
     );
 
-  // 1. validate every item against its template (scoped), as a single render would be
+  // 1. validate every item against its template (scoped), as a single render would be; the batch's
+  //    `sign` is each item's unless the item says otherwise
+  const signedWith =
+    input.sign === undefined || input.sign === false
+      ? null
+      : (
+          await resolveSigningCertificate(deps, account.id, input.sign).catch((err: unknown) => {
+            throw batchSignError(err);
+          })
+        ).id;
+  const items = input.items.map((item) =>
+    signedWith && item.options?.sign === undefined ? { ...item, options: { ...item.options, sign: signedWith } } : item,
+  );
   const prepared: PreparedRender[] = [];
   const memo: TemplateMemo = new Map();
-  for (const [index, item] of input.items.entries()) {
+  for (const [index, item] of items.entries()) {
     try {
       prepared.push(await prepareRender(deps, account, item, memo));
     } catch (err) {
@@ -88,6 +103,7 @@ export async function createBatch(deps: Deps, account: RenderAccount & { plan: P
       combine: input.combine ? 1 : 0,
       combined_blob_key: null,
       combine_error: null,
+      signed_with: input.combine ? signedWith : null,
       lease_owner: null,
       lease_expires_at: null,
       created_at: now.toISOString(),
@@ -119,7 +135,7 @@ export async function createBatch(deps: Deps, account: RenderAccount & { plan: P
     );
     await insertRenderJobs(
       trx,
-      input.items.map((item, i) => ({
+      items.map((item, i) => ({
         render_id: renderIds[i],
         account_id: account.id,
         batch_id: batchId,
@@ -136,6 +152,16 @@ export async function createBatch(deps: Deps, account: RenderAccount & { plan: P
   });
   deps.jobs.wake();
   return getBatch(deps, account.id, batchId);
+}
+
+/** A refused batch `sign`, named as the batch's field rather than an item's `options.sign`. */
+function batchSignError(err: unknown): unknown {
+  if (err instanceof AppError && err.code === 'VALIDATION_ERROR')
+    return new AppError(err.code, err.message.replace(/^options\.sign/, 'sign'), {
+      ...err.details,
+      field: 'sign',
+    });
+  return err;
 }
 
 async function checkCombineBudget(deps: Deps, accountId: string, prepared: PreparedRender[]): Promise<void> {

@@ -1,9 +1,14 @@
+import { readFile } from 'node:fs/promises';
 import { PdfEngineError } from '../../pdf/types.js';
+import { signOutput } from '../signing/sign-output.js';
 import { publishEvent } from '../events/publish-event.js';
 import { listBatchItemRows } from '../renders/render-records.js';
 import type { JobDeps } from '../render-jobs/run-render-job.js';
 import { completeBatch, releaseBatch, type BatchRow } from './batch-records.js';
 import { batchEventData } from './batch-view.js';
+
+/** The combined file was built but its signature failed (certificate deleted, time-stamp authority down). */
+class CombinedSigningError extends Error {}
 
 function combinedBlobKey(accountId: string, batchId: string): string {
   return `batches/${accountId}/${batchId}.pdf`;
@@ -37,7 +42,17 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
         const file = await deps.engine.combine(sources, { priority: 'background', tenant: batch.account_id });
         try {
           const key = combinedBlobKey(batch.account_id, batch.id);
-          await deps.blobs.putFile(key, file.path);
+          if (batch.signed_with) {
+            // signed once as a whole: the one time this process holds the combined file (the signature's
+            // byte range is hashed over all of it, and its revision is written after it)
+            const signed = await signOutput(deps, batch.account_id, batch.signed_with, await readFile(file.path)).catch(
+              (err: unknown) => {
+                if (err instanceof PdfEngineError) throw new CombinedSigningError(err.message);
+                throw err;
+              },
+            );
+            await deps.blobs.put(key, [signed]);
+          } else await deps.blobs.putFile(key, file.path);
           combinedKey = key;
         } finally {
           await file.dispose();
@@ -47,7 +62,8 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
           await releaseBatch(deps.db, batch.id, deps.instanceId);
           return 'released';
         }
-        if (err instanceof PdfEngineError) combineError = `The items could not be combined: ${err.message}`;
+        if (err instanceof CombinedSigningError) combineError = `The combined file could not be signed: ${err.message}`;
+        else if (err instanceof PdfEngineError) combineError = `The items could not be combined: ${err.message}`;
         else {
           const hours = deps.config.limits.jobRetryHours;
           if (deps.clock.now().getTime() - Date.parse(batch.created_at) <= hours * 3_600_000) {

@@ -22,6 +22,7 @@ const Batch = named(
       id: Type.String(),
       status: Type.String({ description: 'pending (items running, or the combined file being built) or completed' }),
       combine: Type.Boolean(),
+      signed: Type.Boolean({ description: 'the combined PDF is signed once as a whole (batch `sign` with `combine`)' }),
       progress: Type.Object({
         total: Type.Integer(),
         pending: Type.Integer(),
@@ -59,6 +60,7 @@ const Batch = named(
           id: 'bat_01a21680738b60de6c07f420',
           status: 'completed',
           combine: true,
+          signed: false,
           progress: { total: 2, pending: 0, completed: 1, failed: 1 },
           createdAt: '2026-11-26T06:30:00.000Z',
           completedAt: '2026-11-26T06:30:02.000Z',
@@ -100,6 +102,12 @@ const BatchRequest = named(
           default: false,
           description:
             "also build one PDF of every completed item, in order; refused (VALIDATION_ERROR, field `combine`) when the templates' sizes times the items exceed what a render worker may hold (RENDER_MEMORY_MB)",
+        }),
+      ),
+      sign: Type.Optional(
+        Type.Union([Type.Boolean(), Type.String({ minLength: 1, maxLength: 64 })], {
+          description:
+            "sign every item that does not set its own `options.sign` (true: the account's default certificate, or a certificate id), and the combined PDF once as a whole; the items' own signatures are left out of the combined PDF (they sign other files)",
         }),
       ),
     },

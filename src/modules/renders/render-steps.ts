@@ -14,7 +14,7 @@ import { loadTemplateBytes } from '../templates/template-files.js';
 import { resolveWatermark } from './watermark-rule.js';
 import { completePendingRender, failPendingRender, type RenderRow } from './render-records.js';
 import { renderEventData } from './render-view.js';
-import { checkSealOptions, type SealRequest } from './seal-output.js';
+import { checkSealOptions, signatureFieldOf, type SealRequest } from './seal-output.js';
 import type { ProtectOptions } from '../../pdf/seal/protect.js';
 
 // The steps every render goes through, whether its caller waits (create-render.ts) or not (the job
@@ -99,6 +99,7 @@ export async function prepareRender(
     },
   );
   const seal = await checkSealOptions(deps, account.id, options, mayProtect);
+  if (seal.signWith) seal.signatureField = signatureFieldOf(analysis, values);
   const watermark = resolveWatermark(plan, options.watermark);
   if (watermark.warning) warnings.push(watermark.warning);
   return {

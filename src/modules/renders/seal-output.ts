@@ -3,7 +3,8 @@ import type { Deps } from '../../deps.js';
 import { validationError } from '../../errors.js';
 import { protectPdf, type ProtectOptions } from '../../pdf/seal/protect.js';
 import { resolveSigningCertificate } from '../signing/resolve-certificate.js';
-import { signOutput } from '../signing/sign-output.js';
+import { signOutput, type SignatureField } from '../signing/sign-output.js';
+import type { TemplateAnalysis } from '../../pdf/types.js';
 
 // After the engine: what seals a render's file. Signing comes last, as the file's last revision;
 // every file gets its SHA-256, which POST /renders/verify looks up.
@@ -12,6 +13,8 @@ export interface SealRequest {
   protect?: ProtectOptions;
   /** the signing certificate's id (resolved when the render was accepted) */
   signWith?: string;
+  /** the template's signature field the signature shows in; absent: an invisible signature */
+  signatureField?: SignatureField;
 }
 
 export interface SealedFile {
@@ -48,6 +51,25 @@ export async function checkSealOptions(
   return { signWith: cert.id };
 }
 
+/**
+ * Where a visible signature goes: the template's first signature field (in the form's order) that is
+ * not read-only and that this render left empty; a field the data filled (an image or typed name) keeps
+ * what it was given and the signature stays invisible.
+ */
+export function signatureFieldOf(
+  analysis: Pick<TemplateAnalysis, 'fields'>,
+  values: Record<string, unknown>,
+): SignatureField | undefined {
+  const f = analysis.fields.find(
+    (x) =>
+      x.type === 'signature' &&
+      !x.pdfMeta.readOnly &&
+      x.pdfMeta.rect !== undefined &&
+      values[x.pdfMeta.originalName] === undefined,
+  );
+  return f?.pdfMeta.rect && { name: f.pdfMeta.originalName, page: f.pdfMeta.page, rect: f.pdfMeta.rect };
+}
+
 export function sha256Of(file: readonly Uint8Array[]): string {
   const h = createHash('sha256');
   for (const chunk of file) h.update(chunk);
@@ -55,14 +77,14 @@ export function sha256Of(file: readonly Uint8Array[]): string {
 }
 
 export async function sealOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
   accountId: string,
   seal: SealRequest,
   file: readonly Uint8Array[],
 ): Promise<SealedFile> {
   let out = file;
   if (seal.protect) out = [await protectPdf(Buffer.concat(out), seal.protect)];
-  if (seal.signWith) out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out))];
+  if (seal.signWith) out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out), seal.signatureField)];
   return { file: out, sha256: sha256Of(out), protected: seal.protect !== undefined, signedWith: seal.signWith ?? null };
 }
 

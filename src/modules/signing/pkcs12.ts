@@ -1,9 +1,9 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 import { validationError } from '../../errors.js';
 
 // A PKCS#12 upload read with node-forge (OpenSSL 3's default PBES2/AES-256 and SHA-256 MAC included):
-// exactly one RSA private key, the certificate it belongs to first, the rest of the chain after it.
+// exactly one RSA or EC private key, the certificate it belongs to first, the rest of the chain after it.
 // Every refusal is a VALIDATION_ERROR on `pkcs12` or `password` that says what is wrong.
 
 export interface SigningMaterial {
@@ -19,6 +19,9 @@ export interface SigningMaterial {
   /** SHA-256 of the signer certificate's DER, hex */
   fingerprint: string;
 }
+
+/** The curves PAdES verifiers (poppler/NSS, OpenSSL, Acrobat) all accept. */
+const EC_CURVES = new Set(['prime256v1', 'secp384r1', 'secp521r1']);
 
 const bad = (field: string, expected: string, received: string, message: string) =>
   validationError({ field, expected, received }, message);
@@ -53,19 +56,37 @@ export function readPkcs12(der: Buffer, password: string): SigningMaterial {
       'no private key',
       'The PKCS#12 holds no private key: export it with the key',
     );
-  const key = keyBags[0].key as forge.pki.rsa.PrivateKey | undefined;
-  if (!key || keyBags.length > 1)
+  // forge reads RSA keys and certificates itself; an EC one it leaves as ASN.1, which Node reads
+  const bag = keyBags[0];
+  const keyDer = bag.key
+    ? forge.asn1.toDer(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key))).getBytes()
+    : bag.asn1 && forge.asn1.toDer(bag.asn1).getBytes();
+  let key: KeyObject | undefined;
+  try {
+    if (keyDer) key = createPrivateKey({ key: Buffer.from(keyDer, 'binary'), format: 'der', type: 'pkcs8' });
+  } catch {
+    key = undefined;
+  }
+  const curve = key?.asymmetricKeyDetails?.namedCurve;
+  const usable = key?.asymmetricKeyType === 'rsa' || (key?.asymmetricKeyType === 'ec' && EC_CURVES.has(curve ?? ''));
+  if (!key || !usable || keyBags.length > 1)
     throw bad(
       'pkcs12',
-      'one RSA private key',
-      keyBags.length > 1 ? 'several keys' : 'a key of another kind',
-      'The PKCS#12 must hold exactly one RSA private key',
+      'one RSA or EC (P-256, P-384, P-521) private key',
+      keyBags.length > 1
+        ? 'several keys'
+        : `a key of another kind (${key?.asymmetricKeyType ?? 'unreadable'}${curve ? ` ${curve}` : ''})`,
+      'The PKCS#12 must hold exactly one RSA or EC (P-256, P-384, P-521) private key',
     );
   const certs = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? [])
-    .map((b) => b.cert)
-    .filter((c): c is forge.pki.Certificate => c !== undefined && c !== null);
-  // the certificate of this key: same modulus
-  const signer = certs.find((c) => (c.publicKey as forge.pki.rsa.PublicKey).n?.equals(key.n));
+    .map((b) => {
+      // forge parses RSA certificates; any other kind it leaves as ASN.1
+      const asn1 = b.cert ? forge.pki.certificateToAsn1(b.cert) : b.asn1;
+      return asn1 && certificateOf(Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'));
+    })
+    .filter((c): c is X509Certificate => c !== undefined);
+  // the certificate of this key
+  const signer = certs.find((c) => c.checkPrivateKey(key));
   if (!signer)
     throw bad(
       'pkcs12',
@@ -74,16 +95,23 @@ export function readPkcs12(der: Buffer, password: string): SigningMaterial {
       'The PKCS#12 holds no certificate for its private key',
     );
   const ordered = [signer, ...certs.filter((c) => c !== signer)];
-  const certificatesPem = ordered.map((c) => forge.pki.certificateToPem(c)).join('');
-  const x509 = new X509Certificate(forge.pki.certificateToPem(signer));
   return {
-    certificatesPem,
-    privateKeyPem: forge.pki.privateKeyInfoToPem(forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(key))),
-    subject: x509.subject.replace(/\n/g, ', '),
-    issuer: x509.issuer.replace(/\n/g, ', '),
-    serialNumber: x509.serialNumber,
-    notBefore: new Date(x509.validFrom),
-    notAfter: new Date(x509.validTo),
-    fingerprint: createHash('sha256').update(x509.raw).digest('hex'),
+    certificatesPem: ordered.map((c) => c.toString()).join(''),
+    privateKeyPem: key.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    subject: signer.subject.replace(/\n/g, ', '),
+    issuer: signer.issuer.replace(/\n/g, ', '),
+    serialNumber: signer.serialNumber,
+    notBefore: new Date(signer.validFrom),
+    notAfter: new Date(signer.validTo),
+    fingerprint: createHash('sha256').update(signer.raw).digest('hex'),
   };
+}
+
+/** A certificate bag's X.509, or nothing when it holds something else. */
+function certificateOf(der: Buffer): X509Certificate | undefined {
+  try {
+    return new X509Certificate(der);
+  } catch {
+    return undefined;
+  }
 }

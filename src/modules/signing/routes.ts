@@ -32,7 +32,8 @@ const SigningCertificateUpload = named(
       pkcs12: Type.String({
         minLength: 1,
         maxLength: MAX_PKCS12_BASE64,
-        description: 'The PKCS#12 (.p12 / .pfx) file, base64: one RSA private key and its certificate (chain optional)',
+        description:
+          'The PKCS#12 (.p12 / .pfx) file, base64: one RSA or EC (P-256, P-384, P-521) private key and its certificate (chain optional)',
       }),
       password: Type.String({ maxLength: 1024, description: 'The PKCS#12 password; never stored' }),
       default: Type.Optional(
@@ -71,7 +72,7 @@ export const signingRoutes =
             409: errorResponse('CONFLICT: the account already keeps the most certificates allowed'),
             413: errorResponse('PAYLOAD_TOO_LARGE'),
             422: errorResponse(
-              'VALIDATION_ERROR: not a PKCS#12, wrong password, no private key, not an RSA key, expired or not yet valid',
+              'VALIDATION_ERROR: not a PKCS#12, wrong password, no private key, not an RSA or EC (P-256, P-384, P-521) key, expired or not yet valid',
             ),
           },
         },

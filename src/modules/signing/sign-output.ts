@@ -1,45 +1,101 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { SignPdf } from '@signpdf/signpdf';
-import type { Deps } from '../../deps.js';
-import { PdfEngineError } from '../../pdf/types.js';
+import type { DigestSigner, Deps } from '../../deps.js';
+import { PdfEngineError, type Rect } from '../../pdf/types.js';
 import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
+import { byteRangeDigest, embedSignature } from '../../pdf/seal/byte-range.js';
 import { openSecret } from '../webhooks/secret-box.js';
-import { findCertificate } from './certificate-records.js';
+import { findCertificate, type CertificateRow } from './certificate-records.js';
 import { PadesSigner } from './cms-signature.js';
+import { timeStampToken } from './time-stamp.js';
 
-/** Room for the CMS: an RSA-4096 signature and a chain of a few certificates fit in 16 KiB. */
-const CONTENTS_BYTES = 16_384;
+/**
+ * Room for a time-stamp token on top of the CMS: the token carries the authority's own certificates (a
+ * public TSA's chain of three is ~5 KiB; its signed TSTInfo and attributes under 1 KiB).
+ */
+const TOKEN_BYTES = 16_384;
 
-/** The file signed (PAdES B-B) with the account's certificate `certificateId`, as its last revision. */
-export async function signOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey'>,
-  accountId: string,
-  certificateId: string,
-  bytes: Uint8Array,
-): Promise<Uint8Array> {
-  const row = await findCertificate(deps.db, accountId, certificateId);
-  if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
-  const keyPem = openSecret(deps.signingKey, row.private_key);
+/** A template's signature field, where a visible signature goes. */
+export interface SignatureField {
+  name: string;
+  /** 1-based */
+  page: number;
+  rect: Rect;
+}
+
+const REASON = 'Document issued by formcast';
+
+/** The signer's common name, else the whole subject. */
+function commonName(subject: string): string {
+  return /(?:^|,\s*)CN=([^,]+)/.exec(subject)?.[1]?.trim() ?? subject;
+}
+
+/** "2026-11-26 08:30 UTC": what the appearance says; the exact time is the signature's /M. */
+function shownTime(d: Date): string {
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The certificate's sealed key opened and its chain parsed, ready to sign. */
+function signerOf(signingKey: Buffer, row: CertificateRow): PadesSigner {
+  const keyPem = openSecret(signingKey, row.private_key);
   // sealed under another SIGNING_SECRET: never sign with something else, say so
   if (!keyPem)
     throw new PdfEngineError(
       'RENDER_FAILED',
-      `the signing certificate ${certificateId} cannot be opened with this server's SIGNING_SECRET; upload it again`,
+      `the signing certificate ${row.id} cannot be opened with this server's SIGNING_SECRET; upload it again`,
     );
-  const chain = (row.certificates.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+  return signerFromPem(row.certificates, keyPem);
+}
+
+/** A signer from PEM: the certificate chain (the signer's first) and its PKCS#8 key. */
+export function signerFromPem(certificatesPem: string, privateKeyPem: string): PadesSigner {
+  const chain = (certificatesPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
     (pem) => new X509Certificate(pem).raw,
   );
-  const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
-  const slot = await addSignatureSlot(bytes, {
-    reason: 'Document issued by formcast',
-    location: 'formcast',
-    name: row.subject,
-    signingTime: deps.clock.now(),
-    contentsBytes: CONTENTS_BYTES,
+  const pkcs8 = createPrivateKey(privateKeyPem).export({ type: 'pkcs8', format: 'der' });
+  return new PadesSigner({ chain, pkcs8 });
+}
+
+/** The file signed (PAdES B-B, or B-T when the operator set TSA_URL) with the account's certificate `certificateId`, as its last revision. */
+export async function signOutput(
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
+  accountId: string,
+  certificateId: string,
+  bytes: Uint8Array,
+  field?: SignatureField,
+): Promise<Uint8Array> {
+  const row = await findCertificate(deps.db, accountId, certificateId);
+  if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
+  const signer = deps.caches.signers.remember(`${row.id}:${row.fingerprint}`, () => signerOf(deps.signingKey, row));
+  const { url, timeoutMs } = deps.config.timestamp;
+  return signBytes(bytes, signer, {
+    subject: row.subject,
+    now: deps.clock.now(),
+    field,
+    timestamp: url ? { url, timeoutMs } : undefined,
   });
-  const signed = await new SignPdf().sign(
-    Buffer.from(slot.buffer, slot.byteOffset, slot.byteLength),
-    new PadesSigner({ chain, pkcs8 }),
-  );
-  return new Uint8Array(signed.buffer, signed.byteOffset, signed.byteLength);
+}
+
+/** Bytes signed as their last revision: the server's renders and the CLI's offline ones alike. */
+export async function signBytes(
+  bytes: Uint8Array,
+  signer: DigestSigner,
+  o: { subject: string; now: Date; field?: SignatureField; timestamp?: { url: string; timeoutMs: number } },
+): Promise<Uint8Array> {
+  const { field, now, timestamp: tsa } = o;
+  const slot = await addSignatureSlot(bytes, {
+    reason: REASON,
+    location: 'formcast',
+    name: o.subject,
+    signingTime: now,
+    visible: field && {
+      fieldName: field.name,
+      page: field.page,
+      rect: field.rect,
+      lines: [`Digitally signed by ${commonName(o.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
+    },
+    // sized from the certificate chain: every byte reserved is written twice (hex) into every signed file
+    contentsBytes: signer.maxCmsBytes + (tsa ? TOKEN_BYTES : 0),
+  });
+  const stamp = tsa && ((value: Uint8Array) => timeStampToken(tsa, value));
+  return embedSignature(slot, await signer.signDigest(byteRangeDigest(slot), stamp));
 }

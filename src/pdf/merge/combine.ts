@@ -5,7 +5,8 @@
 // item are merged; a name two items use for different resources is renamed in the later item's /DA
 // strings. Page trees are rebuilt: one node per item under a new root, inherited page attributes
 // copied onto each page. Outlines, structure trees, named destinations and document metadata of the
-// items are left out (an item is one form, not a book).
+// items are left out (an item is one form, not a book), and so are the items' signatures
+// (signed-fields.ts): each signs its own file, not this one.
 import {
   PDFContext,
   type PDFDict,
@@ -22,6 +23,7 @@ import { N, asDict, getDict, nameOfBytes, resolve, textOf } from '../pdf-objects
 import { PdfEngineError } from '../types.js';
 import { prepareFormCopy, type FormCopy } from './form-copy.js';
 import { CombinedWriter } from './object-copy.js';
+import { dropSignedFields } from './signed-fields.js';
 
 export interface CombineItem {
   bytes: Uint8Array;
@@ -71,6 +73,7 @@ export async function combineInto(
     if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const { context: ctx, catalog } = await loadItem(item.bytes, n);
     const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
+    dropSignedFields(ctx, catalog, pages);
     const refOf = refFinder(ctx);
     const nodeNum = out.reserve();
     const parent = ctx.nextRef(); // a placeholder for this item's page-tree node, never looked up

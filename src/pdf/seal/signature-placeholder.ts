@@ -1,15 +1,22 @@
-// The revision a signature goes into (PAdES, ISO 32000-2 12.8): an invisible signature field on the
-// first page whose signature dictionary holds a /ByteRange to fill and a /Contents of zeros for the
-// CMS, appended to the finished file as an incremental update so every byte signed stays as it was.
-// @signpdf/signpdf then computes the byte range and writes the CMS into /Contents.
-import { PDFArray, PDFDict, PDFHexString, PDFNumber, PDFString, type PDFRef } from '@cantoo/pdf-lib';
+// The revision a signature goes into (PAdES, ISO 32000-2 12.8): a signature field whose signature
+// dictionary holds a /ByteRange to fill and a /Contents of zeros for the CMS, appended to the finished
+// file as an incremental update so every byte signed stays as it was. Visible when the template has a
+// signature field: its own field when the output still has it (not flattened), else a new one on the
+// same page and rectangle; otherwise invisible on the first page. The byte range is then filled
+// byte range in place (byte-range.ts); the caller hashes it and writes the CMS into /Contents.
+import { PDFArray, PDFDict, PDFHexString, PDFNumber, PDFString, type PDFContext, type PDFRef } from '@cantoo/pdf-lib';
+import { collectFields, type RawField } from '../field-tree.js';
+import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
-import { N, getDict } from '../pdf-objects.js';
+import { collectPages } from '../pages.js';
+import { N, getDict, getNumbers, resolve } from '../pdf-objects.js';
+import { signatureAppearance } from './signature-appearance.js';
+import { fillByteRange, type SignatureSlotBytes } from './byte-range.js';
 import { ChangeTracker } from '../writer/change-tracker.js';
 import { findStartXref, writeIncrement } from '../writer/incremental-writer.js';
-import { PdfEngineError } from '../types.js';
+import { PdfEngineError, type Rect } from '../types.js';
 
-/** What @signpdf/utils looks for (DEFAULT_BYTE_RANGE_PLACEHOLDER): `/ByteRange [0 /********** ...]`. */
+/** Ten characters: room for any offset of a file up to 10 GB (byte-range.ts writes over it). */
 const BYTE_RANGE_PLACEHOLDER = '**********';
 
 export interface SignatureSlot {
@@ -20,6 +27,17 @@ export interface SignatureSlot {
   signingTime: Date;
   /** bytes reserved for the CMS (its hex form takes twice as many) */
   contentsBytes: number;
+  /** where the template's signature field was, and what its appearance says; absent: invisible */
+  visible?: VisibleSignature;
+}
+
+export interface VisibleSignature {
+  /** the field's fully qualified name, reused when the output still has it unsigned */
+  fieldName: string;
+  /** 1-based */
+  page: number;
+  rect: Rect;
+  lines: string[];
 }
 
 const SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY = 3;
@@ -43,8 +61,18 @@ function freeName(fields: PDFArray, ctxLookup: (o: unknown) => PDFDict | undefin
   return `Signature${n}`;
 }
 
-/** The file with a last revision holding an unsigned signature field, ready for @signpdf/signpdf. */
-export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): Promise<Uint8Array> {
+/** The output's own unsigned signature field named `name` (a render that did not flatten keeps it). */
+function unsignedField(ctx: PDFContext, catalog: PDFDict, acroForm: PDFDict, name: string): RawField | undefined {
+  const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
+  return collectFields(ctx, acroForm, pages, DEFAULT_LIMITS).find(
+    (f) => f.fullName === name && resolve(f.dict, 'FT') === N('Sig') && !f.dict.has(N('V')) && f.widgets.length > 0,
+  );
+}
+
+const size = (r: number[]) => [Math.abs(r[2] - r[0]), Math.abs(r[3] - r[1])] as const;
+
+/** The file with a last revision holding an unsigned signature field, its byte range filled. */
+export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): Promise<SignatureSlotBytes> {
   const startXref = findStartXref(bytes);
   if (startXref === undefined)
     throw new PdfEngineError('RENDER_FAILED', 'the output has no cross-reference to sign after');
@@ -52,13 +80,12 @@ export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): 
   if (encrypted) throw new PdfEngineError('RENDER_FAILED', 'an encrypted output cannot be signed');
   const tracker = new ChangeTracker(ctx);
   tracker.begin();
-  const page = doc.getPage(0);
 
   const sig = ctx.obj({
     Type: 'Sig',
     Filter: 'Adobe.PPKLite',
     SubFilter: 'ETSI.CAdES.detached',
-    // before /Contents: @signpdf/signpdf looks for /Contents after the byte range
+    // before /Contents: byte-range.ts looks for /Contents after the byte range
     ByteRange: ctx.obj([0, N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER)]),
     Contents: PDFHexString.of('0'.repeat(slot.contentsBytes * 2)),
     Reason: PDFHexString.fromText(slot.reason),
@@ -79,24 +106,44 @@ export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): 
     acroForm.set(N('Fields'), fields as PDFArray);
   }
   const fieldArray = fields as PDFArray;
-  const widget = ctx.obj({
-    Type: 'Annot',
-    Subtype: 'Widget',
-    FT: 'Sig',
-    T: PDFHexString.fromText(freeName(fieldArray, (o) => ctx.lookupMaybe(o as PDFRef, PDFDict))),
-    F: ANNOT_PRINT_LOCKED,
-    Rect: [0, 0, 0, 0],
-    V: sigRef,
-    P: page.ref,
-  });
-  const widgetRef = ctx.register(widget);
-  fieldArray.push(widgetRef);
   acroForm.set(N('SigFlags'), PDFNumber.of(SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY));
-  page.node.addAnnot(widgetRef);
+
+  const visible = slot.visible;
+  const own = visible && unsignedField(ctx, catalog, acroForm, visible.fieldName);
+  if (own && visible) {
+    // the form's field itself: signed in place, its (first) widget showing the signature
+    own.dict.set(N('V'), sigRef);
+    const widget = own.widgets[0];
+    const rect = getNumbers(widget, 'Rect') ?? visible.rect;
+    const [w, h] = size(rect);
+    widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, w, h, visible.lines) }));
+    widget.set(N('F'), PDFNumber.of(ANNOT_PRINT_LOCKED));
+  } else {
+    const onPage = visible && visible.page >= 1 && visible.page <= doc.getPageCount();
+    const page = doc.getPage(onPage ? visible.page - 1 : 0);
+    const rect = onPage ? visible.rect : [0, 0, 0, 0];
+    const widget = ctx.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Sig',
+      T: PDFHexString.fromText(freeName(fieldArray, (o) => ctx.lookupMaybe(o as PDFRef, PDFDict))),
+      F: ANNOT_PRINT_LOCKED,
+      Rect: rect,
+      V: sigRef,
+      P: page.ref,
+    });
+    if (onPage) {
+      const [w, h] = size(rect);
+      widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, w, h, visible.lines) }));
+    }
+    const widgetRef = ctx.register(widget);
+    fieldArray.push(widgetRef);
+    page.node.addAnnot(widgetRef);
+  }
 
   const update = writeIncrement(ctx, { bytes, startXref }, tracker.changed(), tracker.baseMax);
   const out = new Uint8Array(bytes.length + update.length);
   out.set(bytes, 0);
   out.set(update, bytes.length);
-  return out;
+  return fillByteRange(out, bytes.length);
 }
