@@ -10,6 +10,7 @@ import { registerJsonBody } from './http/json-body.js';
 import { registerNulGuard } from './http/nul-guard.js';
 import { registerBodyDrain } from './http/body-drain.js';
 import { registerBodyTimeout } from './http/body-timeout.js';
+import { closeSilentSocketsOnClose } from './http/silent-sockets.js';
 import { registerTracing } from './http/tracing.js';
 import { authenticate, rateLimit } from './http/auth.js';
 import { keyAuthenticator } from './modules/accounts/api-keys.js';
@@ -65,6 +66,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   // Closing: answers still in flight go out with Connection: close, so their keep-alive sockets end
   // with them and close() need not wait for clients to hang up.
+  closeSilentSocketsOnClose(app as unknown as FastifyInstance);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
