@@ -32,7 +32,8 @@ const SigningCertificateUpload = named(
       pkcs12: Type.String({
         minLength: 1,
         maxLength: MAX_PKCS12_BASE64,
-        description: 'The PKCS#12 (.p12 / .pfx) file, base64: one RSA private key and its certificate (chain optional)',
+        description:
+          'The PKCS#12 (.p12 / .pfx) file, base64: one private key (RSA, or EC on P-256, P-384 or P-521) and its certificate (chain optional)',
       }),
       password: Type.String({ maxLength: 1024, description: 'The PKCS#12 password; never stored' }),
       default: Type.Optional(
@@ -64,6 +65,8 @@ export const signingRoutes =
         schema: {
           tags: ['signing'],
           operationId: 'createSigningCertificate',
+          description:
+            "Stores a PKCS#12 file (JSON: `pkcs12` in base64, `password`, optional `name` and `default`) whose private key signs renders that ask `options.sign`; the key is kept sealed under the server's key and never shown again. Refused with 422 VALIDATION_ERROR when it is not a PKCS#12, the password is wrong, its key is neither RSA nor EC on P-256, P-384 or P-521, or the certificate is outside its validity; 409 CONFLICT when the account already keeps the most certificates allowed.",
           summary: 'Store a signing certificate (PKCS#12 and its password) for options.sign',
           body: ref(SigningCertificateUpload),
           response: {
@@ -71,7 +74,7 @@ export const signingRoutes =
             409: errorResponse('CONFLICT: the account already keeps the most certificates allowed'),
             413: errorResponse('PAYLOAD_TOO_LARGE'),
             422: errorResponse(
-              'VALIDATION_ERROR: not a PKCS#12, wrong password, no private key, not an RSA key, expired or not yet valid',
+              'VALIDATION_ERROR: not a PKCS#12, wrong password, no private key, a key neither RSA nor EC on P-256/P-384/P-521, expired or not yet valid',
             ),
           },
         },
@@ -88,6 +91,8 @@ export const signingRoutes =
         schema: {
           tags: ['signing'],
           operationId: 'listSigningCertificates',
+          description:
+            'Every signing certificate of the account, newest first: subject, issuer, serial number, validity, fingerprint and whether it is the default; never the key. Not paged: an account keeps only a few.',
           summary: "The account's signing certificates, newest first",
           response: { 200: ref(SigningCertificateList, 'Every certificate of the account') },
         },
@@ -101,6 +106,8 @@ export const signingRoutes =
         schema: {
           tags: ['signing'],
           operationId: 'deleteSigningCertificate',
+          description:
+            'Deletes the certificate and its sealed key at once; it can no longer sign renders. PDFs already signed keep their signature.',
           summary: 'Delete a signing certificate and its sealed key',
           params: IdParams,
           response: { 204: NoContent, 404: errorResponse('SIGNING_CERTIFICATE_NOT_FOUND') },
