@@ -25,6 +25,7 @@ import { renderComponents, renderRoutes } from './modules/renders/routes.js';
 import { downloadRoutes } from './modules/downloads/routes.js';
 import { dashboard } from './http/dashboard.js';
 import { webhookComponents, webhookRoutes } from './modules/webhooks/routes.js';
+import { eventComponents, WEBHOOK_EVENTS } from './modules/webhooks/event-schemas.js';
 import { signingComponents, signingRoutes } from './modules/signing/routes.js';
 import { batchComponents, batchRoutes } from './modules/batches/routes.js';
 
@@ -92,18 +93,24 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerNulGuard(app as unknown as FastifyInstance);
 
   // Named component schemas (see http/openapi.ts): registered before the routes that ref() them.
-  await registerOpenApi(app as unknown as FastifyInstance, deps.config.publicUrl, [
-    ...commonComponents,
-    ...accountComponents,
-    ...templateComponents,
-    ...fieldComponents,
-    ...fieldEditComponents,
-    ...detectComponents,
-    ...renderComponents,
-    ...batchComponents,
-    ...webhookComponents,
-    ...signingComponents,
-  ]);
+  await registerOpenApi(
+    app as unknown as FastifyInstance,
+    deps.config.publicUrl,
+    [
+      ...commonComponents,
+      ...accountComponents,
+      ...templateComponents,
+      ...fieldComponents,
+      ...fieldEditComponents,
+      ...detectComponents,
+      ...renderComponents,
+      ...batchComponents,
+      ...webhookComponents,
+      ...signingComponents,
+      ...eventComponents,
+    ],
+    Object.values(WEBHOOK_EVENTS),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -19,6 +19,7 @@ type Operation = {
 };
 type Document = {
   paths?: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, { post: unknown }>;
   components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> };
 };
 
@@ -85,7 +86,20 @@ const STATUS_TEXT: Record<string, string> = {
 /** Descriptions @fastify/swagger gives a response without its own (its default, the schema's). */
 const GENERIC = new Set(['Default Response', ErrorEnvelope.description]);
 
-export async function registerOpenApi(app: FastifyInstance, publicUrl: string, components: Named[]): Promise<void> {
+/** One event type the service sends to webhook endpoints, and the named schema of its payload. */
+export interface WebhookEventDoc {
+  type: string;
+  schema: Named;
+  summary: string;
+  description: string;
+}
+
+export async function registerOpenApi(
+  app: FastifyInstance,
+  publicUrl: string,
+  components: Named[],
+  events: WebhookEventDoc[],
+): Promise<void> {
   for (const schema of components) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
@@ -109,12 +123,12 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string, c
     },
     // Components keep their $id as their name (the default would be def-0, def-1, ...).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `schema-${i}`) },
-    transformObject: (doc) => complete(('openapiObject' in doc ? doc.openapiObject : {}) as Document) as object,
+    transformObject: (doc) => complete(('openapiObject' in doc ? doc.openapiObject : {}) as Document, events) as object,
   });
 }
 
 /** What the routes' schemas cannot say: upload bodies, shared answers, error descriptions. */
-function complete(doc: Document): Document {
+function complete(doc: Document, events: WebhookEventDoc[]): Document {
   doc.components ??= {};
   mapDiscriminators(doc, doc.components.schemas ?? {});
   // a copy: addExamples() writes into the document
@@ -156,7 +170,56 @@ function complete(doc: Document): Document {
     }
   }
   addExamples(doc);
+  doc.webhooks = Object.fromEntries(events.map((e) => [e.type, { post: webhookOperation(e) }]));
   return doc;
+}
+
+const SIGNATURE_HEADERS = [
+  [
+    'webhook-id',
+    'The event id (`id` of the body): the same on every attempt, so deduplicate on it',
+    'evt_01a21680738b60de6c07f412',
+  ],
+  [
+    'webhook-timestamp',
+    'Unix seconds of this attempt; refuse a delivery whose timestamp is far from your clock (replays)',
+    '1795673700',
+  ],
+  [
+    'webhook-signature',
+    'Standard Webhooks signature: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, ' +
+      "one per secret in force (two for 24 hours after a rotation); key: the endpoint's secret after `whsec_`, base64-decoded",
+    'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  ],
+] as const;
+
+/** What the service POSTs to an endpoint for one event type (a `webhooks` entry of OpenAPI 3.1). */
+function webhookOperation(e: WebhookEventDoc) {
+  const schema = { $ref: `#/components/schemas/${e.schema.$id}` };
+  const example = (e.schema.examples as unknown[] | undefined)?.[0];
+  return {
+    operationId: `on${e.type.replace(/(^|[.-])(\w)/g, (_m, _sep, c: string) => c.toUpperCase())}`,
+    tags: ['webhooks'],
+    summary: e.summary,
+    description:
+      `${e.description}\n\nDelivered to every enabled endpoint subscribed to \`${e.type}\` (or \`*\`), signed per ` +
+      'Standard Webhooks. Answer any 2xx within WEBHOOK_TIMEOUT_MS (10 s by default) to acknowledge; anything else ' +
+      'is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 20 h and 24 h (10 attempts over about 3 days), ' +
+      'with the same body and webhook-id. Redirects are not followed.',
+    security: [],
+    parameters: SIGNATURE_HEADERS.map(([name, description, ex]) => ({
+      name,
+      in: 'header',
+      required: true,
+      description,
+      schema: { type: 'string' },
+      example: ex,
+    })),
+    requestBody: { required: true, content: { 'application/json': { schema, ...(example ? { example } : {}) } } },
+    responses: {
+      '200': { description: 'Any 2xx acknowledges the delivery; the body is ignored' },
+    },
+  };
 }
 
 type Json = { [key: string]: unknown };

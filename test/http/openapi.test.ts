@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { componentValidator } from '../helpers/openapi-ajv.js';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from '../../src/modules/events/event-types.js';
 
 // The committed openapi/openapi.json is what the TypeScript client is generated from and what
 // `npm run lint:openapi` (redocly, every rule an error) checks: it must be exactly what the server
@@ -9,6 +11,8 @@ import { startServer, type TestServer } from '../helpers/server.js';
 const committed = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8'));
 type Operation = {
   operationId?: string;
+  summary?: string;
+  description?: string;
   security?: unknown[];
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
   responses: Record<string, { $ref?: string; content?: Record<string, { schema: { $ref?: string } }> }>;
@@ -97,6 +101,52 @@ describe('the OpenAPI document', () => {
           expect(response.description, `${name} ${status}`).not.toMatch(/^(Default Response|The envelope .*)?$/);
     expect(committed.components.responses.RateLimited.headers['Retry-After']).toBeDefined();
     expect(committed.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined();
+  });
+
+  it('describes every operation beyond its summary', () => {
+    for (const [name, op] of operations(committed)) {
+      expect(op.summary, name).toBeTruthy();
+      expect(op.description, name).toBeTruthy();
+      expect(op.description, name).not.toBe(op.summary);
+      // a few sentences, not a restated title
+      expect(op.description!.length, name).toBeGreaterThan(60);
+    }
+  });
+
+  it('declares every event type the service sends under webhooks, each with a named, valid payload schema', () => {
+    const types = [...EVENT_TYPES, TEST_EVENT_TYPE];
+    expect(Object.keys(committed.webhooks).sort()).toEqual([...types].sort());
+    expect(committed.tags.map((t: { name: string }) => t.name)).toContain('webhooks');
+    const validator = componentValidator(committed);
+    const ids = new Set(operations(committed).map(([, op]) => op.operationId));
+    for (const type of types) {
+      const op = committed.webhooks[type].post;
+      expect(op.tags, type).toEqual(['webhooks']);
+      expect(op.summary && op.description, type).toBeTruthy();
+      expect(ids.has(op.operationId), `${type}: operationId unique`).toBe(false);
+      ids.add(op.operationId);
+      const media = op.requestBody.content['application/json'];
+      const name = media.schema.$ref.replace('#/components/schemas/', '');
+      expect(name, type).toMatch(/^[A-Z]\w+Event$/);
+      const schema = committed.components.schemas[name];
+      expect(schema.required, type).toEqual(['id', 'type', 'createdAt', 'data']);
+      expect(schema.properties.type.enum, type).toEqual([type]);
+      // the example is a payload of that type, and another type's example is not
+      const validate = validator(name);
+      expect(validate(media.example), `${type}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(validate({ ...media.example, type: type === 'webhook.test' ? 'render.completed' : 'webhook.test' })).toBe(
+        false,
+      );
+      expect(
+        op.parameters.map((p: { name: string; in: string; required: boolean }) => [p.name, p.in, p.required]),
+      ).toEqual([
+        ['webhook-id', 'header', true],
+        ['webhook-timestamp', 'header', true],
+        ['webhook-signature', 'header', true],
+      ]);
+      expect(Object.keys(op.responses), type).toEqual(['200']);
+      expect(op.security, type).toEqual([]);
+    }
   });
 
   it('lists every error code of the server in ErrorCode', async () => {

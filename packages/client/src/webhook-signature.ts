@@ -1,30 +1,26 @@
 import { Webhook } from 'standardwebhooks';
 import { FormcastError } from './errors.js';
-import type { RenderBatch, RenderDetail, Template } from './types.js';
+import type { components } from './generated/schema.js';
+
+type Schemas = components['schemas'];
 
 // Receivers verify what the server signs with the same maintained `standardwebhooks` package: the
 // `webhook-id`, `webhook-timestamp` and `webhook-signature` headers over the raw body.
 
-interface EventBase<T extends string, D> {
-  /** also the webhook-id header: the same on every attempt, so receivers deduplicate on it */
-  id: string;
-  type: T;
-  createdAt: string;
-  data: D;
-}
-
-/** Every event a webhook endpoint receives, by `type`. */
+/**
+ * Every event a webhook endpoint receives, by `type`: `{ id, type, createdAt, data }`, as the document's
+ * `webhooks` declare them (`id` is also the webhook-id header, the same on every attempt: deduplicate on it).
+ * Renders and batches come without download links; GET them for fresh ones.
+ */
 export type WebhookEvent =
-  /** the render as GET /v1/renders/:id shows it, without a download link (ask renders.get for one) */
-  | EventBase<'render.completed' | 'render.failed', RenderDetail>
-  /** the batch as GET /v1/render-batches/:id shows it, without download links */
-  | EventBase<'render-batch.completed', RenderBatch>
-  | EventBase<'template.created' | 'template.updated' | 'template.deleted', Template>
-  | EventBase<
-      'usage.renders.threshold',
-      { month: string; threshold: number; renders: { used: number; limit: number | null } }
-    >
-  | EventBase<'webhook.test', { endpointId: string; message: string }>;
+  | Schemas['RenderCompletedEvent']
+  | Schemas['RenderFailedEvent']
+  | Schemas['RenderBatchCompletedEvent']
+  | Schemas['TemplateCreatedEvent']
+  | Schemas['TemplateUpdatedEvent']
+  | Schemas['TemplateDeletedEvent']
+  | Schemas['UsageRendersThresholdEvent']
+  | Schemas['WebhookTestEvent'];
 
 export type WebhookEventType = WebhookEvent['type'];
 

@@ -142,6 +142,8 @@ export const accountRoutes =
         schema: {
           tags: ['usage'],
           operationId: 'getUsage',
+          description:
+            "The month's renders, the account's templates and API keys against the plan's limits, with the plan's features (webhooks, watermark, retention days). Free to call; a render refused with RENDER_LIMIT_REACHED is what follows when `renders.used` reaches `renders.limit`.",
           summary: 'Usage of the current UTC month against the plan',
           response: { 200: ref(UsageResponse, 'The usage') },
         },
@@ -155,6 +157,8 @@ export const accountRoutes =
         schema: {
           tags: ['account'],
           operationId: 'getAccountSettings',
+          description:
+            "The account's own render defaults (`locale`, `timezone`), null where unset. A render uses its request's `options` first, then its template's settings, then these, then the server's.",
           summary: "The account's render defaults (locale, time zone)",
           response: { 200: ref(AccountSettingsResponse, 'The settings') },
         },
@@ -168,6 +172,8 @@ export const accountRoutes =
         schema: {
           tags: ['account'],
           operationId: 'updateAccountSettings',
+          description:
+            "Sets or clears (with null) the account's render defaults; properties left out keep their value. A value that is not a locale or an IANA time zone is refused with 422 VALIDATION_ERROR. Renders already made are not changed.",
           summary: "Set the account's render defaults: below a request's options and a template's, above the server's",
           body: ref(AccountSettingsPatch),
           response: { 200: ref(AccountSettingsResponse, 'The settings as they now are'), 422: errorResponse() },
@@ -182,6 +188,8 @@ export const accountRoutes =
         schema: {
           tags: ['api-keys'],
           operationId: 'listApiKeys',
+          description:
+            "Every key of the account, revoked ones included (with `revokedAt`), newest first; a key's secret is never shown again after its creation. Paged with `page`/`limit` or `starting_after` (see `meta.nextCursor`).",
           summary: 'List the API keys of the account (never the secrets), newest first',
           querystring: CursorPageQuery,
           response: { 200: ref(ApiKeyList, 'A page of keys, revoked ones included'), 422: errorResponse() },
@@ -196,6 +204,8 @@ export const accountRoutes =
         schema: {
           tags: ['api-keys'],
           operationId: 'createApiKey',
+          description:
+            'Creates a key for this account, named by `name` ("unnamed" when no body is sent). The secret (`key`, fc_live_...) is in this answer only: store it, it cannot be read again. The plan\'s key quota counts active (unrevoked) keys: beyond it, 403 API_KEY_LIMIT_REACHED.',
           summary: 'Create an API key; the secret is shown once, in this response',
           body: Type.Optional(ref(ApiKeyCreate)),
           response: {
@@ -221,6 +231,8 @@ export const accountRoutes =
         schema: {
           tags: ['api-keys'],
           operationId: 'revokeApiKey',
+          description:
+            'Revokes the key at once and for good: the next request with it answers 401. Revoking an already revoked key answers 204 again; a key of another account is 404 API_KEY_NOT_FOUND. The key used for this request may revoke itself.',
           summary: 'Revoke an API key at once',
           params: Type.Object({ id: Type.String() }),
           response: { 204: NoContent, 404: errorResponse('API_KEY_NOT_FOUND') },

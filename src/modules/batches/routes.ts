@@ -15,7 +15,7 @@ import { RenderRequest } from '../render-data/request-schemas.js';
 import { createBatch } from './create-batch.js';
 import { getBatch } from './get-batch.js';
 
-const Batch = named(
+export const Batch = named(
   'RenderBatch',
   Type.Object(
     {
@@ -185,6 +185,8 @@ export const batchRoutes =
         schema: {
           tags: ['renders'],
           operationId: 'getRenderBatch',
+          description:
+            "A batch's progress (items pending, completed, failed), each item's render id and error, and once completed freshly signed links to the combined PDF (with `combine`) and a ZIP of every completed item. render-batch.completed reports the end. Another account's batch is 404 BATCH_NOT_FOUND.",
           summary: 'Get a batch: progress, per-item results and, once completed, its download links',
           params: IdParams,
           response: { 200: ref(BatchResponse, 'The batch'), 404: errorResponse('BATCH_NOT_FOUND') },

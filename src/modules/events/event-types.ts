@@ -11,3 +11,9 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Sent to one endpoint on request (POST /v1/webhook-endpoints/:id/test); never subscribable. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** Every type an event delivery can carry. */
+export type EmittedEventType = EventType | typeof TEST_EVENT_TYPE;

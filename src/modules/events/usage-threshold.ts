@@ -1,4 +1,5 @@
 import type { Db } from '../../adapters/db/database.js';
+import type { UsageThresholdData } from './event-data.js';
 import { publishEvent } from './publish-event.js';
 
 // usage.renders.threshold: announced when the month's renders reach 80 % and 100 % of the quota, once each
@@ -24,12 +25,17 @@ export async function announceUsageThresholds(
       .onConflict((oc) => oc.columns(['account_id', 'month', 'threshold']).doNothing())
       .executeTakeFirst();
     if (Number(marked.numInsertedOrUpdatedRows ?? 0) === 0) continue; // already announced this month
+    const data: UsageThresholdData = {
+      month: usage.month,
+      threshold,
+      renders: { used: usage.used, limit: usage.limit },
+    };
     await publishEvent(
       trx,
       {
         accountId: usage.accountId,
         type: 'usage.renders.threshold',
-        data: { month: usage.month, threshold, renders: { used: usage.used, limit: usage.limit } },
+        data,
         traceparent,
       },
       now,

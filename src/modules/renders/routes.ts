@@ -113,7 +113,7 @@ const RenderListItem = named(
     },
   ),
 );
-const RenderDetail = named(
+export const RenderDetail = named(
   'RenderDetail',
   Type.Intersect(
     [
@@ -256,6 +256,8 @@ export const renderRoutes =
         schema: {
           tags: ['renders'],
           operationId: 'listRenders',
+          description:
+            "The account's renders, newest first, every status unless `status` is given, optionally only those of `templateId`. Items carry a freshly signed `downloadUrl` when the file is still kept. Paged with `page`/`limit` or `starting_after` (see `meta.nextCursor`).",
           summary: 'List renders, newest first (every status unless `status` is given)',
           querystring: Type.Object(
             {
@@ -282,6 +284,8 @@ export const renderRoutes =
         schema: {
           tags: ['renders'],
           operationId: 'getRender',
+          description:
+            'One render with a freshly signed `downloadUrl` (valid `expiresIn` seconds) while its file is kept, its warnings, the template version it used and, when failed, its error. Poll it to follow an asynchronous render, or listen for render.completed / render.failed. A render past its retention is 404 RENDER_NOT_FOUND.',
           summary: 'Get a render with a freshly signed download link',
           params: IdParams,
           response: { 200: ref(RenderDetailResponse, 'The render'), 404: errorResponse('RENDER_NOT_FOUND') },
@@ -296,9 +300,15 @@ export const renderRoutes =
         schema: {
           tags: ['renders'],
           operationId: 'deleteRender',
+          description:
+            "Deletes the render's PDF at once; the render then answers 404 and its links stop working. A render still pending cannot be deleted yet (409 CONFLICT).",
           summary: 'Delete a render and its file at once',
           params: IdParams,
-          response: { 204: NoContent, 404: errorResponse('RENDER_NOT_FOUND') },
+          response: {
+            204: NoContent,
+            404: errorResponse('RENDER_NOT_FOUND'),
+            409: errorResponse('CONFLICT: the render is still pending'),
+          },
         },
       },
       async (request, reply) => {
@@ -313,6 +323,8 @@ export const renderRoutes =
         schema: {
           tags: ['renders'],
           operationId: 'verifyRender',
+          description:
+            "Upload a PDF (multipart `file`): `result` says whether it is exactly a file this account rendered (verified, matched on its SHA-256), such a file with revisions appended after it (modified), or neither (unknown), with the render when one matches. Not charged, not counted; a file over the plan's upload limit is 413 FILE_TOO_LARGE.",
           ...multipartBody(RenderVerifyUpload),
           summary: 'Which render of this account made this PDF, if any (not charged)',
           response: {

@@ -65,6 +65,8 @@ export const signingRoutes =
         schema: {
           tags: ['signing'],
           operationId: 'createSigningCertificate',
+          description:
+            "Stores a PKCS#12 file (JSON: `pkcs12` in base64, `password`, optional `name` and `default`) whose private key signs renders that ask `options.sign`; the key is kept sealed under the server's key and never shown again. Refused with 422 VALIDATION_ERROR when it is not a PKCS#12, the password is wrong, its key is neither RSA nor EC on P-256, P-384 or P-521, or the certificate is outside its validity; 409 CONFLICT when the account already keeps the most certificates allowed.",
           summary: 'Store a signing certificate (PKCS#12 and its password) for options.sign',
           body: ref(SigningCertificateUpload),
           response: {
@@ -89,6 +91,8 @@ export const signingRoutes =
         schema: {
           tags: ['signing'],
           operationId: 'listSigningCertificates',
+          description:
+            'Every signing certificate of the account, newest first: subject, issuer, serial number, validity, fingerprint and whether it is the default; never the key. Not paged: an account keeps only a few.',
           summary: "The account's signing certificates, newest first",
           response: { 200: ref(SigningCertificateList, 'Every certificate of the account') },
         },
@@ -102,6 +106,8 @@ export const signingRoutes =
         schema: {
           tags: ['signing'],
           operationId: 'deleteSigningCertificate',
+          description:
+            'Deletes the certificate and its sealed key at once; it can no longer sign renders. PDFs already signed keep their signature.',
           summary: 'Delete a signing certificate and its sealed key',
           params: IdParams,
           response: { 204: NoContent, 404: errorResponse('SIGNING_CERTIFICATE_NOT_FOUND') },

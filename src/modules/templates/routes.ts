@@ -59,6 +59,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'createTemplate',
+          description:
+            "Uploads one PDF (multipart `file`, with optional `name` and `description`) and analyses its AcroForm fields into the template's schema; with `detectFields` the fields the form lacks are detected and added too. Counts against the plan's template quota (403 TEMPLATE_LIMIT_REACHED) and file size limit (413 FILE_TOO_LARGE); a file that is not a readable PDF form is 422 INVALID_PDF. Safe to retry with an `Idempotency-Key`. Sends template.created.",
           ...multipartBody(TemplateUpload),
           summary: 'Upload a PDF form as a template; its fields are analysed at once',
           headers: IdempotencyHeaders,
@@ -102,6 +104,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'listTemplates',
+          description:
+            "The account's templates, newest first, without their `description`. Paged with `page`/`limit` or, stable while templates are added, `starting_after` (see `meta.nextCursor`).",
           summary: 'List templates, newest first',
           querystring: CursorPageQuery,
           response: {
@@ -126,6 +130,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'getTemplate',
+          description:
+            "One template of this account: name, file, field count, version, frozen state and render settings. Another account's template is 404 TEMPLATE_NOT_FOUND.",
           summary: 'Get a template',
           params: IdParams,
           response: { 200: ref(TemplateResponse, 'The template'), 404: errorResponse('TEMPLATE_NOT_FOUND') },
@@ -140,6 +146,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'getTemplateSchema',
+          description:
+            "The fields of the current version: the key to send in render data, type, options, defaults, constants and rules (the form's own scripts included). Render data is checked against it (422 VALIDATION_ERROR).",
           summary: 'The fields to send in render data',
           params: IdParams,
           response: {
@@ -185,6 +193,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'getTemplateJsonSchema',
+          description:
+            'The same rules as GET /v1/templates/{id}/schema written as a JSON Schema (draft 2020-12) of render data, for validating or generating forms client side before rendering.',
           summary: 'The render data of the current version as a JSON Schema (draft 2020-12)',
           params: IdParams,
           response: {
@@ -202,6 +212,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'getTemplateFile',
+          description:
+            "The PDF of the template's current version, the one renders fill, with a Content-Disposition naming the file. Not charged.",
           summary: "The template's current PDF, as uploaded",
           produces: ['application/pdf'],
           params: IdParams,
@@ -268,6 +280,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'updateTemplate',
+          description:
+            'Changes the name, description, render defaults (`locale`, `timezone`; null clears) or the frozen state. A frozen template refuses every change but `isFrozen: false` (409 TEMPLATE_FROZEN). Does not change the version. Sends template.updated.',
           summary: 'Rename, describe, freeze or unfreeze a template',
           params: IdParams,
           body: ref(TemplatePatch),
@@ -290,6 +304,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'replaceTemplateFile',
+          description:
+            "Uploads a new PDF for the template: its fields are analysed again and the version goes up by 1. Fields matched to the previous file's (same name, or paired by label, place or neighbours) keep their keys, defaults and rules; `fieldMapping` reports which were kept, renamed in the PDF, added, removed, and which settings could not be carried. Renders made before keep their version. Refused for a frozen template (409 TEMPLATE_FROZEN), a file over the plan limit (413) or not a PDF form (422 INVALID_PDF). Sends template.updated.",
           ...multipartBody(TemplateUpload),
           summary: 'Replace the PDF: schema re-extracted, version + 1; the fields it maps keep their keys and rules',
           params: IdParams,
@@ -322,6 +338,8 @@ export const templateRoutes =
         schema: {
           tags: ['templates'],
           operationId: 'deleteTemplate',
+          description:
+            'Deletes the template with its PDF and every recorded version. A frozen template must be unfrozen first (409 TEMPLATE_FROZEN). Sends template.deleted.',
           summary: 'Delete a template (irreversible)',
           params: IdParams,
           response: {

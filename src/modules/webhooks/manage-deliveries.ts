@@ -4,6 +4,8 @@ import { AppError, notFound } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PlanName } from '../../plans.js';
 import { findEventForPayload, insertEvent } from '../events/event-records.js';
+import type { WebhookTestData } from '../events/event-data.js';
+import { TEST_EVENT_TYPE } from '../events/event-types.js';
 import {
   findDelivery,
   insertDeliveries,
@@ -83,12 +85,16 @@ export async function sendTestEvent(deps: DeliveryDeps, account: Account, endpoi
     await insertEvent(trx, {
       id: eventId,
       account_id: account.id,
-      type: 'webhook.test',
-      data: JSON.stringify({ endpointId: endpoint.id, message: 'A test event sent from the formcast API' }),
+      type: TEST_EVENT_TYPE,
+      data: JSON.stringify(testData(endpoint.id)),
       created_at: now.toISOString(),
     });
-    const row = newDeliveryRow({ eventId, accountId: account.id, type: 'webhook.test' }, endpoint.id, now);
+    const row = newDeliveryRow({ eventId, accountId: account.id, type: TEST_EVENT_TYPE }, endpoint.id, now);
     await insertDeliveries(trx, [row]);
     return toDeliveryView(row);
   });
+}
+
+function testData(endpointId: string): WebhookTestData {
+  return { endpointId, message: 'A test event sent from the formcast API' };
 }

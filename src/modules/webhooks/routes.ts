@@ -13,6 +13,7 @@ import {
   IdParams,
 } from '../../http/openapi.js';
 import { EVENT_TYPES } from '../events/event-types.js';
+import { RENDER_COMPLETED_EXAMPLE } from './event-schemas.js';
 import { DELIVERY_STATUSES, getDelivery, listDeliveries, retryDelivery, sendTestEvent } from './manage-deliveries.js';
 import {
   createEndpoint,
@@ -57,7 +58,7 @@ const SECOND_ATTEMPT = {
 const DELIVERY_EXAMPLE = {
   id: 'whd_01a21680738b60de6c07f411',
   endpointId: ENDPOINT_EXAMPLE.id,
-  eventId: 'evt_01a21680738b60de6c07f412',
+  eventId: RENDER_COMPLETED_EXAMPLE.id,
   eventType: 'render.completed',
   status: 'pending',
   attempts: 2,
@@ -150,28 +151,7 @@ const DeliveryWithPayload = named(
       examples: [
         {
           ...DELIVERY_EXAMPLE,
-          payload: {
-            id: DELIVERY_EXAMPLE.eventId,
-            type: 'render.completed',
-            createdAt: '2026-11-26T06:15:00.000Z',
-            data: {
-              id: 'rnd_01a21680738b60de6c07f402',
-              templateId: 'tpl_01a21680738b60de6c07f401',
-              templateName: 'W-9 (2024)',
-              status: 'completed',
-              fileSize: 48213,
-              durationMs: 182,
-              expiresAt: '2026-12-03T06:15:00.000Z',
-              createdAt: '2026-11-26T06:15:00.000Z',
-              downloadUrl: null,
-              sha256: '9b2e4c1f0a3d5e7b8c6a4f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c',
-              protected: false,
-              signed: false,
-              expiresIn: 0,
-              warnings: [],
-              templateVersion: 1,
-            },
-          },
+          payload: RENDER_COMPLETED_EXAMPLE,
         },
       ],
     },
@@ -288,6 +268,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'createWebhookEndpoint',
+          description:
+            'Registers an https URL to receive the `events` listed (or `*`) as signed POSTs (Standard Webhooks; the payloads are under `webhooks` in this document). The signing secret (`whsec_...`) is in this answer only. Needs a plan with webhooks (403 WEBHOOKS_NOT_ENABLED) and counts against its endpoint limit (403 WEBHOOK_ENDPOINT_LIMIT_REACHED); a URL that is not https or resolves to a private address is 422 VALIDATION_ERROR.',
           summary: 'Create a webhook endpoint; its signing secret is shown once, in this response',
           body: ref(EndpointCreate),
           response: { 201: ref(WithSecretResponse, 'The endpoint, with its secret (shown once)'), ...Errors },
@@ -303,6 +285,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'listWebhookEndpoints',
+          description:
+            "The account's endpoints, newest first, without their secrets. Paged with `page`/`limit` or `starting_after` (see `meta.nextCursor`). 403 WEBHOOKS_NOT_ENABLED on a plan without webhooks.",
           summary: 'List webhook endpoints, newest first',
           querystring: CursorPageQuery,
           response: { 200: ref(EndpointList, 'A page of endpoints'), ...Errors },
@@ -317,6 +301,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'getWebhookEndpoint',
+          description:
+            "One endpoint: URL, subscribed events, enabled state and, when the service disabled it, why (`disabledReason`). Never the secret. 404 WEBHOOK_ENDPOINT_NOT_FOUND for another account's endpoint.",
           summary: 'Get a webhook endpoint',
           params: IdParams,
           response: { 200: ref(EndpointResponse, 'The endpoint'), ...Errors },
@@ -331,6 +317,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'updateWebhookEndpoint',
+          description:
+            "Changes the URL, events or description, or enables / disables the endpoint; properties left out keep their value and an empty body is 422. Enabling an endpoint the service disabled after days of failing deliveries clears `disabledReason`. The change is written to the endpoint's log.",
           summary: 'Change the URL, events or description, or enable / disable an endpoint',
           params: IdParams,
           body: ref(EndpointPatch),
@@ -346,6 +334,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'deleteWebhookEndpoint',
+          description:
+            'Deletes the endpoint with its pending and past deliveries and its log: nothing more is sent to it, including retries already scheduled.',
           summary: 'Delete a webhook endpoint with its deliveries and log',
           params: IdParams,
           response: { 204: NoContent, ...Errors },
@@ -363,6 +353,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'rotateWebhookEndpointSecret',
+          description:
+            'Generates a new signing secret, shown in this answer only. For 24 hours deliveries carry two signatures (new and previous secret) so receivers can switch without losing any; then only the new one signs. A rotation racing another is 409 CONFLICT.',
           summary: 'New signing secret (shown once); the previous one keeps signing for 24 hours',
           params: IdParams,
           response: {
@@ -381,6 +373,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'sendWebhookTestEvent',
+          description:
+            'Queues a webhook.test event for this endpoint only, even when it is disabled or subscribed to nothing matching, to check a receiver and its signature verification. Answers 202 with the delivery; follow it with GET /v1/webhook-deliveries/{id}.',
           summary: 'Send a webhook.test event to this endpoint',
           params: IdParams,
           response: { 202: ref(DeliveryResponse, 'The test delivery, queued'), ...Errors },
@@ -396,6 +390,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'listWebhookDeliveries',
+          description:
+            'The deliveries to this endpoint, newest first, optionally only those of `status` (pending, succeeded, failed): attempts, last status code, error and duration. Paged with `page`/`limit` or `starting_after` (see `meta.nextCursor`).',
           summary: 'Deliveries to this endpoint, newest first: status, attempts, response codes, timing',
           params: IdParams,
           querystring: Type.Object(
@@ -421,6 +417,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'listWebhookEndpointLog',
+          description:
+            'What happened to the endpoint, newest first: created, updated, secret.rotated, disabled (by you or by the service after failing deliveries) and enabled. Paged with `page`/`limit` or `starting_after`.',
           summary: "The endpoint's own log: created, changed, secret rotated, disabled, enabled",
           params: IdParams,
           querystring: CursorPageQuery,
@@ -436,6 +434,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'getWebhookDelivery',
+          description:
+            'One delivery with every attempt (time, status code, error, duration) and the exact JSON body it sends, as declared under `webhooks` in this document.',
           summary: 'A delivery with the exact payload it sends',
           params: IdParams,
           response: { 200: ref(DeliveryWithPayloadResponse, 'The delivery and its payload'), ...Errors },
@@ -450,6 +450,8 @@ export const webhookRoutes =
         schema: {
           tags,
           operationId: 'retryWebhookDelivery',
+          description:
+            'Schedules one more attempt of the delivery now, with the same body and webhook-id (receivers deduplicate on it), whatever its status; if it fails, what is left of the retry schedule follows. A delivery being attempted right now is 409 CONFLICT.',
           summary: 'Send a delivery again now (same webhook-id)',
           params: IdParams,
           response: {
