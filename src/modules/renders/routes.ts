@@ -65,6 +65,23 @@ const Render = named(
     },
   ),
 );
+/** A completed render as the API shows it: the example of the render schemas and of its events. */
+export const RENDER_EXAMPLE = {
+  id: 'rnd_01a21680738b60de6c07f402',
+  templateId: 'tpl_01a21680738b60de6c07f401',
+  templateName: 'W-9 (2024)',
+  status: 'completed',
+  fileSize: 48213,
+  durationMs: 182,
+  expiresAt: '2026-12-03T06:15:00.000Z',
+  createdAt: '2026-11-26T06:15:00.000Z',
+  downloadUrl:
+    'https://forms.example.com/v1/files/rnd_01a21680738b60de6c07f402?expires=1795671300&signature=3f1c0e9a5b7d4e2f8a6c1b0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f',
+  sha256: '9b2e4c1f0a3d5e7b8c6a4f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c',
+  protected: false,
+  signed: false,
+};
+
 const RenderListItem = named(
   'RenderListItem',
   Type.Object(
@@ -93,23 +110,7 @@ const RenderListItem = named(
       batchIndex: Type.Optional(Type.Integer({ description: 'its place in the batch, from 0' })),
     },
     {
-      examples: [
-        {
-          id: 'rnd_01a21680738b60de6c07f402',
-          templateId: 'tpl_01a21680738b60de6c07f401',
-          templateName: 'W-9 (2024)',
-          status: 'completed',
-          fileSize: 48213,
-          durationMs: 182,
-          expiresAt: '2026-12-03T06:15:00.000Z',
-          createdAt: '2026-11-26T06:15:00.000Z',
-          downloadUrl:
-            'https://forms.example.com/v1/files/rnd_01a21680738b60de6c07f402?expires=1795671300&signature=3f1c0e9a5b7d4e2f8a6c1b0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f',
-          sha256: '9b2e4c1f0a3d5e7b8c6a4f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c',
-          protected: false,
-          signed: false,
-        },
-      ],
+      examples: [RENDER_EXAMPLE],
     },
   ),
 );

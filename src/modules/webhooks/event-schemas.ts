@@ -4,7 +4,7 @@ import { type Named, named, ref, stringEnum } from '../../http/openapi.js';
 import { Batch } from '../batches/routes.js';
 import { UsageThresholdData, WebhookTestData } from '../events/event-data.js';
 import type { EmittedEventType } from '../events/event-types.js';
-import { RenderDetail } from '../renders/routes.js';
+import { RENDER_EXAMPLE, RenderDetail } from '../renders/routes.js';
 import { Template } from '../templates/template-schemas.js';
 
 // The payload of every event type, as the OpenAPI document's top-level `webhooks` declares it: the envelope
@@ -12,18 +12,9 @@ import { Template } from '../templates/template-schemas.js';
 // Keyed by every type the service sends, so a new event type does not compile until it is documented.
 
 const RENDER_DATA_EXAMPLE = {
-  id: 'rnd_01a21680738b60de6c07f402',
-  templateId: 'tpl_01a21680738b60de6c07f401',
-  templateName: 'W-9 (2024)',
-  status: 'completed',
-  fileSize: 48213,
-  durationMs: 182,
-  expiresAt: '2026-12-03T06:15:00.000Z',
-  createdAt: '2026-11-26T06:15:00.000Z',
+  ...RENDER_EXAMPLE,
+  // as the event sends it: no link (it would expire in the outbox); GET /v1/renders/:id gives one
   downloadUrl: null,
-  sha256: '9b2e4c1f0a3d5e7b8c6a4f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c',
-  protected: false,
-  signed: false,
   expiresIn: 0,
   warnings: [],
   templateVersion: 1,

@@ -28,7 +28,7 @@ function isCapsLine(text: string): boolean {
 }
 
 /** A widget of any field on the phrase's line, near it: then the phrase is a caption, not a heading. */
-function besideWidget(page: LabelPage, p: Phrase): boolean {
+export function besideWidget(page: LabelPage, p: Phrase): boolean {
   const reach = Math.max(4 * p.size, 40);
   return page.widgets.some((w) => {
     const r = w.rect;

@@ -5,6 +5,7 @@
 // that box's caption.
 import { cleanCaption, type LabelPage } from '../analysis/page-labels.js';
 import { toFrame } from '../analysis/page-text.js';
+import { besideWidget } from '../analysis/page-sections.js';
 import type { Phrase } from '../analysis/text-phrases.js';
 import type { Rect } from '../types.js';
 
@@ -35,16 +36,6 @@ export function hangingPhrase(page: LabelPage, rect: Rect): Phrase | undefined {
     )
     .sort((a, b) => b.top - a.top || a.x0 - b.x0)[0];
   return under && !DATE_HINT.test(cleanCaption(under.text)) ? under : undefined;
-}
-
-/** A phrase with a widget of the page on its line, near it: some field's caption, not a heading. */
-function besideWidget(page: LabelPage, p: Phrase): boolean {
-  const reach = Math.max(4 * p.size, 40);
-  return page.widgets.some((w) => {
-    const r = w.rect;
-    const onLine = Math.min(p.top, r[3]) - Math.max(p.bottom, r[1]) >= 0.5 * Math.min(p.top - p.bottom, r[3] - r[1]);
-    return onLine && r[0] - p.x1 <= reach && p.x0 - r[2] <= reach;
-  });
 }
 
 /**
