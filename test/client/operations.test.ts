@@ -126,6 +126,18 @@ for (const db of DATABASES)
         expect(isPdf(await client.renders.download(done))).toBe(true);
       });
 
+      it('tells which render made a PDF with renders.verify: the file itself, a changed copy, another PDF', async () => {
+        const made = await client.renders.create({ templateId, data: { Text1: 'provenance' } });
+        const bytes = await client.renders.download(made);
+        const same = await client.renders.verify(bytes);
+        expect(same.result).toBe('verified');
+        expect(same.render?.id).toBe(made.renderId);
+        // a revision appended after our file, as a reader that saves incrementally would
+        const appended = new Uint8Array([...bytes, ...new TextEncoder().encode('% a later revision\n')]);
+        expect((await client.renders.verify(new Blob([appended]))).result).toBe('modified');
+        expect((await client.renders.verify(pdf('irs-fw9-2018.pdf'))).result).toBe('unknown');
+      });
+
       it('ends waitForRender on the render.completed event a receiver verified with verifyWebhook', async () => {
         const endpoint = await client.webhookEndpoints.create({ url: receiver.url, events: ['render.completed'] });
         receiver.state.secret = endpoint.secret;

@@ -1,8 +1,18 @@
 import type { Context } from './context.js';
 import { FormcastError } from './errors.js';
 import { paginate, type PageCursor } from './paginate.js';
+import { type PdfInput, toBlob } from './pdf-input.js';
 import { downloadSigned, newIdempotencyKey, unwrap } from './transport.js';
-import type { Page, Render, RenderDetail, RenderListItem, RenderRequest, RenderStatus, Usage } from './types.js';
+import type {
+  Page,
+  Render,
+  RenderDetail,
+  RenderListItem,
+  RenderRequest,
+  RenderStatus,
+  RenderVerification,
+  Usage,
+} from './types.js';
 import { pollUntil, type WaitOptions } from './wait.js';
 import type { WebhookEvent } from './webhook-signature.js';
 
@@ -50,6 +60,17 @@ export function rendersApi({ raw, send }: Context) {
     /** Every render (filters as in list), newest first, page after page. */
     all: (query: Omit<RenderListQuery, 'page'> = {}): AsyncGenerator<RenderListItem, void, undefined> =>
       paginate((cursor: PageCursor) => renders.list({ ...query, limit: query.limit ?? 100, page: cursor.page })),
+    /**
+     * Which render of this account made this PDF: `verified` (the very file), `modified` (that file with
+     * revisions appended), or `unknown`, with the render when one matches. Not charged.
+     */
+    verify: (file: PdfInput): Promise<RenderVerification> => {
+      const form = new FormData();
+      form.append('file', toBlob(file), 'file.pdf');
+      return unwrap(raw.POST('/v1/renders/verify', { body: form as never, bodySerializer: (body) => body })).then(
+        (r) => r.data as RenderVerification,
+      );
+    },
     /** A render, with a freshly signed download link. */
     get: (id: string): Promise<RenderDetail> =>
       unwrap(raw.GET('/v1/renders/{id}', { params: { path: { id } } })).then((r) => r.data as RenderDetail),

@@ -1,5 +1,6 @@
 import type { Context } from './context.js';
 import { paginate, type PageCursor } from './paginate.js';
+import { type PdfInput, toBlob } from './pdf-input.js';
 import { newIdempotencyKey, unwrap } from './transport.js';
 import type {
   DetectedFields,
@@ -16,8 +17,7 @@ import type {
   TemplateVersion,
 } from './types.js';
 
-/** A PDF to upload: bytes, or a Blob/File (a File's name is the default file name). */
-export type PdfInput = Uint8Array | ArrayBuffer | Blob;
+export type { PdfInput };
 
 export interface UploadOptions {
   /** Template name (default: the file name). */
@@ -45,11 +45,6 @@ export interface TemplateVersionListQuery {
   limit?: number;
   /** A version number: list the versions before it. */
   startingAfter?: number;
-}
-
-function toBlob(file: PdfInput): Blob {
-  if (file instanceof Blob) return file;
-  return new Blob([file instanceof Uint8Array ? new Uint8Array(file) : file], { type: 'application/pdf' });
 }
 
 function uploadBody(file: PdfInput, options: UploadOptions): FormData {

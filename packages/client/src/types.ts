@@ -57,6 +57,7 @@ export type RenderBatchRequest<TData extends object = Record<string, unknown>> =
 > & { items: RenderRequest<TData>[] };
 
 export type Usage = Schemas['Usage'];
+export type RenderVerification = Schemas['RenderVerification'];
 export type ApiKey = Schemas['ApiKey'];
 export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 /** The account's render defaults (null: the server's) and what they resolve to (`effective`). */
