@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 // On close, Node's closeIdleConnections() ends keep-alive sockets between requests, but not a socket that
 // has sent nothing yet (a browser's preconnect, a load balancer's TCP check, a stray client): server.close()
 // then waits for headersTimeout (60 s) before SIGTERM can finish. Such sockets are ended here at close;
-// a socket with a request in flight is left to finish its answer (sent with Connection: close).
+// a socket with a request in flight is left to finish its answer, then ended.
 export function closeSilentSocketsOnClose(app: FastifyInstance): void {
   const sockets = new Set<Socket>();
   const busy = new WeakSet<Socket>();
@@ -15,8 +15,14 @@ export function closeSilentSocketsOnClose(app: FastifyInstance): void {
     socket.once('close', () => sockets.delete(socket));
   });
   app.server.on('request', (req, res) => {
-    busy.add(req.socket);
-    res.once('close', () => busy.delete(req.socket));
+    const socket = req.socket;
+    busy.add(socket);
+    res.once('close', () => {
+      busy.delete(socket);
+      // an answer that was still going out when close() began: its socket is idle now, and close()
+      // checked for idle sockets only once
+      if (closing) socket.destroySoon();
+    });
   });
   app.addHook('preClose', async () => {
     closing = true;
