@@ -29,6 +29,7 @@ import { noopTracer, type Tracer } from './ports/tracer.js';
 import { tracedEngine } from './adapters/tracing/traced-engine.js';
 import { tracedBlobStore } from './adapters/tracing/traced-blob-store.js';
 import { dbTracingPlugin } from './adapters/tracing/traced-db.js';
+import { FontLibrary } from './pdf/fonts/font-library.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -184,12 +185,15 @@ const DB_CLOCK_SYNC_MS = 10_000;
 const TEMPLATE_FILES_MAX = 512;
 /** Signing certificates kept parsed (an account keeps at most 10). */
 const SIGNERS_MAX = 64;
+/** Shaped words kept for visible signatures' names (a few accounts' certificates). */
+const SIGNATURE_SHAPES = 256;
 
 function createCaches(sizes: CacheSizes): Caches {
   return {
     templateFiles: new Lru(TEMPLATE_FILES_MAX, sizes.templateFilesMb * MB, (b) => b.byteLength),
     analyses: new Lru(sizes.analysisEntries),
     signers: new Lru(SIGNERS_MAX),
+    fonts: new FontLibrary({ shapeCacheEntries: SIGNATURE_SHAPES }),
   };
 }
 

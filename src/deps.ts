@@ -8,6 +8,7 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Logger } from 'pino';
 import type { Metrics } from './ports/metrics.js';
 import type { Lru } from './lib/lru.js';
+import type { FontLibrary } from './pdf/fonts/font-library.js';
 import type { TemplateAnalysis } from './pdf/types.js';
 import type { JobSignal } from './ports/job-signal.js';
 import type { Tracer } from './ports/tracer.js';
@@ -26,6 +27,8 @@ export interface Caches {
    * 1.5 ms a signature otherwise). A certificate row never changes; a deleted one is looked up first.
    */
   signers: Lru<string, DigestSigner>;
+  /** the bundled fonts visible signatures draw a signer's name in any script with (parsed once, when first needed) */
+  fonts: FontLibrary;
 }
 
 /** What modules/signing/cms-signature.ts makes of a certificate: a CMS over a SHA-256 digest. */

@@ -18,8 +18,17 @@ export interface Identity {
   keyPem: string;
 }
 
-/** A self-signed certificate and key (RSA-2048, or EC P-256), as PKCS#12 files: with its key, and without. */
-export function makeIdentity(dir: string, name: string, days = 30, kind: 'rsa' | 'ec' = 'rsa'): Identity {
+/**
+ * A self-signed certificate and key (RSA-2048, or EC P-256), as PKCS#12 files: with its key, and without.
+ * `cn`: the subject's common name, in any script (UTF8String).
+ */
+export function makeIdentity(
+  dir: string,
+  name: string,
+  days = 30,
+  kind: 'rsa' | 'ec' = 'rsa',
+  cn = `${name} signer`,
+): Identity {
   const key = path.join(dir, `${name}.key`);
   const crt = path.join(dir, `${name}.crt`);
   const keyArgs = kind === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
@@ -36,8 +45,9 @@ export function makeIdentity(dir: string, name: string, days = 30, kind: 'rsa' |
       crt,
       '-days',
       String(days),
+      '-utf8',
       '-subj',
-      `/CN=${name} signer/O=Formcast Tests`,
+      `/CN=${cn}/O=Formcast Tests`,
     ],
     { stdio: 'ignore' },
   );

@@ -2,9 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PDFDocument, degrees } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
+import { editFields } from '../../src/pdf/edit/edit-fields.js';
 import { makeIdentity, opensslVerify, pdfsig } from '../helpers/signing.js';
 
 // Issue 26, visible signatures: a template with a signature field (/FT /Sig) is signed into that field,
@@ -21,6 +23,25 @@ interface Field {
   name: string;
   type: string;
   pdfMeta: { originalName: string; page: number; rect: [number, number, number, number] };
+}
+
+/** Signers' names in other scripts than Latin-1: Latin Extended, Cyrillic, CJK, Arabic (right to left). */
+const NAMES = ['Zoë Ðorđević', 'Łukasz Żółć', 'Иван Петров', '山田太郎', 'محمد علي'];
+
+/** A word pdftotext -bbox found on a page: its text and box (top-left origin, the page as displayed). */
+interface Word {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+function wordsOf(file: string, page: number): Word[] {
+  const html = execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-']).toString();
+  return [
+    ...html.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g),
+  ].map((m) => ({ x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[3]), y1: Number(m[4]), text: m[5] }));
 }
 
 /** Dark pixels (grey under 200) inside a PDF-space rectangle of a page rendered as a PGM at `dpi`. */
@@ -149,6 +170,115 @@ for (const db of DATABASES) {
         expect(report).toContain(`Signature Field Name: ${sig.pdfMeta.originalName}`);
         const h = pageHeight(file);
         expect(inkIn(shot(file, `${db.name}-open`), h, sig.pdfMeta.rect, 100)).toBeGreaterThan(20);
+      });
+
+      /** The text pdftotext finds inside a rectangle of the page as displayed (top-left origin). */
+      const textIn = (file: string, page: number, box: { x: number; y: number; w: number; h: number }) =>
+        execFileSync('pdftotext', [
+          '-f',
+          String(page),
+          '-l',
+          String(page),
+          '-x',
+          String(Math.floor(box.x)),
+          '-y',
+          String(Math.floor(box.y)),
+          '-W',
+          String(Math.ceil(box.w)),
+          '-H',
+          String(Math.ceil(box.h)),
+          file,
+          '-',
+        ]).toString();
+
+      it("a signer's name in any script is drawn as written (Latin Extended, Cyrillic, CJK, Arabic)", async () => {
+        for (const [i, name] of NAMES.entries()) {
+          const who = makeIdentity(dir, `script${i}`, 30, 'rsa', name);
+          const cert = await api(s, s.b).post('/v1/signing-certificates', { pkcs12: who.p12, password: 'p12-secret' });
+          expect(cert.status, JSON.stringify(cert.json)).toBe(201);
+          for (const flatten of [true, false]) {
+            const res = await api(s, s.b).post('/v1/renders', {
+              templateId: tpl,
+              data: { [text.name]: 'Any script' },
+              options: { sign: cert.json.data.id, flatten },
+            });
+            expect(res.status, JSON.stringify(res.json)).toBe(201);
+            const { bytes, file } = await fetchFile(res.json.data.downloadUrl, `${db.name}-script${i}-${flatten}.pdf`);
+            expect(pdfsig(file)).toContain('Signature Validation: Signature is Valid.');
+            expect(opensslVerify(dir, bytes, `${db.name}-script${i}-${flatten}`, who.crt).stderr).toContain(
+              'Verification successful',
+            );
+            const [x0, y0, x1, y1] = sig.pdfMeta.rect;
+            const h = pageHeight(file);
+            const inBox = textIn(file, sig.pdfMeta.page, { x: x0, y: h - y1, w: x1 - x0, h: y1 - y0 });
+            // poppler marks a right-to-left run with embedding controls (U+202B ... U+202C), in logical order
+            expect(inBox.replace(/[\u202a-\u202e]/g, '')).toContain(`Digitally signed by ${name}`);
+            expect(inBox).not.toContain('?');
+            // a second extractor that shares nothing with poppler
+            const mu = execFileSync('mutool', ['draw', '-q', '-F', 'txt', file, String(sig.pdfMeta.page)]).toString();
+            // mutool writes a right-to-left run in visual order, and U+FFFD for the glyph the shaper adds
+            // to a letter (Noto Sans Arabic's dots of a final yeh) that stands for no character of its own
+            const rtl = /[\u0590-\u08ff]/.test(name);
+            const seen = rtl ? Array.from(name).reverse().join('') : name;
+            expect(mu.replace(/\ufffd/g, '')).toContain(`Digitally signed by ${seen}`);
+          }
+        }
+      });
+
+      it('on a page turned 90°, 180° or 270° the signature reads upright as the page is shown', async () => {
+        for (const rotate of [90, 180, 270]) {
+          // a page turned as scanned landscape pages are, its signature field drawn where it reads across
+          const doc = await PDFDocument.create();
+          doc.addPage([612, 792]).setRotation(degrees(rotate));
+          const rect: [number, number, number, number] = rotate === 180 ? [200, 100, 420, 160] : [100, 200, 160, 420];
+          const turned = await editFields(Buffer.from(await doc.save()), [
+            { op: 'add', field: { name: 'Approval', type: 'signature', page: 1, rect } },
+            { op: 'add', field: { name: 'Note', type: 'text', page: 1, rect: [300, 500, 400, 520] } },
+          ]);
+          const up = await api(s, s.b).post('/v1/templates', uploadForm(Buffer.from(turned), `r${rotate}.pdf`));
+          expect(up.status, JSON.stringify(up.json)).toBe(201);
+          for (const flatten of [true, false]) {
+            const res = await api(s, s.b).post('/v1/renders', {
+              templateId: up.json.data.id,
+              data: { Note: 'Turned' },
+              options: { sign: true, flatten },
+            });
+            expect(res.status, JSON.stringify(res.json)).toBe(201);
+            const { file } = await fetchFile(res.json.data.downloadUrl, `${db.name}-rot${rotate}-${flatten}.pdf`);
+            expect(pdfsig(file)).toContain('Signature Validation: Signature is Valid.');
+            // the field's rectangle as the page is displayed (turned clockwise by /Rotate)
+            const [x0, y0, x1, y1] = rect;
+            const info = execFileSync('pdfinfo', [file]).toString();
+            const [pw, ph] = /Page size:\s+([\d.]+) x ([\d.]+)/.exec(info)!.slice(1, 3).map(Number);
+            const shown = {
+              90: { x: y0, y: x0, w: y1 - y0, h: x1 - x0 },
+              180: { x: pw - x1, y: y0, w: x1 - x0, h: y1 - y0 },
+              270: { x: ph - y1, y: pw - x1, w: y1 - y0, h: x1 - x0 },
+            }[rotate]!;
+            expect(textIn(file, 1, shown)).toContain('Digitally signed by visible signer');
+            // upright: the words of the first line run left to right on one baseline, wider than tall
+            const words = wordsOf(file, 1);
+            const at = words.findIndex((w) => w.text === 'Digitally');
+            expect(at).toBeGreaterThanOrEqual(0);
+            const line = words.slice(at, at + 3);
+            expect(line.map((w) => w.text)).toEqual(['Digitally', 'signed', 'by']);
+            for (const w of line) expect(w.x1 - w.x0).toBeGreaterThan(w.y1 - w.y0);
+            expect(line[1].x0).toBeGreaterThan(line[0].x1);
+            expect(line[2].x0).toBeGreaterThan(line[1].x1);
+            expect(Math.abs(line[1].y1 - line[0].y1)).toBeLessThan(1);
+            const first = words[at];
+            expect(first.x0).toBeGreaterThanOrEqual(shown.x - 1);
+            expect(first.y0).toBeGreaterThanOrEqual(shown.y - 1);
+            execFileSync('pdftoppm', [
+              '-r',
+              '60',
+              '-png',
+              '-singlefile',
+              file,
+              path.join(dir, `${db.name}-rot${rotate}-${flatten}`),
+            ]);
+          }
+        }
       });
 
       it('a form without a signature field, or whose field the data filled: invisible', async () => {

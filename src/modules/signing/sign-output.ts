@@ -1,5 +1,6 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { DigestSigner, Deps } from '../../deps.js';
+import type { FontLibrary } from '../../pdf/fonts/font-library.js';
 import { PdfEngineError, type Rect } from '../../pdf/types.js';
 import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
 import { byteRangeDigest, embedSignature } from '../../pdf/seal/byte-range.js';
@@ -72,6 +73,7 @@ export async function signOutput(
     now: deps.clock.now(),
     field,
     timestamp: url ? { url, timeoutMs } : undefined,
+    fonts: deps.caches.fonts,
   });
 }
 
@@ -79,23 +81,34 @@ export async function signOutput(
 export async function signBytes(
   bytes: Uint8Array,
   signer: DigestSigner,
-  o: { subject: string; now: Date; field?: SignatureField; timestamp?: { url: string; timeoutMs: number } },
+  o: {
+    subject: string;
+    now: Date;
+    field?: SignatureField;
+    timestamp?: { url: string; timeoutMs: number };
+    /** the process's bundled fonts (parsed once), for a name in any script; a new library otherwise */
+    fonts?: FontLibrary;
+  },
 ): Promise<Uint8Array> {
   const { field, now, timestamp: tsa } = o;
-  const slot = await addSignatureSlot(bytes, {
-    reason: REASON,
-    location: 'formcast',
-    name: o.subject,
-    signingTime: now,
-    visible: field && {
-      fieldName: field.name,
-      page: field.page,
-      rect: field.rect,
-      lines: [`Digitally signed by ${commonName(o.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
+  const slot = await addSignatureSlot(
+    bytes,
+    {
+      reason: REASON,
+      location: 'formcast',
+      name: o.subject,
+      signingTime: now,
+      visible: field && {
+        fieldName: field.name,
+        page: field.page,
+        rect: field.rect,
+        lines: [`Digitally signed by ${commonName(o.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
+      },
+      // sized from the certificate chain: every byte reserved is written twice (hex) into every signed file
+      contentsBytes: signer.maxCmsBytes + (tsa ? TOKEN_BYTES : 0),
     },
-    // sized from the certificate chain: every byte reserved is written twice (hex) into every signed file
-    contentsBytes: signer.maxCmsBytes + (tsa ? TOKEN_BYTES : 0),
-  });
+    o.fonts,
+  );
   const stamp = tsa && ((value: Uint8Array) => timeStampToken(tsa, value));
   return embedSignature(slot, await signer.signDigest(byteRangeDigest(slot), stamp));
 }

@@ -4,13 +4,26 @@
 // signature field: its own field when the output still has it (not flattened), else a new one on the
 // same page and rectangle; otherwise invisible on the first page. The byte range is then filled
 // byte range in place (byte-range.ts); the caller hashes it and writes the CMS into /Contents.
-import { PDFArray, PDFDict, PDFHexString, PDFNumber, PDFString, type PDFContext, type PDFRef } from '@cantoo/pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFHexString,
+  PDFNumber,
+  PDFString,
+  type PDFContext,
+  type PDFDocument,
+  type PDFRef,
+} from '@cantoo/pdf-lib';
 import { collectFields, type RawField } from '../field-tree.js';
+import { FontSet } from '../fonts/fonts.js';
+import { FontLibrary } from '../fonts/font-library.js';
+import { FontSubsets } from '../fonts/unicode-font.js';
+import { pageRotation } from '../page-geometry.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { collectPages } from '../pages.js';
-import { N, getDict, getNumbers, resolve } from '../pdf-objects.js';
-import { signatureAppearance } from './signature-appearance.js';
+import { N, getDict, getNumber, getNumbers, resolve } from '../pdf-objects.js';
+import { signatureAppearance, type SignatureBox } from './signature-appearance.js';
 import { fillByteRange, type SignatureSlotBytes } from './byte-range.js';
 import { ChangeTracker } from '../writer/change-tracker.js';
 import { findStartXref, writeIncrement } from '../writer/incremental-writer.js';
@@ -61,6 +74,26 @@ function freeName(fields: PDFArray, ctxLookup: (o: unknown) => PDFDict | undefin
   return `Signature${n}`;
 }
 
+/**
+ * The widget's box and turn: its own /MK /R when it has one (the form's author said how it reads),
+ * else its page's /Rotate, written into /MK /R so that the text reads upright as the page is shown
+ * and a viewer that redraws the widget turns it the same way.
+ */
+function boxOf(ctx: PDFContext, widget: PDFDict, page: PDFDict | undefined, rect: number[]): SignatureBox {
+  let mk = getDict(widget, 'MK');
+  let r = mk && getNumber(mk, 'R');
+  if (r === undefined) {
+    r = page ? pageRotation(page) : 0;
+    if (r) {
+      if (!mk) widget.set(N('MK'), (mk = ctx.obj({})));
+      mk.set(N('R'), PDFNumber.of(r));
+    }
+  }
+  const rotation = ((((Math.round(r / 90) * 90) % 360) + 360) % 360) as SignatureBox['rotation'];
+  const [width, height] = size(rect);
+  return { width, height, rotation };
+}
+
 /** The output's own unsigned signature field named `name` (a render that did not flatten keeps it). */
 function unsignedField(ctx: PDFContext, catalog: PDFDict, acroForm: PDFDict, name: string): RawField | undefined {
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
@@ -69,10 +102,17 @@ function unsignedField(ctx: PDFContext, catalog: PDFDict, acroForm: PDFDict, nam
   );
 }
 
+const pageDict = (doc: PDFDocument, index: number): PDFDict | undefined =>
+  index < doc.getPageCount() ? doc.getPage(index).node : undefined;
+
 const size = (r: number[]) => [Math.abs(r[2] - r[0]), Math.abs(r[3] - r[1])] as const;
 
 /** The file with a last revision holding an unsigned signature field, its byte range filled. */
-export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): Promise<SignatureSlotBytes> {
+export async function addSignatureSlot(
+  bytes: Uint8Array,
+  slot: SignatureSlot,
+  library: FontLibrary = new FontLibrary(),
+): Promise<SignatureSlotBytes> {
   const startXref = findStartXref(bytes);
   if (startXref === undefined)
     throw new PdfEngineError('RENDER_FAILED', 'the output has no cross-reference to sign after');
@@ -109,14 +149,16 @@ export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): 
   acroForm.set(N('SigFlags'), PDFNumber.of(SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY));
 
   const visible = slot.visible;
+  const fonts = new FontSet(doc, library, new FontSubsets());
   const own = visible && unsignedField(ctx, catalog, acroForm, visible.fieldName);
   if (own && visible) {
     // the form's field itself: signed in place, its (first) widget showing the signature
     own.dict.set(N('V'), sigRef);
     const widget = own.widgets[0];
     const rect = getNumbers(widget, 'Rect') ?? visible.rect;
-    const [w, h] = size(rect);
-    widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, w, h, visible.lines) }));
+    const page = own.widgetPages[0] >= 0 ? pageDict(doc, own.widgetPages[0]) : undefined;
+    const box = boxOf(ctx, widget, page, rect);
+    widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, fonts, box, visible.lines) }));
     widget.set(N('F'), PDFNumber.of(ANNOT_PRINT_LOCKED));
   } else {
     const onPage = visible && visible.page >= 1 && visible.page <= doc.getPageCount();
@@ -133,14 +175,15 @@ export async function addSignatureSlot(bytes: Uint8Array, slot: SignatureSlot): 
       P: page.ref,
     });
     if (onPage) {
-      const [w, h] = size(rect);
-      widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, w, h, visible.lines) }));
+      const box = boxOf(ctx, widget, page.node, rect);
+      widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, fonts, box, visible.lines) }));
     }
     const widgetRef = ctx.register(widget);
     fieldArray.push(widgetRef);
     page.node.addAnnot(widgetRef);
   }
 
+  await doc.flush(); // the fonts the appearance uses
   const update = writeIncrement(ctx, { bytes, startXref }, tracker.changed(), tracker.baseMax);
   const out = new Uint8Array(bytes.length + update.length);
   out.set(bytes, 0);
