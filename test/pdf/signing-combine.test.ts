@@ -14,12 +14,8 @@ import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { combineInto } from '../../src/pdf/merge/combine.js';
 import { combineFiles } from '../../src/workers/combine-files.js';
-import {
-  detachedSigning,
-  embedSignatureInFile,
-  signBytes,
-  signerFromPem,
-} from '../../src/modules/signing/sign-output.js';
+import { detachedSigning, signBytes, signerFromPem } from '../../src/modules/signing/sign-output.js';
+import { embedSignatureInFile } from '../../src/modules/signing/signed-file.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { hasTool, qpdfCheck } from '../helpers/pdf-tools.js';
 import { allSignatureParts, makeIdentity, opensslVerify, pdfsig } from '../helpers/signing.js';

@@ -1,5 +1,6 @@
 import { PdfEngineError } from '../../pdf/types.js';
-import { accountDetachedSigning, embedSignatureInFile } from '../signing/sign-output.js';
+import { accountDetachedSigning } from '../signing/sign-output.js';
+import { embedSignatureInFile } from '../signing/signed-file.js';
 import { publishEvent } from '../events/publish-event.js';
 import { listBatchItemRows } from '../renders/render-records.js';
 import type { JobDeps } from '../render-jobs/run-render-job.js';

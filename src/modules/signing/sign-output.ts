@@ -2,9 +2,8 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { DigestSigner, Deps } from '../../deps.js';
 import type { FontLibrary } from '../../pdf/fonts/font-library.js';
 import { PdfEngineError, type Rect } from '../../pdf/types.js';
-import { open } from 'node:fs/promises';
 import { addSignatureSlot, type SignatureSlot } from '../../pdf/seal/signature-placeholder.js';
-import { byteRangeDigest, contentsHex, embedSignature } from '../../pdf/seal/byte-range.js';
+import { byteRangeDigest, embedSignature } from '../../pdf/seal/byte-range.js';
 import { openSecret } from '../webhooks/secret-box.js';
 import { findCertificate, type CertificateRow } from './certificate-records.js';
 import { PadesSigner } from './cms-signature.js';
@@ -161,18 +160,4 @@ export async function signBytes(
     o.fonts,
   );
   return embedSignature(slot, await cmsOf(signer, byteRangeDigest(slot), o.timestamp));
-}
-
-/**
- * Writes `cms` into the signed file at `path`, where its byte range left room (the rest stays zero
- * padding): a few KiB written in place, the file never read.
- */
-export async function embedSignatureInFile(path: string, byteRange: readonly number[], cms: Uint8Array): Promise<void> {
-  const hex = Buffer.from(contentsHex(byteRange, cms), 'latin1');
-  const file = await open(path, 'r+');
-  try {
-    await file.write(hex, 0, hex.byteLength, byteRange[1] + 1);
-  } finally {
-    await file.close();
-  }
 }
