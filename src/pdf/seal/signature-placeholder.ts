@@ -134,7 +134,7 @@ const size = (r: number[]) => [Math.abs(r[2] - r[0]), Math.abs(r[3] - r[1])] as 
 export async function addSignatureSlot(
   bytes: Uint8Array,
   slot: RenderSignatureSlot,
-  library: FontLibrary = new FontLibrary(),
+  library?: FontLibrary,
 ): Promise<SignatureSlotBytes> {
   const startXref = findStartXref(bytes);
   if (startXref === undefined)
@@ -161,9 +161,10 @@ export async function addSignatureSlot(
   acroForm.set(N('SigFlags'), PDFNumber.of(SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY));
 
   const visible = slot.visible;
-  const fonts = new FontSet(doc, library, new FontSubsets());
+  // fonts only for an appearance (an invisible signature draws nothing)
+  const fonts = visible && new FontSet(doc, library ?? new FontLibrary(), new FontSubsets());
   const own = visible && unsignedField(ctx, catalog, acroForm, visible.fieldName);
-  if (own && visible) {
+  if (own && fonts) {
     // the form's field itself: signed in place, its (first) widget showing the signature
     own.dict.set(N('V'), sigRef);
     const widget = own.widgets[0];
@@ -186,7 +187,7 @@ export async function addSignatureSlot(
       V: sigRef,
       P: page.ref,
     });
-    if (onPage) {
+    if (onPage && fonts) {
       const box = boxOf(ctx, widget, page.node, rect);
       widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, fonts, box, visible.lines) }));
     }
@@ -195,7 +196,7 @@ export async function addSignatureSlot(
     page.node.addAnnot(widgetRef);
   }
 
-  await doc.flush(); // the fonts the appearance uses
+  if (fonts) await doc.flush(); // the fonts the appearance uses
   const update = writeIncrement(ctx, { bytes, startXref }, tracker.changed(), tracker.baseMax);
   const out = new Uint8Array(bytes.length + update.length);
   out.set(bytes, 0);
