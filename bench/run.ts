@@ -170,7 +170,9 @@ function save(run: FormRun, work: string, mode: string, bytes: Uint8Array) {
 /** The signing target's row: the median added to the small form's fill+flatten by the signature. */
 function signingRow(r: SigningResult, pass: (ok: boolean) => string): string {
   const added = r.signed.median - r.plain.median;
-  return `| signing (PAdES B-B, RSA-2048, no time-stamp) adds ≤ 5 ms to a small form's fill+flatten (${SMALL}: ${ms(r.signed.median)} vs ${ms(r.plain.median)} ms) | ${ms(added)} ms | ${pass(added <= 5)} |`;
+  // judged on wall time as before; the CPU time added is the load-independent reading of the same calls
+  const cpu = r.signedCpu.median - r.plainCpu.median;
+  return `| signing (PAdES B-B, RSA-2048, no time-stamp) adds ≤ 5 ms to a small form's fill+flatten (${SMALL}: ${ms(r.signed.median)} vs ${ms(r.plain.median)} ms; CPU time added ${ms(cpu)} ms) | ${ms(added)} ms | ${pass(added <= 5)} |`;
 }
 
 const ms = (n: number | undefined) =>
