@@ -15,6 +15,12 @@ import { summarise, type Summary, type TimeOptions } from './stats.js';
 export interface SigningResult {
   plain: Summary;
   signed: Summary;
+  /**
+   * The same calls' CPU time (process.cpuUsage): on a saturated machine a call of a few ms is often
+   * descheduled, and its wall time measures the queue for the cores more than the work
+   */
+  plainCpu: Summary;
+  signedCpu: Summary;
 }
 
 function identity() {
@@ -69,14 +75,23 @@ export async function benchSigning(
     await signed();
   }
   const samples: [number[], number[]] = [[], []];
+  const cpu: [number[], number[]] = [[], []];
   const deadline = performance.now() + opts.maxSeconds * 2000;
   for (let i = 0; i < opts.iterations; i++) {
     for (const [k, fn] of [plain, signed].entries()) {
+      const used = process.cpuUsage();
       const t = performance.now();
       await fn();
       samples[k].push(performance.now() - t);
+      const { user, system } = process.cpuUsage(used);
+      cpu[k].push((user + system) / 1000);
     }
     if (i >= 4 && performance.now() > deadline) break;
   }
-  return { plain: summarise(samples[0]), signed: summarise(samples[1]) };
+  return {
+    plain: summarise(samples[0]),
+    signed: summarise(samples[1]),
+    plainCpu: summarise(cpu[0]),
+    signedCpu: summarise(cpu[1]),
+  };
 }

@@ -1,12 +1,15 @@
 // `formcast batch`: one template, many rows of data (JSONL or CSV), one PDF per row, offline. The
 // same analysis, validation and fill as the API; a row that fails is reported (row, line, field,
-// message) and the batch goes on; the exit code is 1 when any row failed.
+// message) and the batch goes on; the exit code is 1 when any row failed. With --sign, as the server's
+// signed batches: each row's PDF signed, and the combined file signed once as a whole.
 import { createHash } from 'node:crypto';
 import { outputFolderProblem } from './output-path.js';
 import { usageError } from './help.js';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import type { OfflineSigner, SigningFlags } from './offline-signing.js';
+import { embedSignatureInFile } from '../modules/signing/signed-file.js';
 import { analyse } from '../pdf/analysis/analyse.js';
 import { DEFAULT_LIMITS } from '../pdf/limits.js';
 import { combineFiles } from '../workers/combine-files.js';
@@ -14,12 +17,12 @@ import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../pdf/t
 import type { RenderEngine } from '../ports/render-engine.js';
 import { validateData } from '../modules/render-data/validate-data.js';
 import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
-import { DataValidationError } from '../errors.js';
-import { fail } from './fail.js';
+import { AppError, DataValidationError } from '../errors.js';
+import { CliError, fail } from './fail.js';
 import { csvRows, isCsv, jsonlRows, type Row } from './batch-input.js';
 import { createProgress } from './progress.js';
 
-export interface BatchFlags {
+export interface BatchFlags extends SigningFlags {
   output?: string;
   combine?: string;
   workers?: string;
@@ -33,7 +36,7 @@ export interface BatchFlags {
 }
 
 const USAGE =
-  'usage: formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--no-flatten] [--no-calculate] [--json]';
+  'usage: formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--no-flatten] [--no-calculate] [--sign CERT.p12] [--json]';
 
 /** Distinct warnings printed at the end (each once, with how many rows had it). */
 const MAX_WARNINGS_LISTED = 20;
@@ -53,6 +56,7 @@ interface Job {
   flags: BatchFlags;
   outDir: string;
   width: number;
+  signer?: OfflineSigner;
 }
 
 export async function batchCommand(args: string[], flags: BatchFlags): Promise<number> {
@@ -65,11 +69,15 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
   if (combineProblem) return fail(combineProblem);
   const started = performance.now(); // a duration: the monotonic timer, not the wall clock
 
-  // 1. The template and the rows: any problem here stops the batch before anything is written.
+  // 1. The certificate, template and rows: any problem here stops the batch before anything is written.
   let template: Uint8Array;
   let analysis: TemplateAnalysis;
   let rows: Row[];
+  let signer: OfflineSigner | undefined;
   try {
+    // the signing code (PKI.js, node-forge) loads only for a batch that signs
+    const sign = flags.sign;
+    if (sign) signer = await (await import('./offline-signing.js')).offlineSigner({ ...flags, sign });
     template = await readFile(templatePath);
     analysis = await analyse(template, undefined, { captions: false }); // captions: unused by renders
     const text = await readFile(dataPath, 'utf8');
@@ -79,6 +87,9 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       return fail(`file not found: ${(err as NodeJS.ErrnoException).path}`);
     if ((err as { code?: string }).code?.startsWith('CSV_')) return fail(`${dataPath}: ${(err as Error).message}`);
+    if (err instanceof CliError) return fail(err.message);
+    // a PKCS#12 refused (wrong password, no key, ...): the same words as the API's
+    if (err instanceof AppError) return fail(`${flags.sign}: ${err.message}`);
     throw err;
   }
   if (rows.length === 0) return fail(`${dataPath} has no rows`);
@@ -96,6 +107,7 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
     flags,
     outDir: flags.output,
     width: Math.max(4, String(rows.length).length),
+    signer,
   };
   const errors: RowError[] = [];
   const warnings = new Map<string, number>();
@@ -127,19 +139,32 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
   // 3. The combined file, from the rows that were rendered, in row order.
   const files = written.filter((f): f is string => f !== undefined);
   let combined: string | undefined;
+  let combineFailed: string | undefined;
   if (flags.combine && files.length > 0) {
-    // read one file at a time and written as it is made (combine-files.ts), then renamed into place
+    // read one file at a time and written as it is made (combine-files.ts), then renamed into place;
+    // signed as the server signs a batch's: the signature prepared as the file is written, the CMS put in after
     const tmp = `${flags.combine}.${process.pid}.tmp`;
     try {
-      await combineFiles(
+      const signing = signer?.detached();
+      const outcome = await combineFiles(
         files.map((file) => ({ path: file, flattened: !flags['no-flatten'] })),
         tmp,
+        signing?.slot,
       );
+      if (signing && outcome.signature) {
+        const { byteRange, digest } = outcome.signature;
+        await embedSignatureInFile(tmp, byteRange, await signing.cms(Buffer.from(digest, 'hex')));
+      }
       await rename(tmp, flags.combine);
+      combined = flags.combine;
+    } catch (err) {
+      // the rows are written: say why the combined file is not, and fail the batch
+      if (!(err instanceof PdfEngineError)) throw err;
+      combineFailed = err.message;
+      console.error(`formcast: ${flags.combine}: ${err.message}`);
     } finally {
       await rm(tmp, { force: true });
     }
-    combined = flags.combine;
   }
 
   // 4. Warnings once each, a summary line, and the JSON summary when asked.
@@ -149,10 +174,11 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
   errors.sort((a, b) => a.row - b.row);
   const elapsedMs = Math.round(performance.now() - started);
   const rate = (rows.length * 1000) / Math.max(1, elapsedMs);
+  const signedBy = signer ? `, signed by ${signer.subject}${flags.tsa ? ', time-stamped' : ''}` : '';
   console.error(
-    `done: ${files.length} of ${rows.length} rows rendered into ${flags.output}, ${errors.length} failed, ` +
+    `done: ${files.length} of ${rows.length} rows rendered into ${flags.output}${signedBy}, ${errors.length} failed, ` +
       `in ${(elapsedMs / 1000).toFixed(1)}s (${rate.toFixed(1)} rows/s)${combined ? `; combined: ${combined}` : ''}` +
-      (flags.combine && !combined ? '; nothing to combine' : ''),
+      (flags.combine && !combined ? (combineFailed ? '; combined file not written' : '; nothing to combine') : ''),
   );
   if (flags.json) {
     const summary = {
@@ -166,7 +192,7 @@ export async function batchCommand(args: string[], flags: BatchFlags): Promise<n
     };
     console.log(JSON.stringify(summary));
   }
-  return errors.length > 0 ? 1 : 0;
+  return errors.length > 0 || combineFailed ? 1 : 0;
 }
 
 type Outcome = { file: string; warnings: string[] } | { error: RowError };
@@ -191,7 +217,9 @@ async function renderRow(job: Job, row: Row): Promise<Outcome> {
     );
     const rejected = scriptRejectionWarnings(job.analysis.fields, result.scriptRejections, strict);
     const file = path.join(job.outDir, `${String(row.row).padStart(job.width, '0')}.pdf`);
-    await writeResult(file, result);
+    // signed as the API signs a render: visibly in the form's empty signature field, else invisibly
+    if (job.signer) await writeFile(file, await job.signer.sign(joined(result), job.analysis, values));
+    else await writeResult(file, result);
     return { file, warnings: [...warnings, ...result.warnings, ...rejected] };
   } catch (err) {
     if (err instanceof DataValidationError)
@@ -199,6 +227,11 @@ async function renderRow(job: Job, row: Row): Promise<Outcome> {
     if (err instanceof PdfEngineError) return { error: { row: row.row, line: row.line, message: err.message } };
     throw err;
   }
+}
+
+/** The render's file in one piece, for signing (its last revision goes after all of it). */
+function joined(result: FillResult): Uint8Array {
+  return result.chunks ? Buffer.concat(result.chunks) : result.bytes;
 }
 
 /** The render's chunks (base + update) when the engine kept them apart, written without joining them. */

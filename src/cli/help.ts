@@ -22,8 +22,12 @@ formcast keys revoke --account ID --key KEY_ID
   --tsa: an RFC 3161 time-stamp authority (PAdES B-T).`,
   batch: `formcast batch TEMPLATE.pdf DATA.jsonl|DATA.csv -o OUT_DIR [--combine OUT.pdf] [--workers N] [--json]
                [--no-flatten] [--no-calculate] [--watermark] [--locale L] [--timezone TZ] [--strict]
+               [--sign CERT.p12 [--sign-password PW] [--tsa URL]]
   One PDF per row (0001.pdf, ...) offline; progress on stderr. A row that cannot be read or rendered is
-  reported with its line number and the others go on; the exit code is 1 when any row failed.`,
+  reported with its line number and the others go on; the exit code is 1 when any row failed.
+  --sign: sign every row's PDF as render --sign does, and the --combine file once as a whole (the rows'
+  own signatures are left out of it); the password from --sign-password or FORMCAST_SIGN_PASSWORD;
+  --tsa: an RFC 3161 time-stamp authority for every signature (PAdES B-T).`,
   backup: `formcast backup OUT_DIR [--json]
   Copy the embedded set-up (SQLite, files, signing key) while it runs; restore by starting with
   DATA_DIR=OUT_DIR. OUT_DIR must be new or empty.`,

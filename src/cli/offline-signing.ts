@@ -1,9 +1,9 @@
-// `formcast render --sign cert.p12`: the server's signing code on a local PKCS#12. A module of its own,
-// imported only by a render that signs, so a plain render does not load PKI.js and node-forge.
+// `formcast render|batch --sign cert.p12`: the server's signing code on a local PKCS#12. A module of its
+// own, imported only by a command that signs, so a plain render does not load PKI.js and node-forge.
 import { readFile } from 'node:fs/promises';
 import { signatureFieldOf } from '../modules/renders/seal-output.js';
 import { readPkcs12 } from '../modules/signing/pkcs12.js';
-import { signBytes, signerFromPem } from '../modules/signing/sign-output.js';
+import { detachedSigning, signBytes, signerFromPem, type DetachedSigning } from '../modules/signing/sign-output.js';
 import type { TemplateAnalysis } from '../pdf/types.js';
 import { CliError } from './fail.js';
 
@@ -23,6 +23,8 @@ export interface OfflineSigner {
     analysis: Pick<TemplateAnalysis, 'fields'>,
     values: Record<string, unknown>,
   ): Promise<Uint8Array>;
+  /** an invisible signature for a file built elsewhere: a batch's combined file (combine-files.ts) */
+  detached(): DetachedSigning;
 }
 
 /** The .p12's signer, read before anything is filled so a bad certificate costs nothing. */
@@ -38,6 +40,7 @@ export async function offlineSigner(flags: SigningFlags & { sign: string }): Pro
   if (tsa !== undefined && !/^https?:\/\/[^/]/i.test(tsa))
     throw new CliError(`--tsa must be an http(s) URL (got "${tsa}")`);
   const signer = signerFromPem(material.certificatesPem, material.privateKeyPem);
+  const timestamp = tsa ? { url: tsa, timeoutMs: TSA_TIMEOUT_MS } : undefined;
   return {
     subject: material.subject,
     sign: (bytes, analysis, values) =>
@@ -45,7 +48,8 @@ export async function offlineSigner(flags: SigningFlags & { sign: string }): Pro
         subject: material.subject,
         now: new Date(),
         field: signatureFieldOf(analysis, values),
-        timestamp: tsa ? { url: tsa, timeoutMs: TSA_TIMEOUT_MS } : undefined,
+        timestamp,
       }),
+    detached: () => detachedSigning(signer, { subject: material.subject, now: new Date(), timestamp }),
   };
 }

@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FieldEdit, FillRequest, FillResult, TemplateAnalysis } from '../pdf/types.js';
+import type { PreparedSignature } from '../pdf/merge/combine.js';
+import type { SignatureSlot } from '../pdf/seal/signature-placeholder.js';
 import type { ExistingForm } from '../pdf/detect/detect.js';
 import type { DetectedForm } from '../pdf/detect/detect-form.js';
 
@@ -27,6 +29,15 @@ export interface CombineSource {
   flattened: boolean;
 }
 
+export interface CombineOptions extends EngineCallOptions {
+  /**
+   * Sign the combined file as a whole: the engine writes an invisible signature field with this
+   * dictionary's text, fills its byte range and hashes it (CombinedFile.signature); the caller, who
+   * holds the key, writes the CMS into the file. Nobody reads the combined file back to sign it.
+   */
+  signature?: SignatureSlot;
+}
+
 /**
  * A combined PDF in a temporary file of the engine's: the caller stores it from `path`, then calls
  * `dispose` (which removes it) whatever happened.
@@ -34,6 +45,8 @@ export interface CombineSource {
 export interface CombinedFile {
   path: string;
   size: number;
+  /** when CombineOptions.signature was given: where the CMS goes and the digest it signs */
+  signature?: PreparedSignature;
   dispose(): Promise<void>;
 }
 
@@ -61,7 +74,7 @@ export interface RenderEngine {
    * pages, unflattened ones keep working fields renamed per copy. Items are read one at a time and the
    * result is written to a file, so neither all items nor the result are ever held in memory at once.
    */
-  combine(items: readonly CombineSource[], opts?: EngineCallOptions): Promise<CombinedFile>;
+  combine(items: readonly CombineSource[], opts?: CombineOptions): Promise<CombinedFile>;
   /**
    * The template with `edits` applied (pdf/edit/edit-fields.ts): rejects with FieldEditError, listing
    * every problem, when any edit cannot be applied (nothing is then written).

@@ -2,6 +2,7 @@
 // `serialization: 'advanced'` (V8 structured clone): Uint8Arrays travel as binary, not JSON.
 import type { AnalyseLimits, EditLimits } from '../pdf/limits.js';
 import type { CombineFileItem } from './combine-files.js';
+import type { SignatureSlot } from '../pdf/seal/signature-placeholder.js';
 import type { DetectLimits, ExistingForm } from '../pdf/detect/detect.js';
 import type {
   FieldEdit,
@@ -35,13 +36,15 @@ export interface FillJob {
 
 /**
  * Join finished renders into one PDF (a batch's combined file): the items are files the worker reads one
- * at a time and `output` the file it writes (see combine-files.ts); answers the output's size. Paths,
- * not bytes: the server never holds the items or the result whole, nor does the pipe carry them.
+ * at a time and `output` the file it writes (see combine-files.ts); answers a CombineOutcome (its size,
+ * and with `signature` the byte range and digest the CMS signs). Paths, not bytes: the server never
+ * holds the items or the result whole, nor does the pipe carry them.
  */
 export interface CombineJob {
   kind: 'combine';
   items: CombineFileItem[];
   output: string;
+  signature?: SignatureSlot;
 }
 
 /** Apply field edits to a template (the field editor); answers the edited file. */

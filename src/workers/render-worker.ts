@@ -72,7 +72,7 @@ function handle(job: Job): Promise<unknown> {
     case 'fill':
       return fill(job);
     case 'combine':
-      return combineFiles(job.items, job.output);
+      return combineFiles(job.items, job.output, job.signature);
     case 'edit':
       return editFields(job.bytes, job.edits, job.limits);
     case 'detect':

@@ -3,6 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { createLogger } from '../../src/logger.js';
 import * as hostile from '../helpers/hostile-pdfs.js';
+import { makeIdentity } from '../helpers/signing.js';
+import { corpusDir } from '../helpers/corpus.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sqliteDriver } from '../../src/adapters/db/sqlite-driver.js';
 
 // Secrets (API keys, download signatures) must appear neither in logs, even at LOG_LEVEL=trace, nor in
@@ -101,6 +106,65 @@ for (const db of DATABASES) {
         for (const sig of signatures) expect(dump).not.toContain(sig);
         expect(dump).not.toMatch(/signature=/i);
       });
+
+      // Issue 26: "passwords are never logged or stored": a protected render's passwords (a good one, and
+      // one refused for a bad permission), a PKCS#12's password (a wrong one and the right one) and its key.
+      it.skipIf(!corpusDir())(
+        'keeps protect passwords, PKCS#12 passwords and keys out of trace logs and the database',
+        async () => {
+          const dir = mkdtempSync(path.join(tmpdir(), 'formcast-secrets-'));
+          try {
+            const id = makeIdentity(dir, 'secrets');
+            const p12Password = 'p12-secret'; // makeIdentity's
+            const wrong = await api(s, s.b).post('/v1/signing-certificates', {
+              pkcs12: id.p12,
+              password: 'Wrong-P12-Pass',
+            });
+            expect(wrong.status).toBe(422);
+            const cert = await api(s, s.b).post('/v1/signing-certificates', { pkcs12: id.p12, password: p12Password });
+            expect(cert.status).toBe(201);
+
+            const form = readFileSync(path.join(corpusDir()!, 'pdfs', 'pdfjs-required-fields.pdf'));
+            const tpl = (await api(s, s.b).post('/v1/templates', uploadForm(form, 'f.pdf'))).json.data.id as string;
+            const permissions = { print: true, copy: false, modify: false, annotate: false, fillForms: false };
+            const protect = { userPassword: 'User-Open-Sesame-1', ownerPassword: 'Owner-Open-Sesame-2', permissions };
+            const done = await api(s, s.b).post('/v1/renders', { templateId: tpl, data: {}, options: { protect } });
+            expect(done.status, JSON.stringify(done.json)).toBe(201);
+            const refused = await api(s, s.b).post('/v1/renders', {
+              templateId: tpl,
+              data: {},
+              options: {
+                protect: {
+                  ...protect,
+                  ownerPassword: 'Owner-Refused-3',
+                  permissions: { ...permissions, print: 'yes' },
+                },
+              },
+            });
+            expect(refused.status).toBe(422);
+
+            const logs = lines.join('');
+            expect(logs).toContain('/v1/signing-certificates'); // these requests were logged, at trace
+            const dump = await dumpDatabase();
+            expect(dump).toContain(done.json.data.renderId);
+            const key = id.keyPem.replace(/-----[^-]+-----|\s/g, '');
+            for (const secret of [
+              'Wrong-P12-Pass',
+              p12Password,
+              protect.userPassword,
+              protect.ownerPassword,
+              'Owner-Refused-3',
+              key.slice(0, 64),
+              id.p12.slice(100, 164),
+            ]) {
+              expect(logs, secret).not.toContain(secret);
+              expect(dump, secret).not.toContain(secret);
+            }
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      );
     },
   );
 }

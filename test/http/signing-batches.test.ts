@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, DATABASES, startServer, uploadForm, uploadWithTextField, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { allSignatureParts, makeIdentity, opensslVerify, pdfsig, startTsa } from '../helpers/signing.js';
@@ -10,7 +11,20 @@ import { until } from '../helpers/until.js';
 
 // Issue 26, signed batches: the batch's `sign` signs every item that does not say otherwise, and the
 // combined PDF once as a whole (the items' own signatures, which cover other files, are left out of
-// it). Checked with pdfsig and openssl on both backends.
+// it). Checked with pdfsig and openssl on both backends. The combined file is signed without the server
+// reading it (issue 27 item 9: the server's memory bounded whatever the batch): its signature is prepared
+// where it is built and only the CMS is written into it; every file read of the server's code is watched.
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs/promises')>();
+  return { ...fs, readFile: vi.fn(fs.readFile) };
+});
+/** Files the server's code (and this test's) read whole with fs/promises, since the last call. */
+function filesRead(): string[] {
+  const read = vi.mocked(readFile).mock.calls.map(([file]) => String(file));
+  vi.mocked(readFile).mockClear();
+  return read;
+}
 
 const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
@@ -56,6 +70,7 @@ for (const db of DATABASES) {
       };
 
       it('each item signed (unless it says sign: false); the combined PDF signed once, as a whole', async () => {
+        filesRead();
         const res = await api(s, s.b).post('/v1/renders/batch', {
           sign: true,
           combine: true,
@@ -68,6 +83,8 @@ for (const db of DATABASES) {
         expect(res.status, JSON.stringify(res.json)).toBe(202);
         const done = await completed(res.json.data.id);
         expect(done).toMatchObject({ signed: true, combineError: null, progress: { completed: 3, failed: 0 } });
+        // the engine's combined file (combine-staging.ts names it combined.pdf) was never read back to sign it
+        expect(filesRead().filter((f) => path.basename(f) === 'combined.pdf')).toEqual([]);
 
         const signedItems: boolean[] = [];
         for (const item of done.items as { renderId: string; index: number }[]) {

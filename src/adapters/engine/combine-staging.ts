@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { CombinedFile, CombineSource } from '../../ports/render-engine.js';
 import type { CombineFileItem } from '../../workers/combine-files.js';
+import type { CombineOutcome } from '../../pdf/merge/combine.js';
 
 /** Names the folders of combines in the temp folder: `formcast-combine-<server pid>-<random>`. */
 const COMBINE_FOLDER_PREFIX = 'formcast-combine-';
@@ -21,7 +22,7 @@ const STAGING_COPIES = 4;
  */
 export async function stagedCombine(
   sources: readonly CombineSource[],
-  build: (items: CombineFileItem[], output: string) => Promise<unknown>,
+  build: (items: CombineFileItem[], output: string) => Promise<CombineOutcome>,
   root = os.tmpdir(),
 ): Promise<CombinedFile> {
   const dir = await mkdtemp(path.join(root, `${COMBINE_FOLDER_PREFIX}${process.pid}-`));
@@ -49,10 +50,10 @@ export async function stagedCombine(
     const refused = copies.find((c) => c.status === 'rejected');
     if (refused) throw refused.reason;
     const output = path.join(dir, 'combined.pdf');
-    await build(items, output);
+    const { signature } = await build(items, output);
     await Promise.all(items.map((item) => rm(item.path, { force: true })));
     const { size } = await stat(output);
-    return { path: output, size, dispose };
+    return { path: output, size, signature, dispose };
   } catch (err) {
     await dispose();
     throw err;

@@ -37,7 +37,7 @@ export function inProcessEngine(
       fillPdf(template, analysis, request, cacheKey, templates),
     ),
     // Through files as in the pool (combine-staging.ts): one item in memory at a time, the result on disk.
-    combine: (sources) => stagedCombine(sources, combineFiles),
+    combine: (sources, opts) => stagedCombine(sources, (items, output) => combineFiles(items, output, opts?.signature)),
     editFields: (template, edits) =>
       editFields(template, edits, { maxPages: limits.maxPages, maxFields: limits.maxFields }),
     detectFields: (template, existing) =>

@@ -6,6 +6,7 @@ import { Lru } from '../../lib/lru.js';
 import { PdfEngineError, type FillResult, type TemplateAnalysis } from '../../pdf/types.js';
 import { WorkerPool, type PoolOptions, type PoolStats } from '../../workers/pool.js';
 import type { FillReply } from '../../workers/protocol.js';
+import type { CombineOutcome } from '../../pdf/merge/combine.js';
 import type { DetectedForm } from '../../pdf/detect/detect-form.js';
 import { stagedCombine, sweepDeadCombineFolders } from './combine-staging.js';
 import { rememberAnalyseRefusals, rememberRefusals } from './known-refusals.js';
@@ -113,8 +114,8 @@ export function poolEngine(
     // Its time budget grows with the items (measured ~20-130 ms each on a busy 2-core machine).
     combine: (sources, opts) =>
       stagedCombine(sources, (items, output) =>
-        pool.run<number>(
-          { kind: 'combine', items, output },
+        pool.run<CombineOutcome>(
+          { kind: 'combine', items, output, signature: opts?.signature },
           undefined,
           opts?.priority,
           opts?.tenant,

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { PdfEngineError } from '../../pdf/types.js';
-import { signOutput } from '../signing/sign-output.js';
+import { accountDetachedSigning } from '../signing/sign-output.js';
+import { embedSignatureInFile } from '../signing/signed-file.js';
 import { publishEvent } from '../events/publish-event.js';
 import { listBatchItemRows } from '../renders/render-records.js';
 import type { JobDeps } from '../render-jobs/run-render-job.js';
@@ -9,6 +9,14 @@ import { batchEventData } from './batch-view.js';
 
 /** The combined file was built but its signature failed (certificate deleted, time-stamp authority down). */
 class CombinedSigningError extends Error {}
+
+/** An engine refusal while signing (certificate deleted, time-stamp authority down) as a signing error. */
+function asSigningError<T>(work: Promise<T>): Promise<T> {
+  return work.catch((err: unknown) => {
+    if (err instanceof PdfEngineError) throw new CombinedSigningError(err.message);
+    throw err;
+  });
+}
 
 function combinedBlobKey(accountId: string, batchId: string): string {
   return `batches/${accountId}/${batchId}.pdf`;
@@ -39,20 +47,25 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
           open: async () => (await deps.blobs.stream(r.blob_key!)).body,
           flattened: r.flattened !== 0,
         }));
-        const file = await deps.engine.combine(sources, { priority: 'background', tenant: batch.account_id });
+        // Signed once as a whole, without this process reading the file: the engine writes the signature
+        // field and hashes the byte range as it builds the file; the CMS is made here and written in place.
+        const signing = batch.signed_with
+          ? await asSigningError(accountDetachedSigning(deps, batch.account_id, batch.signed_with))
+          : undefined;
+        const file = await deps.engine.combine(sources, {
+          priority: 'background',
+          tenant: batch.account_id,
+          signature: signing?.slot,
+        });
         try {
           const key = combinedBlobKey(batch.account_id, batch.id);
-          if (batch.signed_with) {
-            // signed once as a whole: the one time this process holds the combined file (the signature's
-            // byte range is hashed over all of it, and its revision is written after it)
-            const signed = await signOutput(deps, batch.account_id, batch.signed_with, await readFile(file.path)).catch(
-              (err: unknown) => {
-                if (err instanceof PdfEngineError) throw new CombinedSigningError(err.message);
-                throw err;
-              },
-            );
-            await deps.blobs.put(key, [signed]);
-          } else await deps.blobs.putFile(key, file.path);
+          if (signing) {
+            const prepared = file.signature;
+            if (!prepared) throw new CombinedSigningError('the engine did not prepare the signature');
+            const cms = await asSigningError(signing.cms(Buffer.from(prepared.digest, 'hex')));
+            await asSigningError(embedSignatureInFile(file.path, prepared.byteRange, cms));
+          }
+          await deps.blobs.putFile(key, file.path);
           combinedKey = key;
         } finally {
           await file.dispose();

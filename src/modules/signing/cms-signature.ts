@@ -29,6 +29,22 @@ export interface SigningIdentity {
 
 const ab = (b: Buffer): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
+/**
+ * DER encoded once by asn1js and written as is wherever PKI.js places it: the certificates, the signer's
+ * id and its signing-certificate attribute are the same in every signature of one signer, and
+ * re-encoding them (PKI.js rebuilds a certificate from its parsed fields) was ~half of the CMS's time.
+ * asn1js's own RawData cannot stand in: it ignores the writer that constructed blocks hand their children.
+ */
+class Encoded {
+  constructor(private readonly der: ArrayBuffer) {}
+
+  toBER(_sizeOnly?: boolean, writer?: { write(buf: ArrayBuffer): void }): ArrayBuffer {
+    if (!writer) return this.der;
+    writer.write(this.der);
+    return new ArrayBuffer(0);
+  }
+}
+
 /** ESSCertIDv2 of the signer (hash algorithm: the SHA-256 default, so omitted) with its issuer and serial. */
 function signingCertificateV2(signer: pkijs.Certificate, der: Buffer): asn1js.Sequence {
   const issuerSerial = new asn1js.Sequence({
@@ -43,10 +59,13 @@ function signingCertificateV2(signer: pkijs.Certificate, der: Buffer): asn1js.Se
   return new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [certId] })] });
 }
 
-/** What stays the same from one signature to the next: parsed once per signer, not per file. */
+/** What stays the same from one signature to the next: parsed and encoded once per signer, not per file. */
 interface Prepared {
-  certs: pkijs.Certificate[];
-  certV2: asn1js.Sequence;
+  /** the chain, as SignedData's certificates (anything with a toSchema) */
+  certs: { toSchema(): Encoded }[];
+  /** IssuerAndSerialNumber of the signer */
+  sid: Encoded;
+  certV2: Encoded;
   key: KeyObject;
   /** sha256WithRSAEncryption or ecdsa-with-SHA256 */
   signatureAlgorithm: pkijs.AlgorithmIdentifier;
@@ -55,13 +74,22 @@ interface Prepared {
 const sha256Id = () => new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256, algorithmParams: new asn1js.Null() });
 
 function prepare(identity: SigningIdentity): Prepared {
-  const certs = identity.chain.map((der) => pkijs.Certificate.fromBER(ab(der)));
+  const signer = pkijs.Certificate.fromBER(ab(identity.chain[0]));
+  const encoded = (block: { toBER(sizeOnly?: boolean): ArrayBuffer }) => new Encoded(block.toBER(false));
+  const certs = identity.chain.map((der) => {
+    const raw = new Encoded(ab(der));
+    return { toSchema: () => raw };
+  });
+  const sid = encoded(
+    new pkijs.IssuerAndSerialNumber({ issuer: signer.issuer, serialNumber: signer.serialNumber }).toSchema(),
+  );
   const key = createPrivateKey({ key: identity.pkcs8, format: 'der', type: 'pkcs8' });
   const signatureAlgorithm =
     key.asymmetricKeyType === 'ec'
       ? new pkijs.AlgorithmIdentifier({ algorithmId: OID.ecdsaWithSha256 })
       : new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256WithRsa, algorithmParams: new asn1js.Null() });
-  return { certs, certV2: signingCertificateV2(certs[0], identity.chain[0]), key, signatureAlgorithm };
+  const certV2 = encoded(signingCertificateV2(signer, identity.chain[0]));
+  return { certs, sid, certV2, key, signatureAlgorithm };
 }
 
 /**
@@ -74,7 +102,6 @@ async function cmsSignature(
   digest: Buffer,
   stamp: ((signatureValue: Uint8Array) => Promise<pkijs.ContentInfo>) | undefined,
 ): Promise<Buffer> {
-  const signer = p.certs[0];
   const signedAttrs = new pkijs.SignedAndUnsignedAttributes({
     type: 0,
     attributes: [
@@ -90,7 +117,7 @@ async function cmsSignature(
   const value = sign('sha256', encoded, { key: p.key, dsaEncoding: 'der' });
   const info = new pkijs.SignerInfo({
     version: 1,
-    sid: new pkijs.IssuerAndSerialNumber({ issuer: signer.issuer, serialNumber: signer.serialNumber }),
+    sid: p.sid,
     digestAlgorithm: sha256Id(),
     signedAttrs,
     signatureAlgorithm: p.signatureAlgorithm,
@@ -109,7 +136,7 @@ async function cmsSignature(
     digestAlgorithms: [sha256Id()],
     encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
     signerInfos: [info],
-    certificates: p.certs,
+    certificates: p.certs as unknown as pkijs.CertificateSetItem[],
   });
   const content = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(false) });
   return Buffer.from(content.toSchema().toBER(false));

@@ -2,7 +2,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { DigestSigner, Deps } from '../../deps.js';
 import type { FontLibrary } from '../../pdf/fonts/font-library.js';
 import { PdfEngineError, type Rect } from '../../pdf/types.js';
-import { addSignatureSlot } from '../../pdf/seal/signature-placeholder.js';
+import { addSignatureSlot, type SignatureSlot } from '../../pdf/seal/signature-placeholder.js';
 import { byteRangeDigest, embedSignature } from '../../pdf/seal/byte-range.js';
 import { openSecret } from '../webhooks/secret-box.js';
 import { findCertificate, type CertificateRow } from './certificate-records.js';
@@ -56,6 +56,18 @@ export function signerFromPem(certificatesPem: string, privateKeyPem: string): P
   return new PadesSigner({ chain, pkcs8 });
 }
 
+/** The account's certificate `certificateId`, ready to sign (its key opened once per process). */
+async function accountSigner(
+  deps: Pick<Deps, 'db' | 'signingKey' | 'caches'>,
+  accountId: string,
+  certificateId: string,
+): Promise<{ signer: DigestSigner; subject: string }> {
+  const row = await findCertificate(deps.db, accountId, certificateId);
+  if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
+  const signer = deps.caches.signers.remember(`${row.id}:${row.fingerprint}`, () => signerOf(deps.signingKey, row));
+  return { signer, subject: row.subject };
+}
+
 /** The file signed (PAdES B-B, or B-T when the operator set TSA_URL) with the account's certificate `certificateId`, as its last revision. */
 export async function signOutput(
   deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
@@ -64,12 +76,10 @@ export async function signOutput(
   bytes: Uint8Array,
   field?: SignatureField,
 ): Promise<Uint8Array> {
-  const row = await findCertificate(deps.db, accountId, certificateId);
-  if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
-  const signer = deps.caches.signers.remember(`${row.id}:${row.fingerprint}`, () => signerOf(deps.signingKey, row));
+  const { signer, subject } = await accountSigner(deps, accountId, certificateId);
   const { url, timeoutMs } = deps.config.timestamp;
   return signBytes(bytes, signer, {
-    subject: row.subject,
+    subject,
     now: deps.clock.now(),
     field,
     timestamp: url ? { url, timeoutMs } : undefined,
@@ -77,38 +87,77 @@ export async function signOutput(
   });
 }
 
+/**
+ * A signature made apart from the file it goes into (a combined file, built in a worker): `slot` is what
+ * its signature dictionary says and reserves, `cms` the CMS over the digest of the byte range the
+ * builder filled. The key never leaves this process; the file never comes into it.
+ */
+export interface DetachedSigning {
+  slot: SignatureSlot;
+  cms(digest: Buffer): Promise<Buffer>;
+}
+
+/** DetachedSigning with the account's certificate, B-T when the operator set TSA_URL. */
+export async function accountDetachedSigning(
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
+  accountId: string,
+  certificateId: string,
+): Promise<DetachedSigning> {
+  const { signer, subject } = await accountSigner(deps, accountId, certificateId);
+  const { url, timeoutMs } = deps.config.timestamp;
+  return detachedSigning(signer, { subject, now: deps.clock.now(), timestamp: url ? { url, timeoutMs } : undefined });
+}
+
+interface SigningOptions {
+  subject: string;
+  now: Date;
+  timestamp?: { url: string; timeoutMs: number };
+}
+
+/** An invisible signature's slot and its CMS, for a file signed elsewhere (see DetachedSigning). */
+export function detachedSigning(signer: DigestSigner, o: SigningOptions): DetachedSigning {
+  return { slot: slotOf(signer, o), cms: (digest) => cmsOf(signer, digest, o.timestamp) };
+}
+
+function slotOf(signer: DigestSigner, o: SigningOptions): SignatureSlot {
+  return {
+    reason: REASON,
+    location: 'formcast',
+    name: o.subject,
+    signingTime: o.now,
+    // sized from the certificate chain: every byte reserved is written twice (hex) into every signed file
+    contentsBytes: signer.maxCmsBytes + (o.timestamp ? TOKEN_BYTES : 0),
+  };
+}
+
+function cmsOf(signer: DigestSigner, digest: Buffer, tsa: SigningOptions['timestamp']): Promise<Buffer> {
+  const stamp = tsa && ((value: Uint8Array) => timeStampToken(tsa, value));
+  return signer.signDigest(digest, stamp);
+}
+
 /** Bytes signed as their last revision: the server's renders and the CLI's offline ones alike. */
 export async function signBytes(
   bytes: Uint8Array,
   signer: DigestSigner,
-  o: {
-    subject: string;
-    now: Date;
+  o: SigningOptions & {
     field?: SignatureField;
-    timestamp?: { url: string; timeoutMs: number };
     /** the process's bundled fonts (parsed once), for a name in any script; a new library otherwise */
     fonts?: FontLibrary;
   },
 ): Promise<Uint8Array> {
-  const { field, now, timestamp: tsa } = o;
+  const { field, now } = o;
   const slot = await addSignatureSlot(
     bytes,
     {
-      reason: REASON,
-      location: 'formcast',
-      name: o.subject,
-      signingTime: now,
+      ...slotOf(signer, o),
       visible: field && {
         fieldName: field.name,
         page: field.page,
         rect: field.rect,
         lines: [`Digitally signed by ${commonName(o.subject)}`, `Date: ${shownTime(now)}`, `Reason: ${REASON}`],
       },
-      // sized from the certificate chain: every byte reserved is written twice (hex) into every signed file
-      contentsBytes: signer.maxCmsBytes + (tsa ? TOKEN_BYTES : 0),
     },
     o.fonts,
   );
-  const stamp = tsa && ((value: Uint8Array) => timeStampToken(tsa, value));
-  return embedSignature(slot, await signer.signDigest(byteRangeDigest(slot), stamp));
+  return embedSignature(slot, await cmsOf(signer, byteRangeDigest(slot), o.timestamp));
 }

@@ -6,8 +6,12 @@
 // strings. Page trees are rebuilt: one node per item under a new root, inherited page attributes
 // copied onto each page. Outlines, structure trees, named destinations and document metadata of the
 // items are left out (an item is one form, not a book), and so are the items' signatures
-// (signed-fields.ts): each signs its own file, not this one.
+// (signed-fields.ts): each signs its own file, not this one. A combined file to be signed gets its
+// (invisible) signature field in its one revision, the byte range filled and hashed as it is written
+// (the caller adds the CMS over that digest), so a signed combine never reads its output back.
+import { createHash } from 'node:crypto';
 import {
+  PDFArray,
   PDFContext,
   type PDFDict,
   PDFHexString,
@@ -21,6 +25,13 @@ import { loadPdf } from '../load.js';
 import { collectPages, type PageNode } from '../pages.js';
 import { N, asDict, getDict, nameOfBytes, resolve, textOf } from '../pdf-objects.js';
 import { PdfEngineError } from '../types.js';
+import { placeByteRange } from '../seal/byte-range.js';
+import {
+  ANNOT_PRINT_LOCKED,
+  SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY,
+  signatureDictionary,
+  type SignatureSlot,
+} from '../seal/signature-placeholder.js';
 import { prepareFormCopy, type FormCopy } from './form-copy.js';
 import { CombinedWriter } from './object-copy.js';
 import { dropSignedFields } from './signed-fields.js';
@@ -32,6 +43,21 @@ export interface CombineItem {
    * way: a render that still has fields is merged as a form (renamed), never left to collide.
    */
   flattened: boolean;
+}
+
+/** A combine's signature slot once written: the CMS over `digest` goes into `/Contents`. */
+export interface PreparedSignature {
+  /** the signature's /ByteRange: the CMS's hex goes at byteRange[1] + 1, within byteRange[2] - 1 */
+  byteRange: [number, number, number, number];
+  /** SHA-256 of the signed parts, hex */
+  digest: string;
+}
+
+export interface CombineOutcome {
+  /** bytes written */
+  size: number;
+  /** present when a signature was asked for */
+  signature?: PreparedSignature;
 }
 
 /** Page attributes a page may inherit from its page-tree ancestors (PDF 32000-1, 7.7.3.4). */
@@ -49,13 +75,25 @@ export async function combineRenders(items: Iterable<CombineItem> | AsyncIterabl
  * combineRenders for any number of items: they are taken one at a time (an async iterable may read
  * each from a file only when its turn comes) and the output goes to `write` as it is made, so memory
  * holds one parsed item and the bookkeeping of the combined file, never every item or the whole
- * output. Answers the bytes written.
+ * output. With `signature`, the file carries an invisible signature field whose byte range is filled
+ * and hashed here (PreparedSignature), its /Contents left zero for the caller's CMS.
  */
 export async function combineInto(
   items: Iterable<CombineItem> | AsyncIterable<CombineItem>,
   write: (chunk: Uint8Array) => void,
-): Promise<number> {
-  const out = new CombinedWriter(write);
+  signature?: SignatureSlot,
+): Promise<CombineOutcome> {
+  // Signing: everything before the signature dictionary is hashed as it goes out; the dictionary and the
+  // cross-reference after it (`tail`) wait until the byte range is known, which only their length decides.
+  const hash = signature ? createHash('sha256') : undefined;
+  let tail: Uint8Array[] | undefined;
+  const out = new CombinedWriter((chunk) => {
+    if (tail) tail.push(chunk);
+    else {
+      hash?.update(chunk);
+      write(chunk);
+    }
+  });
   const catalogNum = out.reserve();
   const rootNum = out.reserve();
   const own = PDFContext.create(); // builds our own objects; their references are combined-file numbers
@@ -64,6 +102,7 @@ export async function combineInto(
   const fields: number[] = [];
   const resources = new ResourceMerge();
   let defaultDA: PDFObject | undefined;
+  const signed = signature && { sigNum: out.reserve(), widgetNum: out.reserve(), pageNum: 0 };
 
   let index = -1;
   for await (const item of items) {
@@ -81,6 +120,15 @@ export async function combineInto(
     const catalogRef = refOf(catalog);
     fixed.set(catalogRef, 0); // nothing of an item's catalog is copied
     const pageRefs = pages.map((page) => adoptPage(page, parent, refOf));
+    // the signature's widget goes on the first page (readers list a field by its widget's page)
+    const widgetOn = signed && !signed.pageNum && pages.length > 0 ? pages[0] : undefined;
+    if (widgetOn) {
+      const placeholder = ctx.nextRef();
+      fixed.set(placeholder, signed!.widgetNum);
+      const annots = widgetOn.dict.lookup(N('Annots'));
+      const kept = annots instanceof PDFArray ? annots.asArray() : [];
+      widgetOn.dict.set(N('Annots'), ctx.obj([...kept, placeholder])); // a copy: an array pages share stays theirs
+    }
 
     // A flattened render has no fields left; a file that still has some is merged as a form anyway.
     const form = prepareFormCopy(ctx, catalog, pages, n, refOf);
@@ -94,6 +142,7 @@ export async function combineInto(
       for (const root of form.roots) fields.push(plan.numbers.get(root)!);
       defaultDA ??= form.defaultDA;
     }
+    if (widgetOn) signed!.pageNum = plan.numbers.get(pageRefs[0])!;
     out.write(plan);
     itemNodes.push({ num: nodeNum, pages: pageRefs.map((r) => plan.numbers.get(r)!) });
   }
@@ -112,9 +161,24 @@ export async function combineInto(
   out.writeOwn(rootNum, own.obj({ Type: 'Pages', Kids: itemNodes.map((node) => ref(node.num)), Count: pageCount }));
 
   const catalog = own.obj({ Type: 'Catalog', Pages: ref(rootNum) });
+  if (signed) {
+    const widget = own.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Sig',
+      T: PDFHexString.fromText('Signature1'), // every item's own fields are renamed "name#n"
+      F: ANNOT_PRINT_LOCKED,
+      Rect: [0, 0, 0, 0],
+      V: ref(signed.sigNum),
+      P: ref(signed.pageNum),
+    });
+    out.writeOwn(signed.widgetNum, widget);
+    fields.push(signed.widgetNum);
+  }
   if (fields.length > 0) {
     const acroFormNum = out.reserve();
     const acroForm = own.obj({ Fields: fields.map(ref), NeedAppearances: false });
+    if (signed) acroForm.set(N('SigFlags'), own.obj(SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY));
     acroForm.set(N('DR'), resources.toDict(own));
     const da = defaultDA instanceof PDFString || defaultDA instanceof PDFHexString ? defaultDA : undefined;
     if (da) acroForm.set(N('DA'), da);
@@ -122,7 +186,18 @@ export async function combineInto(
     catalog.set(N('AcroForm'), ref(acroFormNum));
   }
   out.writeOwn(catalogNum, catalog);
-  return out.finish(catalogNum);
+  if (!signature || !signed || !hash) return { size: out.finish(catalogNum) };
+
+  out.drain();
+  tail = [];
+  out.writeOwn(signed.sigNum, signatureDictionary(own, signature));
+  const size = out.finish(catalogNum);
+  const end = Buffer.concat(tail);
+  const tailOffset = size - end.byteLength;
+  const byteRange = placeByteRange(end, tailOffset, size);
+  hash.update(end.subarray(0, byteRange[1] - tailOffset)).update(end.subarray(byteRange[2] - tailOffset));
+  write(end);
+  return { size, signature: { byteRange, digest: hash.digest('hex') } };
 }
 
 async function loadItem(bytes: Uint8Array, n: number) {

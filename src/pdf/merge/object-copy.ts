@@ -133,7 +133,7 @@ export class CombinedWriter {
   }
 
   /** Hands what is written so far to the sink; offsets keep counting from the start of the file. */
-  private drain(): void {
+  drain(): void {
     const w = this.out;
     w.flush();
     for (const part of w.parts) this.sink(part);

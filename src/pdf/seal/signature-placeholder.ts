@@ -32,6 +32,7 @@ import { PdfEngineError, type Rect } from '../types.js';
 /** Ten characters: room for any offset of a file up to 10 GB (byte-range.ts writes over it). */
 const BYTE_RANGE_PLACEHOLDER = '**********';
 
+/** What the signature dictionary says of an invisible signature (a combined file's). */
 export interface SignatureSlot {
   reason: string;
   location: string;
@@ -40,6 +41,9 @@ export interface SignatureSlot {
   signingTime: Date;
   /** bytes reserved for the CMS (its hex form takes twice as many) */
   contentsBytes: number;
+}
+
+export interface RenderSignatureSlot extends SignatureSlot {
   /** where the template's signature field was, and what its appearance says; absent: invisible */
   visible?: VisibleSignature;
 }
@@ -53,13 +57,32 @@ export interface VisibleSignature {
   lines: string[];
 }
 
-const SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY = 3;
-const ANNOT_PRINT_LOCKED = 4 | 128;
+export const SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY = 3;
+export const ANNOT_PRINT_LOCKED = 4 | 128;
 
 /** D:YYYYMMDDHHmmSS+00'00' */
 function pdfDate(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `D:${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}+00'00'`;
+}
+
+/**
+ * The signature dictionary with an empty /Contents of `slot.contentsBytes` and the byte range's
+ * placeholder, both filled later in place (byte-range.ts).
+ */
+export function signatureDictionary(ctx: PDFContext, slot: SignatureSlot): PDFDict {
+  return ctx.obj({
+    Type: 'Sig',
+    Filter: 'Adobe.PPKLite',
+    SubFilter: 'ETSI.CAdES.detached',
+    // before /Contents: byte-range.ts looks for /Contents after the byte range
+    ByteRange: ctx.obj([0, N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER)]),
+    Contents: PDFHexString.of('0'.repeat(slot.contentsBytes * 2)),
+    Reason: PDFHexString.fromText(slot.reason),
+    Location: PDFHexString.fromText(slot.location),
+    Name: PDFHexString.fromText(slot.name),
+    M: PDFString.of(pdfDate(slot.signingTime)),
+  });
 }
 
 /** A field name no field of the form has yet. */
@@ -110,8 +133,8 @@ const size = (r: number[]) => [Math.abs(r[2] - r[0]), Math.abs(r[3] - r[1])] as 
 /** The file with a last revision holding an unsigned signature field, its byte range filled. */
 export async function addSignatureSlot(
   bytes: Uint8Array,
-  slot: SignatureSlot,
-  library: FontLibrary = new FontLibrary(),
+  slot: RenderSignatureSlot,
+  library?: FontLibrary,
 ): Promise<SignatureSlotBytes> {
   const startXref = findStartXref(bytes);
   if (startXref === undefined)
@@ -121,18 +144,7 @@ export async function addSignatureSlot(
   const tracker = new ChangeTracker(ctx);
   tracker.begin();
 
-  const sig = ctx.obj({
-    Type: 'Sig',
-    Filter: 'Adobe.PPKLite',
-    SubFilter: 'ETSI.CAdES.detached',
-    // before /Contents: byte-range.ts looks for /Contents after the byte range
-    ByteRange: ctx.obj([0, N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER), N(BYTE_RANGE_PLACEHOLDER)]),
-    Contents: PDFHexString.of('0'.repeat(slot.contentsBytes * 2)),
-    Reason: PDFHexString.fromText(slot.reason),
-    Location: PDFHexString.fromText(slot.location),
-    Name: PDFHexString.fromText(slot.name),
-    M: PDFString.of(pdfDate(slot.signingTime)),
-  });
+  const sig = signatureDictionary(ctx, slot);
   const sigRef = ctx.register(sig);
 
   let acroForm = getDict(catalog, 'AcroForm');
@@ -149,9 +161,10 @@ export async function addSignatureSlot(
   acroForm.set(N('SigFlags'), PDFNumber.of(SIG_FLAGS_SIGNATURES_EXIST_APPEND_ONLY));
 
   const visible = slot.visible;
-  const fonts = new FontSet(doc, library, new FontSubsets());
+  // fonts only for an appearance (an invisible signature draws nothing)
+  const fonts = visible && new FontSet(doc, library ?? new FontLibrary(), new FontSubsets());
   const own = visible && unsignedField(ctx, catalog, acroForm, visible.fieldName);
-  if (own && visible) {
+  if (own && fonts) {
     // the form's field itself: signed in place, its (first) widget showing the signature
     own.dict.set(N('V'), sigRef);
     const widget = own.widgets[0];
@@ -174,7 +187,7 @@ export async function addSignatureSlot(
       V: sigRef,
       P: page.ref,
     });
-    if (onPage) {
+    if (onPage && fonts) {
       const box = boxOf(ctx, widget, page.node, rect);
       widget.set(N('AP'), ctx.obj({ N: signatureAppearance(ctx, fonts, box, visible.lines) }));
     }
@@ -183,7 +196,7 @@ export async function addSignatureSlot(
     page.node.addAnnot(widgetRef);
   }
 
-  await doc.flush(); // the fonts the appearance uses
+  if (fonts) await doc.flush(); // the fonts the appearance uses
   const update = writeIncrement(ctx, { bytes, startXref }, tracker.changed(), tracker.baseMax);
   const out = new Uint8Array(bytes.length + update.length);
   out.set(bytes, 0);
