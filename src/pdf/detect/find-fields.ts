@@ -98,8 +98,8 @@ function combRows(cells: Rect[]): { rect: Rect; cells: number; members: Rect[] }
   return out;
 }
 
-/** Text that separates the parts of a date or number written box by box: "/", ".", "-". */
-const SEPARATOR = /^[/.\-–:]$/u;
+/** Text that separates the parts of a date or number written box by box: "/", ".", "-", a decimal comma. */
+const SEPARATOR = /^[/.,\-–:]$/u;
 
 /**
  * Boxes written one part each ("[  ] / [  ] / [    ]"): small boxes on one line with a separator printed
@@ -329,6 +329,21 @@ function captionStrip(c: Rect, texts: TextBox[], combs: { rect: Rect }[]): boole
 }
 
 /**
+ * A narrow empty box that ends a row of boxes: the cents after an amount's dollars (tax forms), the
+ * answer box after a question's cell. No taller than wide (a strip down the margin is layout), and no
+ * blank box after it (white, no words: the number column between two amount columns holds nothing to write either).
+ */
+function endsRow(c: Rect, boxes: Rect[], blank: (r: Rect) => boolean): boolean {
+  if (width(c) < MIN_BOX_WIDTH || height(c) > width(c)) return false;
+  const sameRow = (o: Rect) => Math.abs(o[1] - c[1]) <= TOUCH && Math.abs(o[3] - c[3]) <= TOUCH;
+  const before = boxes.some((o) => o !== c && sameRow(o) && Math.abs(o[2] - c[0]) <= TOUCH);
+  const after = boxes.some(
+    (o) => o !== c && Math.abs(o[0] - c[2]) <= TOUCH && overlapY(o, c) > 0.5 * height(c) && blank(o),
+  );
+  return before && !after;
+}
+
+/**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
  */
@@ -383,8 +398,9 @@ export function findFields(
     if (width(c) < MIN_BOX_WIDTH || height(c) < MIN_FIELD_HEIGHT) continue;
     if (captionStrip(c, words, combs)) continue;
     const free = freePart(c, words);
-    if (!free || width(free) < MIN_FIELD_WIDTH || height(free) < MIN_FIELD_HEIGHT) continue;
+    if (!free || height(free) < MIN_FIELD_HEIGHT) continue;
     const whole = free[3] === c[3] && free[0] === c[0];
+    if (width(free) < MIN_FIELD_WIDTH && !(whole && free[2] === c[2] && endsRow(c, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))) continue;
     // a caption on top of a box is a form's label; words beside the room, or lines of them, are content
     const beside = free[0] !== c[0];
     // ("$" or a line number before the room is the field's own prefix)
