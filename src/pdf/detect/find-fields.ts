@@ -233,6 +233,54 @@ function shading(fills: PageInk['fills']): (r: Rect) => number {
   };
 }
 
+/** A fill this large may be the tinted ground of white boxes (points²); smaller ones are not looked at. */
+const GROUND_AREA = 2000;
+
+/**
+ * Boxes drawn as white fills on a tinted ground (a coloured form's writing boxes have no border): each
+ * white rectangle drawn over a larger fill darker than paper. Drawing order decides, as on the page.
+ * Only large fills are grounds, so a page of many fills stays cheap.
+ */
+function whiteBoxes(fills: PageInk['fills']): Rect[] {
+  const out: Rect[] = [];
+  const grounds: { rect: Rect; light: number }[] = [];
+  for (const f of fills) {
+    if (f.light >= SHADED && width(f.rect) >= BUTTON_MIN && height(f.rect) >= BUTTON_MIN) {
+      const under = grounds.findLast((g) => inside(f.rect, g.rect, 0));
+      if (under && under.light < SHADED && area(f.rect) < 0.5 * area(under.rect)) out.push(f.rect);
+    }
+    if (area(f.rect) >= GROUND_AREA) grounds.push(f);
+  }
+  return out;
+}
+
+/**
+ * The part of a box not level with a shaded, wordless cell right before it, narrower than it: tax
+ * forms shade a line's number cell where no amount is asked, and leave the amount column's box
+ * running on through those rows. The largest part left, or undefined when the whole box is beside shading.
+ */
+function besideShade(c: Rect, fills: PageInk['fills'], holdsText: (r: Rect) => boolean): Rect | undefined {
+  const cuts = fills
+    .filter(
+      (f) =>
+        f.light < SHADED &&
+        Math.abs(f.rect[2] - c[0]) <= TOUCH &&
+        width(f.rect) <= 0.5 * width(c) &&
+        overlapY(f.rect, c) > TOUCH &&
+        !holdsText(f.rect),
+    )
+    .map((f) => [Math.max(c[1], f.rect[1]), Math.min(c[3], f.rect[3])] as [number, number])
+    .sort((a, b) => a[0] - b[0]);
+  if (cuts.length === 0) return c;
+  let best: [number, number] | undefined;
+  let y = c[1];
+  for (const [a, b] of [...cuts, [c[3], c[3]] as [number, number]]) {
+    if (a - y > TOUCH && (!best || a - y > best[1] - best[0])) best = [y, a];
+    y = Math.max(y, b);
+  }
+  return best ? [c[0], best[0], c[2], best[1]] : undefined;
+}
+
 /** How many lines of text a box holds. */
 function textLines(c: Rect, texts: TextBox[]): number {
   const tops = texts
@@ -362,7 +410,14 @@ export function findFields(
     .map((m): Segment => ({ x0: m.rect[0], y0: m.rect[1], x1: m.rect[2], y1: m.rect[1] }));
   const horizontal = joinLines([...ink.horizontal, ...blanks], true);
   const vertical = joinLines(ink.vertical, false);
-  const cells = findCells(horizontal, vertical, limits.maxCells);
+  const drawn = findCells(horizontal, vertical, limits.maxCells);
+  const same = (a: Rect, b: Rect) => a.every((v, i) => Math.abs(v - b[i]) <= TOUCH);
+  const cells = [
+    ...drawn,
+    ...whiteBoxes(ink.fills)
+      .filter((w) => !drawn.some((c) => same(c, w)))
+      .slice(0, Math.max(0, limits.maxCells - drawn.length)),
+  ];
   // placeholders are where to write, not captions: they do not make a box "taken"
   const dates = marks.filter((m) => m.kind === 'date');
   const words = texts.filter((t) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect)));
@@ -397,10 +452,15 @@ export function findFields(
     }
     if (width(c) < MIN_BOX_WIDTH || height(c) < MIN_FIELD_HEIGHT) continue;
     if (captionStrip(c, words, combs)) continue;
-    const free = freePart(c, words);
+    const open = besideShade(c, ink.fills, holdsText);
+    const free = open && freePart(open, words);
     if (!free || height(free) < MIN_FIELD_HEIGHT) continue;
     const whole = free[3] === c[3] && free[0] === c[0];
-    if (width(free) < MIN_FIELD_WIDTH && !(whole && free[2] === c[2] && endsRow(c, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))) continue;
+    if (
+      width(free) < MIN_FIELD_WIDTH &&
+      !(whole && free[2] === c[2] && endsRow(c, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))
+    )
+      continue;
     // a caption on top of a box is a form's label; words beside the room, or lines of them, are content
     const beside = free[0] !== c[0];
     // ("$" or a line number before the room is the field's own prefix)
