@@ -328,6 +328,21 @@ function rowFilled(c: Rect, boxes: Rect[], texts: TextBox[]): boolean {
 }
 
 /**
+ * A heading of a table whose blanks are its empty boxes: a row's name with an empty box right after it
+ * in the row ("Alberta | [ ] | [ ]"), or a column's name over an empty box of the same width, in a row
+ * of headings (every box of the row holds words). The room after or under such words is layout.
+ */
+function tableHeading(c: Rect, beside: boolean, boxes: Rect[], blank: (r: Rect) => boolean): boolean {
+  const sameRow = (o: Rect) => Math.abs(o[1] - c[1]) <= TOUCH && Math.abs(o[3] - c[3]) <= TOUCH;
+  if (beside) return boxes.some((o) => o !== c && sameRow(o) && Math.abs(o[0] - c[2]) <= TOUCH && blank(o));
+  const below = boxes.some(
+    (o) =>
+      Math.abs(o[3] - c[1]) <= TOUCH && Math.abs(o[0] - c[0]) <= TOUCH && Math.abs(o[2] - c[2]) <= TOUCH && blank(o),
+  );
+  return below && printedRow(c, boxes, (o) => !blank(o));
+}
+
+/**
  * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
  * numbers counting up by one ("1 | 2 | 3 | 4 | 5"). Each box is a button (ticked or circled).
  */
@@ -473,6 +488,8 @@ export function findFields(
     // the room under these words is layout
     const chart = (r: Rect) => printedRow(r, boxes, holdsText);
     if (!whole && said.length > 3 && chart(c) && rowFilled(c, boxes, words) && stacked(c, boxes).some(chart)) continue;
+    if (!whole && said.length > 3 && tableHeading(c, beside, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))
+      continue;
     const date = dates.find((d) => intersection(d.rect, free) > 0.5 * area(d.rect));
     if (date) out.push({ kind: 'date', rect: free, dateFormat: date.dateFormat, confidence: 0.85 });
     else if (height(free) >= MULTILINE_HEIGHT && width(free) >= 80)
