@@ -67,8 +67,11 @@ const isSquare = (r: Rect) =>
   height(r) <= BUTTON_MAX &&
   Math.abs(width(r) - height(r)) <= 0.25 * Math.max(width(r), height(r));
 
-/** Rows of three or more touching cells of one height and nearly one width, each no wider than tall x 1.6. */
-function combRows(cells: Rect[]): { rect: Rect; cells: number; members: Rect[] }[] {
+/**
+ * Rows of touching cells of one height and nearly one width, each no wider than tall x 1.6: three or
+ * more, or two empty ones (two touching squares are two digits, not two check boxes).
+ */
+function combRows(cells: Rect[], blank: (r: Rect) => boolean): { rect: Rect; cells: number; members: Rect[] }[] {
   const narrow = cells
     .filter((c) => height(c) >= 6 && height(c) <= 40 && width(c) <= 1.6 * height(c) && width(c) >= 4)
     .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
@@ -91,7 +94,8 @@ function combRows(cells: Rect[]): { rect: Rect; cells: number; members: Rect[] }
       if (!next) break;
       row.push(next);
     }
-    if (row.length < 3) continue;
+    // two cells make a comb only when both are empty (a month, a state's code); more make one always
+    if (row.length < 2 || (row.length === 2 && !(blank(row[0]) && blank(row[1])))) continue;
     for (const c of row) used.add(c);
     out.push({ rect: [row[0][0], row[0][1], row[row.length - 1][2], row[0][3]], cells: row.length, members: row });
   }
@@ -441,7 +445,10 @@ export function findFields(
   // 1. numbered choices, rows of cells (combs), then squares (check boxes), then the other boxes
   const choices = numberedChoices(cells, words);
   for (const c of choices) out.push({ kind: 'checkbox', rect: c, confidence: 0.7 });
-  const combs = combRows(cells.filter((c) => !choices.has(c)));
+  const combs = combRows(
+    cells.filter((c) => !choices.has(c)),
+    (r) => !words.some((t) => intersection(t.rect, r) > 0.3 * area(t.rect)),
+  );
   const inComb = new Set(combs.flatMap((c) => c.members));
   for (const c of combs) {
     const empty = !words.some((t) => intersection(t.rect, c.rect) > 0.5 * area(t.rect));
