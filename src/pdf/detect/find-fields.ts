@@ -201,11 +201,12 @@ function splitByCaptionsBelow(y: number, span: [number, number], texts: TextBox[
         t.text.trim().split(/\s+/).length <= 4,
     )
     .sort((a, b) => a.rect[0] - b.rect[0]);
-  // words a few points apart are one caption ("Creditor’s Name" read as two pieces)
+  // words a few points apart are one caption ("Creditor’s Name" read as two pieces); half an em apart
+  // are two ("State  ZIP Code", which the phrases join)
   const captions: TextBox[] = [];
   for (const t of under) {
     const last = captions[captions.length - 1];
-    if (last && t.rect[0] - last.rect[2] < 3)
+    if (last && t.rect[0] - last.rect[2] < Math.min(3, 0.5 * height(t.rect)))
       captions[captions.length - 1] = {
         text: `${last.text} ${t.text}`,
         rect: [last.rect[0], last.rect[1], t.rect[2], last.rect[3]],
@@ -420,6 +421,8 @@ export function findFields(
   marks: TextMark[],
   pageBox: Rect,
   limits: FindLimits,
+  /** the runs the phrases are made of (words a little apart), for the captions under a line */
+  runs: TextBox[] = texts,
 ): { candidates: Candidate[]; capped: boolean } {
   const pageArea = area(pageBox);
   const pageWidth = width(pageBox);
@@ -439,7 +442,9 @@ export function findFields(
   ];
   // placeholders are where to write, not captions: they do not make a box "taken"
   const dates = marks.filter((m) => m.kind === 'date');
-  const words = texts.filter((t) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect)));
+  const notDate = (t: TextBox) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect));
+  const words = texts.filter(notDate);
+  const pieces = runs.filter(notDate);
   const out: Candidate[] = [];
 
   // 1. numbered choices, rows of cells (combs), then squares (check boxes), then the other boxes
@@ -520,7 +525,7 @@ export function findFields(
     const band: Rect = [l.x0, l.y0 + 1, l.x1, l.y0 + h];
     const span = widestFree(l.x0, l.x1, band, words);
     if (!span) continue;
-    for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, words)) {
+    for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, pieces)) {
       const rect: Rect = [x0, l.y0 + 0.5, x1, l.y0 + h];
       const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
       if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85, line: true });
