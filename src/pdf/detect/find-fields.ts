@@ -526,7 +526,7 @@ export function findFields(
     const span = widestFree(l.x0, l.x1, band, words);
     if (!span) continue;
     for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, pieces)) {
-      const rect: Rect = [x0, l.y0 + 0.5, x1, l.y0 + h];
+      const rect: Rect = [x0, l.y0 - 0.5, x1, l.y0 + h - 0.5];
       const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
       if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85, line: true });
       else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6, line: true });
