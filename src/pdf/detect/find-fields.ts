@@ -464,7 +464,9 @@ export function findFields(
   const shadeOf = shading(ink.fills);
   const holdsText = (r: Rect) => words.some((t) => intersection(t.rect, r) > 0.5 * area(t.rect));
   for (const c of boxes) {
-    const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c));
+    // a box holding boxes is their frame; a dark tag in its corner (a line number printed white on
+    // black) is only part of its caption
+    const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c) && shadeOf(o) >= DARK);
     if (holds || area(c) > 0.4 * pageArea) continue;
     // a shaded box with words in it is a heading of a table or a section, not a place to write
     if (shadeOf(c) < SHADED && words.some((t) => intersection(t.rect, c) > 0.5 * area(t.rect))) continue;
