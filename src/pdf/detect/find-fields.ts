@@ -52,6 +52,8 @@ const BUTTON_MIN = 5;
 const BUTTON_MAX = 22;
 /** Shortest line or box a text field is made from (points). */
 const MIN_FIELD_WIDTH = 24;
+/** Shortest writing line: it takes a count or a short number ("Boxes checked on 6a and 6b ____"). */
+const MIN_LINE_WIDTH = 18;
 const MIN_FIELD_HEIGHT = 8;
 /** A closed box (not a square) this narrow still takes a few characters. */
 const MIN_BOX_WIDTH = 12;
@@ -158,7 +160,7 @@ function widestFree(x0: number, x1: number, band: Rect, texts: TextBox[]): [numb
     if (a - cur > (best ? best[1] - best[0] : 0)) best = [cur, Math.min(a, x1)];
     cur = Math.max(cur, b);
   }
-  return best && best[1] - best[0] >= MIN_FIELD_WIDTH ? best : undefined;
+  return best && best[1] - best[0] >= MIN_LINE_WIDTH ? best : undefined;
 }
 
 /** Room above a writing line at y across [x0, x1]: up to the nearest line or text above, at most `max`. */
@@ -515,7 +517,7 @@ export function findFields(
   const edges = [...boxes, ...combs.map((c) => c.rect)];
   for (const l of horizontal) {
     const len = l.x1 - l.x0;
-    if (len < MIN_FIELD_WIDTH || len > 0.85 * pageWidth) continue;
+    if (len < MIN_LINE_WIDTH || len > 0.85 * pageWidth) continue;
     const edged = edges.reduce((s, c) => {
       const onEdge = Math.abs(c[1] - l.y0) <= TOUCH || Math.abs(c[3] - l.y0) <= TOUCH;
       return onEdge ? s + Math.max(0, Math.min(c[2], l.x1) - Math.max(c[0], l.x0)) : s;
