@@ -262,18 +262,24 @@ function whiteBoxes(fills: PageInk['fills']): Rect[] {
 }
 
 /**
- * The part of a box not level with a shaded, wordless cell right before it, narrower than it: tax
- * forms shade a line's number cell where no amount is asked, and leave the amount column's box
- * running on through those rows. The largest part left, or undefined when the whole box is beside shading.
+ * The part of a box not level with a shaded, wordless cell right before it (or before the empty box
+ * before it), narrower than the box it touches: tax forms shade a line's number cell where no amount
+ * is asked, and leave the amount column's boxes running on through those rows. The largest part left, or undefined when the whole box is beside shading.
  */
-function besideShade(c: Rect, fills: PageInk['fills'], holdsText: (r: Rect) => boolean): Rect | undefined {
+function besideShade(
+  c: Rect,
+  fills: PageInk['fills'],
+  boxes: Rect[],
+  holdsText: (r: Rect) => boolean,
+): Rect | undefined {
+  // the box itself, or an empty box right before it (the dollars before the cents)
+  const rows = [c, ...boxes.filter((o) => Math.abs(o[2] - c[0]) <= TOUCH && overlapY(o, c) > TOUCH && !holdsText(o))];
   const cuts = fills
     .filter(
       (f) =>
         f.light < SHADED &&
-        Math.abs(f.rect[2] - c[0]) <= TOUCH &&
-        width(f.rect) <= 0.5 * width(c) &&
         overlapY(f.rect, c) > TOUCH &&
+        rows.some((r) => Math.abs(f.rect[2] - r[0]) <= TOUCH && width(f.rect) <= 0.5 * width(r)) &&
         !holdsText(f.rect),
     )
     .map((f) => [Math.max(c[1], f.rect[1]), Math.min(c[3], f.rect[3])] as [number, number])
@@ -405,8 +411,8 @@ function captionStrip(c: Rect, texts: TextBox[], combs: { rect: Rect }[]): boole
  */
 function endsRow(c: Rect, boxes: Rect[], blank: (r: Rect) => boolean): boolean {
   if (width(c) < MIN_BOX_WIDTH || height(c) > width(c)) return false;
-  const sameRow = (o: Rect) => Math.abs(o[1] - c[1]) <= TOUCH && Math.abs(o[3] - c[3]) <= TOUCH;
-  const before = boxes.some((o) => o !== c && sameRow(o) && Math.abs(o[2] - c[0]) <= TOUCH);
+  const covers = (o: Rect) => o[1] <= c[1] + TOUCH && o[3] >= c[3] - TOUCH;
+  const before = boxes.some((o) => o !== c && covers(o) && Math.abs(o[2] - c[0]) <= TOUCH);
   const after = boxes.some(
     (o) => o !== c && Math.abs(o[0] - c[2]) <= TOUCH && overlapY(o, c) > 0.5 * height(c) && blank(o),
   );
@@ -483,13 +489,13 @@ export function findFields(
     }
     if (width(c) < MIN_BOX_WIDTH || height(c) < MIN_FIELD_HEIGHT) continue;
     if (captionStrip(c, words, combs)) continue;
-    const open = besideShade(c, ink.fills, holdsText);
+    const open = besideShade(c, ink.fills, boxes, holdsText);
     const free = open && freePart(open, words);
     if (!free || height(free) < MIN_FIELD_HEIGHT) continue;
-    const whole = free[3] === c[3] && free[0] === c[0];
+    const whole = free[3] === open[3] && free[0] === open[0];
     if (
       width(free) < MIN_FIELD_WIDTH &&
-      !(whole && free[2] === c[2] && endsRow(c, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))
+      !(whole && free[2] === open[2] && endsRow(free, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))
     )
       continue;
     // a caption on top of a box is a form's label; words beside the room, or lines of them, are content
