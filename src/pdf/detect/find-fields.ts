@@ -357,7 +357,8 @@ function tableHeading(c: Rect, beside: boolean, boxes: Rect[], blank: (r: Rect) 
 
 /**
  * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
- * numbers counting up by one ("1 | 2 | 3 | 4 | 5"). Each box is a button (ticked or circled).
+ * numbers counting up by one ("1 | 2 | 3 | 4 | 5"), or two to four small ones stacked, counting up
+ * downwards, each before its option's words. Each box is a button (ticked or circled).
  */
 function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
   const numberIn = (c: Rect): number | undefined => {
@@ -386,6 +387,33 @@ function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
       run.push(next);
     }
     if (run.length >= 3) for (const x of run) out.add(x.c);
+  }
+  // a short list to tick, small boxes stacked and numbered down ("1 Pass" over "2 Fail"): two to four
+  // do. A number with an empty box right after it is that box's line number (a tax form's column).
+  const blankAfter = (c: Rect) =>
+    cells.some(
+      (o) =>
+        Math.abs(o[0] - c[2]) <= TOUCH &&
+        overlapY(o, c) > 0.5 * height(c) &&
+        !texts.some((t) => intersection(t.rect, o) > 0.5 * area(t.rect)),
+    );
+  const small = numbered.filter((x) => height(x.c) <= 16 && width(x.c) <= 24 && !blankAfter(x.c));
+  for (const top of small) {
+    if (out.has(top.c)) continue;
+    const run = [top];
+    for (;;) {
+      const last = run[run.length - 1];
+      const next = small.find(
+        (x) =>
+          x.n === last.n + 1 &&
+          Math.abs(x.c[0] - last.c[0]) <= TOUCH &&
+          Math.abs(x.c[2] - last.c[2]) <= TOUCH &&
+          Math.abs(x.c[3] - last.c[1]) <= TOUCH,
+      );
+      if (!next) break;
+      run.push(next);
+    }
+    if (run.length >= 2 && run.length <= 4) for (const x of run) out.add(x.c);
   }
   return out;
 }
