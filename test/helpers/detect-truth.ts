@@ -105,10 +105,12 @@ export function score(truth: TruthWidget[], detections: Detection[]): Score {
 }
 
 /**
- * The corpus forms measured, in three groups fixed before tuning began. TUNED: the forms looked at
- * while writing and tuning the detector. HELD_OUT: real forms never looked at (only their totals were
- * seen). LIBRARY: test files of PDF libraries, whose fields are mostly not drawn on the page at all
- * (a widget on blank paper): reported, not counted in the headline.
+ * The corpus forms measured, in three groups. TUNED: the forms looked at while writing and tuning the
+ * detector. HELD_OUT: real forms never looked at (only their totals were seen). LIBRARY: test files of
+ * PDF libraries, whose fields are mostly not drawn on the page at all (a widget on blank paper):
+ * reported, not counted in the headline. The held-out group was fixed before tuning began; session 10
+ * looked at five of its forms per widget (CRA cannabis, China fund, 1040 2010 and 2024, DS-11) and
+ * moved them here, so HELD_OUT keeps only forms still never looked at.
  */
 export const TUNED = [
   'france-cerfa-10103-14-contrat-apprentissage.pdf',
@@ -119,17 +121,17 @@ export const TUNED = [
   'osha-300-injury-illness-forms.pdf',
   'pdflib-sample-form.pdf',
   'uscourts-b107-financial-affairs.pdf',
-];
-export const HELD_OUT = [
   'canada-cra-cannabis-duty-return.pdf',
   'china-fund-transaction-application.pdf',
   'irs-f1040-2010-prefilled.pdf',
   'irs-f1040-2024.pdf',
+  'us-dos-ds11-passport-application.pdf',
+];
+export const HELD_OUT = [
   'irs-f940b-2010.pdf',
   'irs-fw9-2024-macos-quartz-resave.pdf',
   'luxembourg-certificat-salaire-160-2019.pdf',
   'swiss-prescription-oxygenotherapie.pdf',
-  'us-dos-ds11-passport-application.pdf',
 ];
 export const LIBRARY = [
   'ko-pypdf-korean.pdf',

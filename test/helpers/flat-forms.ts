@@ -37,6 +37,53 @@ export async function printedForm(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/**
+ * One page drawn the ways tax and coloured forms draw: a white box with no border on a tinted ground, an
+ * amount row (line number, dollars, cents), a row of boxes open on top ("| 8b | dollars | cents"), two
+ * stacked numbered boxes before their options, and a table whose headings have room under and after them.
+ */
+export async function taxStyleForm(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const box = (x: number, y: number, width: number, height: number) =>
+    page.drawRectangle({ x, y, width, height, borderColor: black, borderWidth: 0.5 });
+  // a tinted ground and a white box on it, under its caption
+  page.drawRectangle({ x: 40, y: 600, width: 500, height: 200, color: rgb(0.9, 0.85, 0.75) });
+  page.drawText('Email', { x: 60, y: 725, size: 9, font });
+  page.drawRectangle({ x: 60, y: 700, width: 200, height: 20, color: rgb(1, 1, 1) });
+  // an amount row: its number, the dollars, the cents
+  page.drawText('7  Wages, salaries, tips', { x: 60, y: 543, size: 9, font });
+  box(300, 540, 20, 12);
+  page.drawText('7', { x: 306, y: 543, size: 8, font });
+  box(320, 540, 72, 12);
+  box(392, 540, 22, 12);
+  // boxes open on top: a bottom line and four sides rising 12 pt
+  page.drawText('b  Tax-exempt interest', { x: 60, y: 503, size: 9, font });
+  page.drawLine({ start: { x: 200, y: 500 }, end: { x: 322, y: 500 }, thickness: 0.5, color: black });
+  for (const x of [200, 220, 300, 322])
+    page.drawLine({ start: { x, y: 500 }, end: { x, y: 512 }, thickness: 0.5, color: black });
+  page.drawText('8b', { x: 204, y: 503, size: 8, font });
+  // two numbered boxes stacked, each before its option
+  box(60, 440, 12, 10);
+  box(72, 440, 30, 10);
+  box(60, 430, 12, 10);
+  box(72, 430, 30, 10);
+  page.drawText('1', { x: 64, y: 442, size: 7, font });
+  page.drawText('Pass', { x: 76, y: 442, size: 7, font });
+  page.drawText('2', { x: 64, y: 432, size: 7, font });
+  page.drawText('Fail', { x: 76, y: 432, size: 7, font });
+  // a table: headings over an empty row, the row's name before its empty box
+  box(60, 380, 100, 30);
+  box(160, 380, 100, 30);
+  page.drawText('Province', { x: 64, y: 400, size: 9, font });
+  page.drawText('Sales ($)', { x: 164, y: 400, size: 9, font });
+  box(60, 365, 100, 15);
+  box(160, 365, 100, 15);
+  page.drawText('Alberta', { x: 64, y: 369, size: 9, font });
+  return doc.save();
+}
+
 /** A one-page PDF whose page is only an image (a scan without text). */
 export async function scannedPage(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();

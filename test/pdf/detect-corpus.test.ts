@@ -1,8 +1,8 @@
 // Field detection measured against a truth nobody tuned: each corpus AcroForm form with its widgets
 // removed (appearances NOT drawn: only the page's own ink stays, see detect-truth.ts), detected, and
 // matched with the widgets it had (IoU >= 0.5 and the same type family: text, checkbox, radio).
-// Prints recall, precision and type accuracy per form and per group, and holds the floors reached.
-// The issue's targets (recall 90 %, precision 85 %, type 95 %) are not all reached: see docs/decisions.md.
+// Prints recall, precision and type accuracy per form and per group, and holds the floors reached:
+// on all real forms these are the issue's targets (recall 90 %, precision 85 %, type 95 %).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,10 +24,14 @@ import {
 const dir = corpusDir();
 const read = (f: string) => new Uint8Array(readFileSync(path.join(dir!, 'pdfs', f)));
 
-/** Floors at what the detector reaches today (a little under, for the rounding of other machines' fonts). */
+/**
+ * Floors at what the detector reaches today (a little under, for the rounding of other machines'
+ * fonts): all real forms 91.4 % / 86.2 % / 99.5 %, tuned 91.5 % / 85.7 %, held out 91.2 % / 93.8 %.
+ */
 const FLOORS = {
-  tuned: { recall: 0.8, precision: 0.87, type: 0.98 },
-  heldOut: { recall: 0.78, precision: 0.73, type: 0.98 },
+  all: { recall: 0.9, precision: 0.85, type: 0.98 },
+  tuned: { recall: 0.9, precision: 0.85, type: 0.98 },
+  heldOut: { recall: 0.9, precision: 0.92, type: 0.98 },
 };
 
 describe.skipIf(!dir)('field detection against the corpus forms', { timeout: 300_000 }, () => {
@@ -51,8 +55,12 @@ describe.skipIf(!dir)('field detection against the corpus forms', { timeout: 300
     ];
     console.log(`\nfield detection on the corpus\n${lines.join('\n')}\n`);
 
+    const all = rates(group([...TUNED, ...HELD_OUT]));
     const tuned = rates(group(TUNED));
     const held = rates(group(HELD_OUT));
+    expect(all.recall).toBeGreaterThanOrEqual(FLOORS.all.recall);
+    expect(all.precision).toBeGreaterThanOrEqual(FLOORS.all.precision);
+    expect(all.type).toBeGreaterThanOrEqual(FLOORS.all.type);
     expect(tuned.recall).toBeGreaterThanOrEqual(FLOORS.tuned.recall);
     expect(tuned.precision).toBeGreaterThanOrEqual(FLOORS.tuned.precision);
     expect(tuned.type).toBeGreaterThanOrEqual(FLOORS.tuned.type);

@@ -46,6 +46,7 @@ export function joinLines(lines: Segment[], horizontal: boolean): Segment[] {
 export function findCells(horizontal: Segment[], vertical: Segment[], maxCells: number): Rect[] {
   const byY = [...horizontal].sort((a, b) => a.y0 - b.y0);
   const byX = [...vertical].sort((a, b) => a.x0 - b.x0);
+  const ys = byY.map((h) => h.y0);
   const cells: Rect[] = [];
   const seen = new Set<string>();
   for (let bi = 0; bi < byY.length && cells.length < maxCells; bi++) {
@@ -59,7 +60,9 @@ export function findCells(horizontal: Segment[], vertical: Segment[], maxCells: 
     }
     // a row of a table may leave its outer sides open (tax forms do): where lines rise from this bottom,
     // its ends close the row's first and last cells as far up as those lines reach
-    const open = rising.length > 0 ? Math.max(...rising.map((x) => topOf(byX, x, y))) : y;
+    const topAt = new Map(rising.map((x) => [x, topOf(byX, x, y)]));
+    const heights = [...topAt.values()].sort((a, b) => a - b);
+    const open = rising.length > 0 ? heights[heights.length - 1] : y;
     const ends = rising.length > 0 ? [bottom.x0, bottom.x1] : [];
     const all = [...rising, ...ends].sort((a, b) => a - b);
     const xs = all.filter((x, i) => i === 0 || x - all[i - 1] > TOUCH);
@@ -78,6 +81,11 @@ export function findCells(horizontal: Segment[], vertical: Segment[], maxCells: 
           break;
         }
       }
+      // a row of boxes open on top (a tax form's inner amount column: "| 8b | dollars | cents"): three
+      // or more lines rising from one bottom to one height close their boxes at that height
+      const [ta, tb] = [topAt.get(xa), topAt.get(xb)];
+      if (top === undefined && ta !== undefined && tb !== undefined && openTop(ta, tb, y, heights, { byY, ys }, xa, xb))
+        top = Math.min(ta, tb);
       if (top === undefined) continue;
       const key = `${Math.round(xa)}:${Math.round(y)}:${Math.round(xb)}:${Math.round(top)}`;
       if (seen.has(key)) continue;
@@ -86,6 +94,48 @@ export function findCells(horizontal: Segment[], vertical: Segment[], maxCells: 
     }
   }
   return cells;
+}
+
+/** Heights (points) of the boxes of a row open on top. */
+const OPEN_MIN = 10;
+const OPEN_MAX = 30;
+
+/**
+ * Whether the lines rising at xa and xb (reaching ta and tb) are two of a row of three or more that
+ * stop at one height (within TOUCH, `heights` sorted) between OPEN_MIN and OPEN_MAX above y, with no
+ * line meeting either top: the sides of boxes left open on top. (The gap between two closed boxes is
+ * not one; the ticks of a tick comb are shorter than a line of handwriting.)
+ */
+function openTop(
+  ta: number,
+  tb: number,
+  y: number,
+  heights: number[],
+  lines: { byY: Segment[]; ys: number[] },
+  xa: number,
+  xb: number,
+): boolean {
+  const { byY, ys } = lines;
+  if (Math.abs(ta - tb) > TOUCH || ta - y < OPEN_MIN || ta - y > OPEN_MAX) return false;
+  if (lowerBound(heights, ta + TOUCH + 1e-9) - lowerBound(heights, ta - TOUCH) < 3) return false;
+  const met = (x: number, t: number) => {
+    for (let i = lowerBound(ys, t - TOUCH); i < byY.length && byY[i].y0 <= t + TOUCH; i++)
+      if (byY[i].x0 <= x + TOUCH && byY[i].x1 >= x - TOUCH) return true;
+    return false;
+  };
+  return !met(xa, ta) && !met(xb, tb);
+}
+
+/** Index of the first value at or above v in an ascending list. */
+function lowerBound(sorted: number[], v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** How high the vertical line at x, rising from y, reaches (the highest one there). */

@@ -81,6 +81,16 @@ function textBoxes(text: PageText): TextBox[] {
   }));
 }
 
+/** The runs of the phrases (words a little apart stay apart), in user space. */
+function runBoxes(text: PageText): TextBox[] {
+  return text.runs
+    .filter((r) => r.text.trim() !== '')
+    .map((r) => ({
+      text: r.text.trim(),
+      rect: fromFrame([r.x0, r.y - 0.25 * r.size, r.x1, r.y + 0.8 * r.size], text.rotation),
+    }));
+}
+
 /** Runs of dots or dashes (leaders), which the caption finder leaves out of the text. */
 function leaderBoxes(items: RawItem[]): TextBox[] {
   return items
@@ -127,10 +137,14 @@ async function detectPage(
   // leader dots are no caption, but a box they run through is not empty either
   const texts = text ? [...textBoxes(text), ...leaderBoxes(rawItems)] : [];
   const marks = findTextMarks(rawItems, lim.maxCandidatesPerPage);
-  const found = findFields(ink, texts, marks, view, {
-    maxCells: lim.maxCellsPerPage,
-    maxCandidates: lim.maxCandidatesPerPage,
-  });
+  const found = findFields(
+    ink,
+    texts,
+    marks,
+    view,
+    { maxCells: lim.maxCellsPerPage, maxCandidates: lim.maxCandidatesPerPage },
+    text ? runBoxes(text) : [],
+  );
   if (found.capped)
     warnings.push(`page ${n}: more than ${lim.maxCandidatesPerPage} candidate fields; the rest left out`);
   // what the form already has there is not detected again

@@ -52,6 +52,8 @@ const BUTTON_MIN = 5;
 const BUTTON_MAX = 22;
 /** Shortest line or box a text field is made from (points). */
 const MIN_FIELD_WIDTH = 24;
+/** Shortest writing line: it takes a count or a short number ("Boxes checked on 6a and 6b ____"). */
+const MIN_LINE_WIDTH = 18;
 const MIN_FIELD_HEIGHT = 8;
 /** A closed box (not a square) this narrow still takes a few characters. */
 const MIN_BOX_WIDTH = 12;
@@ -67,8 +69,11 @@ const isSquare = (r: Rect) =>
   height(r) <= BUTTON_MAX &&
   Math.abs(width(r) - height(r)) <= 0.25 * Math.max(width(r), height(r));
 
-/** Rows of three or more touching cells of one height and nearly one width, each no wider than tall x 1.6. */
-function combRows(cells: Rect[]): { rect: Rect; cells: number; members: Rect[] }[] {
+/**
+ * Rows of touching cells of one height and nearly one width, each no wider than tall x 1.6: three or
+ * more, or two empty ones (two touching squares are two digits, not two check boxes).
+ */
+function combRows(cells: Rect[], blank: (r: Rect) => boolean): { rect: Rect; cells: number; members: Rect[] }[] {
   const narrow = cells
     .filter((c) => height(c) >= 6 && height(c) <= 40 && width(c) <= 1.6 * height(c) && width(c) >= 4)
     .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
@@ -91,15 +96,16 @@ function combRows(cells: Rect[]): { rect: Rect; cells: number; members: Rect[] }
       if (!next) break;
       row.push(next);
     }
-    if (row.length < 3) continue;
+    // two cells make a comb only when both are empty (a month, a state's code); more make one always
+    if (row.length < 2 || (row.length === 2 && !(blank(row[0]) && blank(row[1])))) continue;
     for (const c of row) used.add(c);
     out.push({ rect: [row[0][0], row[0][1], row[row.length - 1][2], row[0][3]], cells: row.length, members: row });
   }
   return out;
 }
 
-/** Text that separates the parts of a date or number written box by box: "/", ".", "-". */
-const SEPARATOR = /^[/.\-–:]$/u;
+/** Text that separates the parts of a date or number written box by box: "/", ".", "-", a decimal comma. */
+const SEPARATOR = /^[/.,\-–:]$/u;
 
 /**
  * Boxes written one part each ("[  ] / [  ] / [    ]"): small boxes on one line with a separator printed
@@ -154,7 +160,7 @@ function widestFree(x0: number, x1: number, band: Rect, texts: TextBox[]): [numb
     if (a - cur > (best ? best[1] - best[0] : 0)) best = [cur, Math.min(a, x1)];
     cur = Math.max(cur, b);
   }
-  return best && best[1] - best[0] >= MIN_FIELD_WIDTH ? best : undefined;
+  return best && best[1] - best[0] >= MIN_LINE_WIDTH ? best : undefined;
 }
 
 /** Room above a writing line at y across [x0, x1]: up to the nearest line or text above, at most `max`. */
@@ -197,11 +203,12 @@ function splitByCaptionsBelow(y: number, span: [number, number], texts: TextBox[
         t.text.trim().split(/\s+/).length <= 4,
     )
     .sort((a, b) => a.rect[0] - b.rect[0]);
-  // words a few points apart are one caption ("Creditor’s Name" read as two pieces)
+  // words a few points apart are one caption ("Creditor’s Name" read as two pieces); half an em apart
+  // are two ("State  ZIP Code", which the phrases join)
   const captions: TextBox[] = [];
   for (const t of under) {
     const last = captions[captions.length - 1];
-    if (last && t.rect[0] - last.rect[2] < 3)
+    if (last && t.rect[0] - last.rect[2] < Math.min(3, 0.5 * height(t.rect)))
       captions[captions.length - 1] = {
         text: `${last.text} ${t.text}`,
         rect: [last.rect[0], last.rect[1], t.rect[2], last.rect[3]],
@@ -231,6 +238,60 @@ function shading(fills: PageInk['fills']): (r: Rect) => number {
     for (let i = big.length - 1; i >= 0; i--) if (intersection(big[i].rect, r) >= 0.8 * area(r)) return big[i].light;
     return 1;
   };
+}
+
+/** A fill this large may be the tinted ground of white boxes (points²); smaller ones are not looked at. */
+const GROUND_AREA = 2000;
+
+/**
+ * Boxes drawn as white fills on a tinted ground (a coloured form's writing boxes have no border): each
+ * white rectangle drawn over a larger fill darker than paper. Drawing order decides, as on the page.
+ * Only large fills are grounds, so a page of many fills stays cheap.
+ */
+function whiteBoxes(fills: PageInk['fills']): Rect[] {
+  const out: Rect[] = [];
+  const grounds: { rect: Rect; light: number }[] = [];
+  for (const f of fills) {
+    if (f.light >= SHADED && width(f.rect) >= BUTTON_MIN && height(f.rect) >= BUTTON_MIN) {
+      const under = grounds.findLast((g) => inside(f.rect, g.rect, 0));
+      if (under && under.light < SHADED && area(f.rect) < 0.5 * area(under.rect)) out.push(f.rect);
+    }
+    if (area(f.rect) >= GROUND_AREA) grounds.push(f);
+  }
+  return out;
+}
+
+/**
+ * The part of a box not level with a shaded, wordless cell right before it (or before the empty box
+ * before it), narrower than the box it touches: tax forms shade a line's number cell where no amount
+ * is asked, and leave the amount column's boxes running on through those rows. The largest part left, or undefined when the whole box is beside shading.
+ */
+function besideShade(
+  c: Rect,
+  fills: PageInk['fills'],
+  boxes: Rect[],
+  holdsText: (r: Rect) => boolean,
+): Rect | undefined {
+  // the box itself, or an empty box right before it (the dollars before the cents)
+  const rows = [c, ...boxes.filter((o) => Math.abs(o[2] - c[0]) <= TOUCH && overlapY(o, c) > TOUCH && !holdsText(o))];
+  const cuts = fills
+    .filter(
+      (f) =>
+        f.light < SHADED &&
+        overlapY(f.rect, c) > TOUCH &&
+        rows.some((r) => Math.abs(f.rect[2] - r[0]) <= TOUCH && width(f.rect) <= 0.5 * width(r)) &&
+        !holdsText(f.rect),
+    )
+    .map((f) => [Math.max(c[1], f.rect[1]), Math.min(c[3], f.rect[3])] as [number, number])
+    .sort((a, b) => a[0] - b[0]);
+  if (cuts.length === 0) return c;
+  let best: [number, number] | undefined;
+  let y = c[1];
+  for (const [a, b] of [...cuts, [c[3], c[3]] as [number, number]]) {
+    if (a - y > TOUCH && (!best || a - y > best[1] - best[0])) best = [y, a];
+    y = Math.max(y, b);
+  }
+  return best ? [c[0], best[0], c[2], best[1]] : undefined;
 }
 
 /** How many lines of text a box holds. */
@@ -280,8 +341,24 @@ function rowFilled(c: Rect, boxes: Rect[], texts: TextBox[]): boolean {
 }
 
 /**
+ * A heading of a table whose blanks are its empty boxes: a row's name with an empty box right after it
+ * in the row ("Alberta | [ ] | [ ]"), or a column's name over an empty box of the same width, in a row
+ * of headings (every box of the row holds words). The room after or under such words is layout.
+ */
+function tableHeading(c: Rect, beside: boolean, boxes: Rect[], blank: (r: Rect) => boolean): boolean {
+  const sameRow = (o: Rect) => Math.abs(o[1] - c[1]) <= TOUCH && Math.abs(o[3] - c[3]) <= TOUCH;
+  if (beside) return boxes.some((o) => o !== c && sameRow(o) && Math.abs(o[0] - c[2]) <= TOUCH && blank(o));
+  const below = boxes.some(
+    (o) =>
+      Math.abs(o[3] - c[1]) <= TOUCH && Math.abs(o[0] - c[0]) <= TOUCH && Math.abs(o[2] - c[2]) <= TOUCH && blank(o),
+  );
+  return below && printedRow(c, boxes, (o) => !blank(o));
+}
+
+/**
  * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
- * numbers counting up by one ("1 | 2 | 3 | 4 | 5"). Each box is a button (ticked or circled).
+ * numbers counting up by one ("1 | 2 | 3 | 4 | 5"), or two to four small ones stacked, counting up
+ * downwards, each before its option's words. Each box is a button (ticked or circled).
  */
 function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
   const numberIn = (c: Rect): number | undefined => {
@@ -311,6 +388,33 @@ function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
     }
     if (run.length >= 3) for (const x of run) out.add(x.c);
   }
+  // a short list to tick, small boxes stacked and numbered down ("1 Pass" over "2 Fail"): two to four
+  // do. A number with an empty box right after it is that box's line number (a tax form's column).
+  const blankAfter = (c: Rect) =>
+    cells.some(
+      (o) =>
+        Math.abs(o[0] - c[2]) <= TOUCH &&
+        overlapY(o, c) > 0.5 * height(c) &&
+        !texts.some((t) => intersection(t.rect, o) > 0.5 * area(t.rect)),
+    );
+  const small = numbered.filter((x) => height(x.c) <= 16 && width(x.c) <= 24 && !blankAfter(x.c));
+  for (const top of small) {
+    if (out.has(top.c)) continue;
+    const run = [top];
+    for (;;) {
+      const last = run[run.length - 1];
+      const next = small.find(
+        (x) =>
+          x.n === last.n + 1 &&
+          Math.abs(x.c[0] - last.c[0]) <= TOUCH &&
+          Math.abs(x.c[2] - last.c[2]) <= TOUCH &&
+          Math.abs(x.c[3] - last.c[1]) <= TOUCH,
+      );
+      if (!next) break;
+      run.push(next);
+    }
+    if (run.length >= 2 && run.length <= 4) for (const x of run) out.add(x.c);
+  }
   return out;
 }
 
@@ -329,6 +433,21 @@ function captionStrip(c: Rect, texts: TextBox[], combs: { rect: Rect }[]): boole
 }
 
 /**
+ * A narrow empty box that ends a row of boxes: the cents after an amount's dollars (tax forms), the
+ * answer box after a question's cell. No taller than wide (a strip down the margin is layout), and no
+ * blank box after it (white, no words: the number column between two amount columns holds nothing to write either).
+ */
+function endsRow(c: Rect, boxes: Rect[], blank: (r: Rect) => boolean): boolean {
+  if (width(c) < MIN_BOX_WIDTH || height(c) > width(c)) return false;
+  const covers = (o: Rect) => o[1] <= c[1] + TOUCH && o[3] >= c[3] - TOUCH;
+  const before = boxes.some((o) => o !== c && covers(o) && Math.abs(o[2] - c[0]) <= TOUCH);
+  const after = boxes.some(
+    (o) => o !== c && Math.abs(o[0] - c[2]) <= TOUCH && overlapY(o, c) > 0.5 * height(c) && blank(o),
+  );
+  return before && !after;
+}
+
+/**
  * The candidates of one page. `pageBox` is the visible box (user space); `texts` the page's phrases;
  * `marks` the underscores, box characters and date placeholders of its text.
  */
@@ -338,6 +457,8 @@ export function findFields(
   marks: TextMark[],
   pageBox: Rect,
   limits: FindLimits,
+  /** the runs the phrases are made of (words a little apart), for the captions under a line */
+  runs: TextBox[] = texts,
 ): { candidates: Candidate[]; capped: boolean } {
   const pageArea = area(pageBox);
   const pageWidth = width(pageBox);
@@ -347,16 +468,28 @@ export function findFields(
     .map((m): Segment => ({ x0: m.rect[0], y0: m.rect[1], x1: m.rect[2], y1: m.rect[1] }));
   const horizontal = joinLines([...ink.horizontal, ...blanks], true);
   const vertical = joinLines(ink.vertical, false);
-  const cells = findCells(horizontal, vertical, limits.maxCells);
+  const drawn = findCells(horizontal, vertical, limits.maxCells);
+  const same = (a: Rect, b: Rect) => a.every((v, i) => Math.abs(v - b[i]) <= TOUCH);
+  const cells = [
+    ...drawn,
+    ...whiteBoxes(ink.fills)
+      .filter((w) => !drawn.some((c) => same(c, w)))
+      .slice(0, Math.max(0, limits.maxCells - drawn.length)),
+  ];
   // placeholders are where to write, not captions: they do not make a box "taken"
   const dates = marks.filter((m) => m.kind === 'date');
-  const words = texts.filter((t) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect)));
+  const notDate = (t: TextBox) => !dates.some((d) => intersection(d.rect, t.rect) > 0.6 * area(t.rect));
+  const words = texts.filter(notDate);
+  const pieces = runs.filter(notDate);
   const out: Candidate[] = [];
 
   // 1. numbered choices, rows of cells (combs), then squares (check boxes), then the other boxes
   const choices = numberedChoices(cells, words);
   for (const c of choices) out.push({ kind: 'checkbox', rect: c, confidence: 0.7 });
-  const combs = combRows(cells.filter((c) => !choices.has(c)));
+  const combs = combRows(
+    cells.filter((c) => !choices.has(c)),
+    (r) => !words.some((t) => intersection(t.rect, r) > 0.3 * area(t.rect)),
+  );
   const inComb = new Set(combs.flatMap((c) => c.members));
   for (const c of combs) {
     const empty = !words.some((t) => intersection(t.rect, c.rect) > 0.5 * area(t.rect));
@@ -367,7 +500,9 @@ export function findFields(
   const shadeOf = shading(ink.fills);
   const holdsText = (r: Rect) => words.some((t) => intersection(t.rect, r) > 0.5 * area(t.rect));
   for (const c of boxes) {
-    const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c));
+    // a box holding boxes is their frame; a dark tag in its corner (a line number printed white on
+    // black) is only part of its caption
+    const holds = boxes.some((o) => o !== c && inside(o, c) && area(o) < 0.9 * area(c) && shadeOf(o) >= DARK);
     if (holds || area(c) > 0.4 * pageArea) continue;
     // a shaded box with words in it is a heading of a table or a section, not a place to write
     if (shadeOf(c) < SHADED && words.some((t) => intersection(t.rect, c) > 0.5 * area(t.rect))) continue;
@@ -382,9 +517,15 @@ export function findFields(
     }
     if (width(c) < MIN_BOX_WIDTH || height(c) < MIN_FIELD_HEIGHT) continue;
     if (captionStrip(c, words, combs)) continue;
-    const free = freePart(c, words);
-    if (!free || width(free) < MIN_FIELD_WIDTH || height(free) < MIN_FIELD_HEIGHT) continue;
-    const whole = free[3] === c[3] && free[0] === c[0];
+    const open = besideShade(c, ink.fills, boxes, holdsText);
+    const free = open && freePart(open, words);
+    if (!free || height(free) < MIN_FIELD_HEIGHT) continue;
+    const whole = free[3] === open[3] && free[0] === open[0];
+    if (
+      width(free) < MIN_FIELD_WIDTH &&
+      !(whole && free[2] === open[2] && endsRow(free, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))
+    )
+      continue;
     // a caption on top of a box is a form's label; words beside the room, or lines of them, are content
     const beside = free[0] !== c[0];
     // ("$" or a line number before the room is the field's own prefix)
@@ -397,6 +538,8 @@ export function findFields(
     // the room under these words is layout
     const chart = (r: Rect) => printedRow(r, boxes, holdsText);
     if (!whole && said.length > 3 && chart(c) && rowFilled(c, boxes, words) && stacked(c, boxes).some(chart)) continue;
+    if (!whole && said.length > 3 && tableHeading(c, beside, boxes, (o) => !holdsText(o) && shadeOf(o) >= SHADED))
+      continue;
     const date = dates.find((d) => intersection(d.rect, free) > 0.5 * area(d.rect));
     if (date) out.push({ kind: 'date', rect: free, dateFormat: date.dateFormat, confidence: 0.85 });
     else if (height(free) >= MULTILINE_HEIGHT && width(free) >= 80)
@@ -408,7 +551,7 @@ export function findFields(
   const edges = [...boxes, ...combs.map((c) => c.rect)];
   for (const l of horizontal) {
     const len = l.x1 - l.x0;
-    if (len < MIN_FIELD_WIDTH || len > 0.85 * pageWidth) continue;
+    if (len < MIN_LINE_WIDTH || len > 0.85 * pageWidth) continue;
     const edged = edges.reduce((s, c) => {
       const onEdge = Math.abs(c[1] - l.y0) <= TOUCH || Math.abs(c[3] - l.y0) <= TOUCH;
       return onEdge ? s + Math.max(0, Math.min(c[2], l.x1) - Math.max(c[0], l.x0)) : s;
@@ -420,8 +563,8 @@ export function findFields(
     const band: Rect = [l.x0, l.y0 + 1, l.x1, l.y0 + h];
     const span = widestFree(l.x0, l.x1, band, words);
     if (!span) continue;
-    for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, words)) {
-      const rect: Rect = [x0, l.y0 + 0.5, x1, l.y0 + h];
+    for (const [x0, x1] of splitByCaptionsBelow(l.y0, span, pieces)) {
+      const rect: Rect = [x0, l.y0 - 0.5, x1, l.y0 + h - 0.5];
       const date = dates.find((d) => intersection(d.rect, rect) > 0.5 * area(d.rect));
       if (date) out.push({ kind: 'date', rect, dateFormat: date.dateFormat, confidence: 0.85, line: true });
       else out.push({ kind: 'text', rect, confidence: span[1] - span[0] > 0.8 * len ? 0.7 : 0.6, line: true });

@@ -211,10 +211,31 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
       if (curve) path.curved.push({ box: curve, closed });
       curve = undefined;
     };
+    // the corners of the subpath drawn with lines only (undefined once it has a curve): four corners
+    // joined along the axes are a rectangle, filled like one drawn with "re"
+    let corners: [number, number][] | undefined = [];
+    const endCorners = (closed: boolean) => {
+      const pts = corners ?? [];
+      const last = pts[pts.length - 1];
+      const shut = closed || (pts.length === 5 && last[0] === pts[0][0] && last[1] === pts[0][1]);
+      if (shut && (pts.length === 4 || pts.length === 5)) {
+        const four = pts.slice(0, 4).map(([x, y]) => apply(m, x, y));
+        const axial = four.every(([x, y], k) => {
+          const [nx, ny] = four[(k + 1) % 4];
+          return Math.abs(nx - x) <= AXIS_SLACK || Math.abs(ny - y) <= AXIS_SLACK;
+        });
+        const xs = four.map((q) => q[0]);
+        const ys = four.map((q) => q[1]);
+        const r: Rect = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+        if (axial && r[2] - r[0] > RULE_THICKNESS && r[3] - r[1] > RULE_THICKNESS) path.rects.push(r);
+      }
+      corners = [];
+    };
     for (let i = 0; i < pathOps.length; i++) {
       const op = pathOps[i];
       if (op === ops.rectangle) {
         endCurve(false);
+        endCorners(false);
         const [x0, y0] = apply(m, coords[j], coords[j + 1]);
         const [x1, y1] = apply(m, coords[j] + coords[j + 2], coords[j + 1] + coords[j + 3]);
         j += 4;
@@ -232,12 +253,15 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
         [sx, sy] = [cx, cy];
       } else if (op === ops.moveTo) {
         endCurve(false);
+        endCorners(false);
         [cx, cy] = [coords[j], coords[j + 1]];
         [sx, sy] = [cx, cy];
+        corners = [[cx, cy]];
         j += 2;
       } else if (op === ops.lineTo) {
         const [x, y] = [coords[j], coords[j + 1]];
         j += 2;
+        corners?.push([x, y]);
         path.lines.push([...apply(m, cx, cy), ...apply(m, x, y)]);
         grow(...apply(m, x, y));
         [cx, cy] = [x, y];
@@ -248,15 +272,18 @@ export function readInk(list: OperatorList, ops: OpCodes, maxSegments: number): 
           curve = [px, py, px, py];
         }
         for (let k = 0; k < n; k += 2) grow(...apply(m, coords[j + k], coords[j + k + 1]));
+        corners = undefined;
         [cx, cy] = [coords[j + n - 2], coords[j + n - 1]];
         j += n;
       } else if (op === ops.closePath) {
         if (cx !== sx || cy !== sy) path.lines.push([...apply(m, cx, cy), ...apply(m, sx, sy)]);
         endCurve(true);
+        endCorners(true);
         [cx, cy] = [sx, sy];
       }
     }
     endCurve(false);
+    endCorners(false);
   };
 
   const { fnArray, argsArray } = list;
