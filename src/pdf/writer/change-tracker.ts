@@ -12,6 +12,11 @@
 // largest, so "changed" = dirty base objects + every number above the base.
 // restore() puts the saved entries back into the very same container objects, so everything holding
 // them (the field index, the pages list) stays valid.
+//
+// mark() starts a second record: every object changed after it, base or added (the containers of the
+// objects changed or added so far are mapped then: a container the render put into a base object, or a
+// base one inside an added object, is theirs too). A render whose scripts run in another thread writes the objects
+// it has while they run, and only those changed after the mark again (compact-writer.ts, prewrite).
 import { PDFArray, PDFDict, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 
 type Container = PDFDict | PDFArray;
@@ -38,6 +43,10 @@ export class ChangeTracker {
   private readonly dirty = new Set<PDFRef>();
   private readonly savedContainers = new Map<Container, Map<unknown, unknown> | PDFObject[]>();
   private readonly savedObjects = new Map<PDFRef, PDFObject | undefined>();
+  /** numbers of the objects changed since mark() (undefined: not marked) */
+  private marked: Set<number> | undefined;
+  /** containers of the objects changed or added before mark() -> those objects (a container may be in several) */
+  private readonly ownersAtMark = new Map<Container, PDFRef[]>();
 
   constructor(private readonly ctx: PDFContext) {
     this.baseMax = ctx.largestObjectNumber;
@@ -60,20 +69,14 @@ export class ChangeTracker {
 
   /** Explicit stack: a deeply nested hostile object cannot overflow the JS stack. */
   private mapContainers(ref: PDFRef, root: PDFObject): void {
-    const stack: PDFObject[] = [root];
-    while (stack.length) {
-      let obj = stack.pop()!;
-      if (obj instanceof PDFStream) obj = obj.dict;
-      if (!(obj instanceof PDFDict || obj instanceof PDFArray) || this.owner.has(obj)) continue;
-      this.owner.set(obj, ref);
-      if (obj instanceof PDFDict) for (const v of obj.values()) stack.push(v);
-      else for (let i = 0; i < obj.size(); i++) stack.push(obj.get(i));
-    }
+    for (const c of containersOf(root)) if (!this.owner.has(c)) this.owner.set(c, ref);
   }
 
   private touchContainer(c: Container): void {
+    if (this.marked) for (const r of this.ownersAtMark.get(c) ?? []) this.marked.add(r.objectNumber);
     const ref = this.owner.get(c);
     if (!ref) return; // created by this render
+    this.marked?.add(ref.objectNumber);
     if (!this.savedContainers.has(c)) {
       this.savedContainers.set(
         c,
@@ -86,7 +89,9 @@ export class ChangeTracker {
   }
 
   private touchObject(ref: PDFRef): void {
-    if (!this.active || ref.objectNumber > this.baseMax) return;
+    if (!this.active) return;
+    this.marked?.add(ref.objectNumber);
+    if (ref.objectNumber > this.baseMax) return;
     if (!this.savedObjects.has(ref)) this.savedObjects.set(ref, this.ctx.lookup(ref));
     this.dirty.add(ref);
   }
@@ -109,6 +114,28 @@ export class ChangeTracker {
     return [...refs].sort((a, b) => a.objectNumber - b.objectNumber || a.generationNumber - b.generationNumber);
   }
 
+  /**
+   * Starts recording which objects change from now on (changedSinceMark), base objects and those the
+   * render added so far alike.
+   */
+  mark(): void {
+    this.marked = new Set();
+    for (const ref of this.changed()) {
+      const obj = this.ctx.lookup(ref);
+      if (!obj) continue;
+      for (const c of containersOf(obj)) {
+        const owners = this.ownersAtMark.get(c);
+        if (owners) owners.push(ref);
+        else this.ownersAtMark.set(c, [ref]);
+      }
+    }
+  }
+
+  /** Numbers of the objects changed, replaced or deleted since mark(). */
+  changedSinceMark(): ReadonlySet<number> {
+    return this.marked ?? new Set();
+  }
+
   /** Undoes every change since begin(): saved entries back, added objects gone, numbering reset. */
   restore(): void {
     for (const [c, saved] of this.savedContainers) {
@@ -125,6 +152,23 @@ export class ChangeTracker {
     this.savedContainers.clear();
     this.savedObjects.clear();
     this.dirty.clear();
+    this.marked = undefined;
+    this.ownersAtMark.clear();
     this.active = false;
   }
+}
+
+/** The dictionaries and arrays inside an object, itself included (explicit stack: hostile nesting). */
+function containersOf(root: PDFObject): Set<Container> {
+  const out = new Set<Container>();
+  const stack: PDFObject[] = [root];
+  while (stack.length) {
+    let obj = stack.pop()!;
+    if (obj instanceof PDFStream) obj = obj.dict;
+    if (!(obj instanceof PDFDict || obj instanceof PDFArray) || out.has(obj)) continue;
+    out.add(obj);
+    if (obj instanceof PDFDict) for (const v of obj.values()) stack.push(v);
+    else for (let i = 0; i < obj.size(); i++) stack.push(obj.get(i));
+  }
+  return out;
 }

@@ -9,6 +9,40 @@ import { refsOf } from './compact-layout.js';
 import { ObjectWriter } from './incremental-writer.js';
 import type { XrefEntry } from './xref-table.js';
 
+/** An object serialized ahead of the render's end ("n g obj ... endobj"), with the numbers it refers to. */
+interface WrittenObject {
+  generation: number;
+  parts: Uint8Array[];
+  refs: number[];
+}
+
+/** Objects written ahead (prewrite), by number. */
+export type Prewritten = Map<number, WrittenObject>;
+
+/**
+ * Serializes these objects now (a render whose scripts run in another thread does it while they run).
+ * writeCompact takes the result with the numbers changed since dropped (ChangeTracker.mark).
+ */
+export function prewrite(ctx: PDFContext, refs: PDFRef[], baseMax: number): Prewritten {
+  const out: Prewritten = new Map();
+  for (const ref of refs) {
+    const obj = ctx.lookup(ref);
+    if (!obj) continue; // a number reserved for an object not made yet (a font embedded at the end)
+    const w = new ObjectWriter();
+    writeObject(w, ref, obj, baseMax);
+    w.flush();
+    out.set(ref.objectNumber, { generation: ref.generationNumber, parts: w.parts, refs: refsOf(obj) });
+  }
+  return out;
+}
+
+function writeObject(w: ObjectWriter, ref: PDFRef, obj: PDFObject, baseMax: number): void {
+  w.str(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
+  if (obj instanceof PDFStream) w.stream(obj, ref.objectNumber > baseMax);
+  else w.value(obj);
+  w.str('\nendobj\n');
+}
+
 export interface CompactRender {
   /** what follows the layout's prefix: the render's objects and the cross-reference stream */
   tail: Uint8Array;
@@ -18,7 +52,8 @@ export interface CompactRender {
 
 /**
  * `changed`: base objects the render changed and every object it added (ChangeTracker.changed());
- * `baseMax`: the largest number of the base (and the prefix's object streams).
+ * `baseMax`: the largest number of the base (and the prefix's object streams); `ready`: objects written
+ * ahead that have not changed since (prewrite), used as they are.
  */
 export function writeCompact(
   ctx: PDFContext,
@@ -26,6 +61,7 @@ export function writeCompact(
   changed: PDFRef[],
   baseMax: number,
   flatten: boolean,
+  ready?: Prewritten,
 ): CompactRender {
   const fresh = new Map<number, PDFRef>();
   for (const ref of changed) fresh.set(ref.objectNumber, ref);
@@ -43,7 +79,7 @@ export function writeCompact(
     const ref = fresh.get(n);
     if (!ref && (layout.prefixEntries.has(n) || !layout.generation.has(n))) continue; // no generation: a reference to nothing, null as readers take it
     reached.add(n);
-    const out = ref ? refsOf(ctx.lookup(ref) ?? PDFNull) : layout.edges.get(n)!;
+    const out = ref ? (ready?.get(n)?.refs ?? refsOf(ctx.lookup(ref) ?? PDFNull)) : layout.edges.get(n)!;
     for (const e of out) if (!reached.has(e)) stack.push(e);
   }
 
@@ -59,12 +95,10 @@ export function writeCompact(
       w.bytes(layout.bytes.get(n)!);
       continue;
     }
-    const obj = ctx.lookup(ref) ?? PDFNull;
     own.set(n, [1, w.offset, ref.generationNumber]);
-    w.str(`${n} ${ref.generationNumber} obj\n`);
-    if (obj instanceof PDFStream) w.stream(obj, n > baseMax);
-    else w.value(obj);
-    w.str('\nendobj\n');
+    const early = ready?.get(n);
+    if (early && early.generation === ref.generationNumber) for (const part of early.parts) w.bytes(part);
+    else writeObject(w, ref, ctx.lookup(ref) ?? PDFNull, baseMax);
   }
   // A changed prefix object that is no longer reached is listed free (its old bytes stay unlisted).
   const freed = changed.map((r) => r.objectNumber).filter((n) => !reached.has(n) && layout.prefixEntries.has(n));
