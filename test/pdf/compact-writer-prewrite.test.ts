@@ -76,7 +76,7 @@ function render(p: Prepared, ahead: 'none' | 'pruned' | 'unpruned'): string {
     let ready: ReturnType<typeof prewrite> | undefined;
     if (ahead !== 'none') {
       tracker.mark();
-      ready = prewrite(ctx, tracker.changed(), tracker.baseMax);
+      ready = prewrite(ctx, tracker.changed(), tracker.baseMax, tracker);
     }
     // after the mark
     a.lookup(N('AP'), PDFDict).set(N('D'), PDFNumber.of(5));

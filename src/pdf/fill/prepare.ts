@@ -252,7 +252,7 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
       ? undefined
       : () => {
           tracker.mark();
-          ready = prewrite(ctx, tracker.changed(), tracker.baseMax);
+          ready = prewrite(ctx, tracker.changed(), tracker.baseMax, tracker);
         };
     const report = await applyRequest(
       fc,

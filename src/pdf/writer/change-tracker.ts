@@ -13,10 +13,11 @@
 // restore() puts the saved entries back into the very same container objects, so everything holding
 // them (the field index, the pages list) stays valid.
 //
-// mark() starts a second record: every object changed after it, base or added (the containers of the
-// objects changed or added so far are mapped then: a container the render put into a base object, or a
-// base one inside an added object, is theirs too). A render whose scripts run in another thread writes the objects
-// it has while they run, and only those changed after the mark again (compact-writer.ts, prewrite).
+// mark() starts a second record: every object changed after it, base or added. A base object's own
+// containers are known; for the others (a container the render put into a base object, the containers of
+// an object it added), watch() names the object each belongs to. A render whose scripts run in another
+// thread writes the objects it has while they run (compact-writer.ts, prewrite, which watches what it
+// writes), and only those changed after the mark again.
 import { PDFArray, PDFDict, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 
 type Container = PDFDict | PDFArray;
@@ -45,8 +46,8 @@ export class ChangeTracker {
   private readonly savedObjects = new Map<PDFRef, PDFObject | undefined>();
   /** numbers of the objects changed since mark() (undefined: not marked) */
   private marked: Set<number> | undefined;
-  /** containers of the objects changed or added before mark() -> those objects (a container may be in several) */
-  private readonly ownersAtMark = new Map<Container, PDFRef[]>();
+  /** containers given to watch() -> the numbers of the objects holding them (one may be in several) */
+  private readonly watched = new Map<Container, number | number[]>();
 
   constructor(private readonly ctx: PDFContext) {
     this.baseMax = ctx.largestObjectNumber;
@@ -69,11 +70,21 @@ export class ChangeTracker {
 
   /** Explicit stack: a deeply nested hostile object cannot overflow the JS stack. */
   private mapContainers(ref: PDFRef, root: PDFObject): void {
-    for (const c of containersOf(root)) if (!this.owner.has(c)) this.owner.set(c, ref);
+    const stack: PDFObject[] = [root];
+    while (stack.length) {
+      let obj = stack.pop()!;
+      if (obj instanceof PDFStream) obj = obj.dict;
+      if (!(obj instanceof PDFDict || obj instanceof PDFArray) || this.owner.has(obj)) continue;
+      this.owner.set(obj, ref);
+      if (obj instanceof PDFDict) for (const v of obj.values()) stack.push(v);
+      else for (let i = 0; i < obj.size(); i++) stack.push(obj.get(i));
+    }
   }
 
   private touchContainer(c: Container): void {
-    if (this.marked) for (const r of this.ownersAtMark.get(c) ?? []) this.marked.add(r.objectNumber);
+    const w = this.marked && this.watched.get(c);
+    if (typeof w === 'number') this.marked!.add(w);
+    else if (w) for (const n of w) this.marked!.add(n);
     const ref = this.owner.get(c);
     if (!ref) return; // created by this render
     this.marked?.add(ref.objectNumber);
@@ -115,19 +126,21 @@ export class ChangeTracker {
   }
 
   /**
-   * Starts recording which objects change from now on (changedSinceMark), base objects and those the
-   * render added so far alike.
+   * Starts recording which objects change from now on (changedSinceMark): base objects, any object
+   * replaced or deleted, and the objects whose containers are watched.
    */
   mark(): void {
     this.marked = new Set();
-    for (const ref of this.changed()) {
-      const obj = this.ctx.lookup(ref);
-      if (!obj) continue;
-      for (const c of containersOf(obj)) {
-        const owners = this.ownersAtMark.get(c);
-        if (owners) owners.push(ref);
-        else this.ownersAtMark.set(c, [ref]);
-      }
+  }
+
+  /** After mark(): a change to any of these containers is a change of object `n` too. */
+  watch(n: number, containers: readonly Container[]): void {
+    for (const c of containers) {
+      const w = this.watched.get(c);
+      if (w === undefined) this.watched.set(c, n);
+      else if (typeof w === 'number') {
+        if (w !== n) this.watched.set(c, [w, n]);
+      } else if (!w.includes(n)) w.push(n);
     }
   }
 
@@ -153,22 +166,7 @@ export class ChangeTracker {
     this.savedObjects.clear();
     this.dirty.clear();
     this.marked = undefined;
-    this.ownersAtMark.clear();
+    this.watched.clear();
     this.active = false;
   }
-}
-
-/** The dictionaries and arrays inside an object, itself included (explicit stack: hostile nesting). */
-function containersOf(root: PDFObject): Set<Container> {
-  const out = new Set<Container>();
-  const stack: PDFObject[] = [root];
-  while (stack.length) {
-    let obj = stack.pop()!;
-    if (obj instanceof PDFStream) obj = obj.dict;
-    if (!(obj instanceof PDFDict || obj instanceof PDFArray) || out.has(obj)) continue;
-    out.add(obj);
-    if (obj instanceof PDFDict) for (const v of obj.values()) stack.push(v);
-    else for (let i = 0; i < obj.size(); i++) stack.push(obj.get(i));
-  }
-  return out;
 }

@@ -3,7 +3,15 @@
 // in it (changed and new ones serialized, unchanged ones copied from their prepared bytes), then a
 // cross-reference stream listing them all. A flattened render cuts every reference to a field or
 // widget dictionary (a tagged form's structure tree points at its widgets), so none is carried.
-import { PDFNull, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import {
+  type PDFArray,
+  type PDFDict,
+  PDFNull,
+  PDFRef,
+  PDFStream,
+  type PDFContext,
+  type PDFObject,
+} from '@cantoo/pdf-lib';
 import type { CompactLayout } from './compact-layout.js';
 import { refsOf } from './compact-layout.js';
 import { ObjectWriter } from './incremental-writer.js';
@@ -19,19 +27,28 @@ interface WrittenObject {
 /** Objects written ahead (prewrite), by number. */
 export type Prewritten = Map<number, WrittenObject>;
 
+/** What prewrite needs of the render's ChangeTracker (after its mark()). */
+interface Watcher {
+  watch(n: number, containers: readonly (PDFDict | PDFArray)[]): void;
+}
+
 /**
- * Serializes these objects now (a render whose scripts run in another thread does it while they run).
- * writeCompact takes the result with the numbers changed since dropped (ChangeTracker.mark).
+ * Serializes these objects now (a render whose scripts run in another thread does it while they run),
+ * telling `tracker` (marked) which containers each holds; writeCompact takes the result with the numbers
+ * changed since dropped (ChangeTracker.changedSinceMark).
  */
-export function prewrite(ctx: PDFContext, refs: PDFRef[], baseMax: number): Prewritten {
+export function prewrite(ctx: PDFContext, refs: PDFRef[], baseMax: number, tracker: Watcher): Prewritten {
   const out: Prewritten = new Map();
   for (const ref of refs) {
     const obj = ctx.lookup(ref);
     if (!obj) continue; // a number reserved for an object not made yet (a font embedded at the end)
     const w = new ObjectWriter();
+    const seen: NonNullable<ObjectWriter['seen']> = { containers: [], refs: [] };
+    w.seen = seen;
     writeObject(w, ref, obj, baseMax);
     w.flush();
-    out.set(ref.objectNumber, { generation: ref.generationNumber, parts: w.parts, refs: refsOf(obj) });
+    tracker.watch(ref.objectNumber, seen.containers);
+    out.set(ref.objectNumber, { generation: ref.generationNumber, parts: w.parts, refs: seen.refs });
   }
   return out;
 }
