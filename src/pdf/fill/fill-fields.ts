@@ -184,6 +184,11 @@ export function indexFields(
 export interface RenderScripts {
   scripts: SessionPlan;
   sandbox: ScriptSandbox;
+  /**
+   * Work of the render's own that may run while the session does (in the sandbox's thread): called once
+   * the caller's values are written, before the session's results are awaited, only when there is one.
+   */
+  meanwhile?: () => void;
 }
 
 /**
@@ -229,6 +234,7 @@ export async function applyRequest(
       );
     }
   }
+  if (session) scripting?.meanwhile?.();
   const report = scripting
     ? writeScriptResults(fc, index, request, scripting.scripts, await session)
     : { scriptWarnings: [], scriptRejections: [] };

@@ -27,7 +27,7 @@ import { FontSet } from '../fonts/fonts.js';
 import { FontLibrary } from '../fonts/font-library.js';
 import { FontSubsets } from '../fonts/unicode-font.js';
 import { buildLayout, type CompactLayout } from '../writer/compact-layout.js';
-import { writeCompact } from '../writer/compact-writer.js';
+import { prewrite, writeCompact, type Prewritten } from '../writer/compact-writer.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { collectPages, type PageNode } from '../pages.js';
@@ -244,12 +244,28 @@ async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<Re
       fieldInfo: index.infoByName,
       drawn: request.flatten ? new Map() : undefined,
     };
-    const report = await applyRequest(fc, index, request, scripts && sandbox ? { scripts, sandbox } : undefined);
+    // While the form's scripts run in the sandbox's thread, the objects the caller's values changed are
+    // serialized; those the results (or anything after) change again are written anew at the end. Not
+    // when flattening: its results and the caller's values are drawn into the pages at the end.
+    let ready: Prewritten | undefined;
+    const meanwhile = request.flatten
+      ? undefined
+      : () => {
+          tracker.mark();
+          ready = prewrite(ctx, tracker.changed(), tracker.baseMax, tracker);
+        };
+    const report = await applyRequest(
+      fc,
+      index,
+      request,
+      scripts && sandbox ? { scripts, sandbox, meanwhile } : undefined,
+    );
     // What doc.save() would flush: fonts (subsets of the fallback fonts) and images of this render.
     for (const e of [...lists.fonts.slice(counts.fonts), ...lists.images.slice(counts.images)]) await e.embed();
+    if (ready) for (const n of tracker.changedSinceMark()) ready.delete(n);
     // Flattened, the fields and widgets are cut off from the pages and the catalog: the writer leaves
     // them out, with everything else no reader reaches.
-    const { tail } = writeCompact(ctx, p.layout, tracker.changed(), tracker.baseMax, request.flatten === true);
+    const { tail } = writeCompact(ctx, p.layout, tracker.changed(), tracker.baseMax, request.flatten === true, ready);
     return { base: p.layout.prefix, baseId: p.baseId, update: tail, warnings: fc.warnings, ...report };
   } finally {
     await ownSandbox?.close();

@@ -75,6 +75,10 @@ export class ScriptSandbox {
   private readonly timeMs: number;
   private readonly maxMemoryBytes: number;
   private thread: Promise<SandboxThread> | undefined;
+  /** the thread once it has started, while it is the one in use */
+  private ready: SandboxThread | undefined;
+  /** sessions asked for and not ended */
+  private pending = 0;
   private queue: Promise<unknown> = Promise.resolve();
   /** threads that reported a crash between sessions: replaced before their next session */
   private readonly broken = new WeakSet<Worker>();
@@ -84,17 +88,28 @@ export class ScriptSandbox {
     this.maxMemoryBytes = (opts.maxMemoryMb ?? 64) * 1024 * 1024;
   }
 
-  /** Runs one session (sessions of this sandbox run one at a time). */
+  /**
+   * Runs one session (sessions of this sandbox run one at a time). With a started thread and no other
+   * session, the steps are posted before this returns: the caller's own work (writing its values) then
+   * runs while the thread runs the scripts, not after it first awaits.
+   */
   run(context: SessionContext, steps: SandboxEvent[]): Promise<SessionOutcome> {
-    const next = this.queue.then(() => this.session(context, steps));
-    this.queue = next.catch(() => undefined);
-    return next;
+    const ready = this.pending === 0 ? this.ready : undefined;
+    this.pending++;
+    const next =
+      ready && !this.broken.has(ready.worker)
+        ? this.exchange(ready, context, steps)
+        : this.queue.then(() => this.session(context, steps));
+    const settled = next.finally(() => this.pending--);
+    this.queue = settled.catch(() => undefined);
+    return settled;
   }
 
   /** Stops the thread (a later run starts a new one). */
   async close(): Promise<void> {
     const t = this.thread;
     this.thread = undefined;
+    this.ready = undefined;
     if (t) await (await t.catch(() => undefined))?.worker.terminate();
   }
 
@@ -158,13 +173,25 @@ export class ScriptSandbox {
       thread = await this.thread;
       if (this.broken.has(thread.worker)) {
         void thread.worker.terminate();
+        this.ready = undefined;
         this.thread = this.start();
         thread = await this.thread;
       }
     } catch {
       this.thread = undefined;
+      this.ready = undefined;
       return { messages: [{ type: 'crash', message: 'the script sandbox could not start' }], ended: 'crash' };
     }
+    this.ready = thread;
+    return this.exchange(thread, context, steps);
+  }
+
+  /** One session on a started thread; the steps are posted before the first await. */
+  private async exchange(
+    thread: SandboxThread,
+    context: SessionContext,
+    steps: SandboxEvent[],
+  ): Promise<SessionOutcome> {
     const { worker, progress } = thread;
     // The thread keeps a pristine context per form data (sandbox-thread.ts): the data itself is made and
     // sent only when the thread asks for it, the first time it meets this key.
@@ -215,6 +242,7 @@ export class ScriptSandbox {
     const done = messages.at(-1);
     if (ended !== 'done' || (done?.type === 'done' && done.memoryBytes > KEEP_BELOW_BYTES)) {
       this.thread = undefined;
+      this.ready = undefined;
       await worker.terminate();
     }
     return { messages, ended };

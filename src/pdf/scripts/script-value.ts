@@ -14,9 +14,14 @@ const SEPARATORS: [string, string][] = [
   ["'", '.'],
 ];
 
+/** A number without sign, grouping, currency or spaces. */
+const PLAIN = /^\d+(?:\.\d+)?$/;
+
 /** "1.234,50" (sepStyle 2, currency, parentheses or a minus) -> "1234,50"; undefined when not a number. */
 function typedNumber(text: string, format: Extract<FieldFormat, { kind: 'number' | 'percent' }>): string | undefined {
   const [group, mark] = SEPARATORS[Math.min(4, Math.max(0, Math.floor(format.sepStyle)))] ?? SEPARATORS[0];
+  // digits with a "." decimal mark are typed as they are (what the steps below give them, at a regex's cost)
+  if (mark === '.' && format.kind === 'number' && !format.currency && PLAIN.test(text)) return text;
   let t = text.trim();
   if (format.kind === 'number' && format.currency) t = t.split(format.currency).join('');
   let negative = false;

@@ -12,6 +12,12 @@
 // largest, so "changed" = dirty base objects + every number above the base.
 // restore() puts the saved entries back into the very same container objects, so everything holding
 // them (the field index, the pages list) stays valid.
+//
+// mark() starts a second record: every object changed after it, base or added. A base object's own
+// containers are known; for the others (a container the render put into a base object, the containers of
+// an object it added), watch() names the object each belongs to. A render whose scripts run in another
+// thread writes the objects it has while they run (compact-writer.ts, prewrite, which watches what it
+// writes), and only those changed after the mark again.
 import { PDFArray, PDFDict, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 
 type Container = PDFDict | PDFArray;
@@ -38,6 +44,10 @@ export class ChangeTracker {
   private readonly dirty = new Set<PDFRef>();
   private readonly savedContainers = new Map<Container, Map<unknown, unknown> | PDFObject[]>();
   private readonly savedObjects = new Map<PDFRef, PDFObject | undefined>();
+  /** numbers of the objects changed since mark() (undefined: not marked) */
+  private marked: Set<number> | undefined;
+  /** containers given to watch() -> the numbers of the objects holding them (one may be in several) */
+  private readonly watched = new Map<Container, number | number[]>();
 
   constructor(private readonly ctx: PDFContext) {
     this.baseMax = ctx.largestObjectNumber;
@@ -72,8 +82,12 @@ export class ChangeTracker {
   }
 
   private touchContainer(c: Container): void {
+    const w = this.marked && this.watched.get(c);
+    if (typeof w === 'number') this.marked!.add(w);
+    else if (w) for (const n of w) this.marked!.add(n);
     const ref = this.owner.get(c);
     if (!ref) return; // created by this render
+    this.marked?.add(ref.objectNumber);
     if (!this.savedContainers.has(c)) {
       this.savedContainers.set(
         c,
@@ -86,7 +100,9 @@ export class ChangeTracker {
   }
 
   private touchObject(ref: PDFRef): void {
-    if (!this.active || ref.objectNumber > this.baseMax) return;
+    if (!this.active) return;
+    this.marked?.add(ref.objectNumber);
+    if (ref.objectNumber > this.baseMax) return;
     if (!this.savedObjects.has(ref)) this.savedObjects.set(ref, this.ctx.lookup(ref));
     this.dirty.add(ref);
   }
@@ -109,6 +125,30 @@ export class ChangeTracker {
     return [...refs].sort((a, b) => a.objectNumber - b.objectNumber || a.generationNumber - b.generationNumber);
   }
 
+  /**
+   * Starts recording which objects change from now on (changedSinceMark): base objects, any object
+   * replaced or deleted, and the objects whose containers are watched.
+   */
+  mark(): void {
+    this.marked = new Set();
+  }
+
+  /** After mark(): a change to any of these containers is a change of object `n` too. */
+  watch(n: number, containers: readonly Container[]): void {
+    for (const c of containers) {
+      const w = this.watched.get(c);
+      if (w === undefined) this.watched.set(c, n);
+      else if (typeof w === 'number') {
+        if (w !== n) this.watched.set(c, [w, n]);
+      } else if (!w.includes(n)) w.push(n);
+    }
+  }
+
+  /** Numbers of the objects changed, replaced or deleted since mark(). */
+  changedSinceMark(): ReadonlySet<number> {
+    return this.marked ?? new Set();
+  }
+
   /** Undoes every change since begin(): saved entries back, added objects gone, numbering reset. */
   restore(): void {
     for (const [c, saved] of this.savedContainers) {
@@ -125,6 +165,8 @@ export class ChangeTracker {
     this.savedContainers.clear();
     this.savedObjects.clear();
     this.dirty.clear();
+    this.marked = undefined;
+    this.watched.clear();
     this.active = false;
   }
 }

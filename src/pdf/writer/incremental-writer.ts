@@ -59,6 +59,8 @@ export class ObjectWriter {
   readonly parts: Uint8Array[] = [];
   private text = '';
   length = 0;
+  /** when set, every dictionary and array written, and the number of every reference (prewrite) */
+  seen?: { containers: (PDFDict | PDFArray)[]; refs: number[] };
 
   constructor(private readonly refText?: (ref: PDFRef) => string) {}
 
@@ -88,6 +90,7 @@ export class ObjectWriter {
   value(obj: PDFObject): void {
     if (obj instanceof PDFDict) this.dict(obj);
     else if (obj instanceof PDFArray) {
+      this.seen?.containers.push(obj);
       this.str('[ ');
       for (let i = 0; i < obj.size(); i++) {
         this.value(obj.get(i));
@@ -97,13 +100,21 @@ export class ObjectWriter {
     } else if (obj instanceof PDFStream) this.stream(obj, false);
     else if (obj instanceof PDFInvalidObject) this.bytes((obj as unknown as { data: Uint8Array }).data);
     else if (this.refText && obj instanceof PDFRef) this.str(this.refText(obj));
-    else this.str(obj.toString()); // names, numbers, strings, refs, booleans, null: cached text
+    else {
+      if (this.seen && obj instanceof PDFRef) this.seen.refs.push(obj.objectNumber);
+      this.str(obj.toString()); // names, numbers, strings, refs, booleans, null: cached text
+    }
   }
 
   private dict(d: PDFDict, skip?: Set<PDFName>, extra?: string): void {
+    this.seen?.containers.push(d);
     this.str('<<\n');
     for (const [key, value] of (d as unknown as { dict: Map<PDFName, PDFObject> }).dict) {
-      if (skip?.has(key)) continue;
+      if (skip?.has(key)) {
+        // not written (a stream's /Length is written from its data), but what it refers to is reached
+        if (this.seen) refsIn(value, this.seen.refs);
+        continue;
+      }
       this.str(key.toString());
       this.str(' ');
       this.value(value);
@@ -191,4 +202,15 @@ export function writeIncrement(ctx: PDFContext, base: BaseFile, refs: PDFRef[], 
   w.flush();
   const out = Buffer.concat(w.parts);
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/** The numbers of the references inside a direct value (explicit stack: hostile nesting). */
+function refsIn(root: PDFObject, out: number[]): void {
+  const stack: PDFObject[] = [root];
+  while (stack.length) {
+    const o = stack.pop()!;
+    if (o instanceof PDFRef) out.push(o.objectNumber);
+    else if (o instanceof PDFDict) for (const v of o.values()) stack.push(v);
+    else if (o instanceof PDFArray) for (let i = 0; i < o.size(); i++) stack.push(o.get(i));
+  }
 }
