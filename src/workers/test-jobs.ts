@@ -46,6 +46,8 @@ export const testJobs: Record<string, Job> = {
   'test:throw-engine': async (code: PdfEngineError['code'], message: string) => {
     throw new PdfEngineError(code, message);
   },
+  /** Whether this thread has loaded pdf.js (its worker module sets globalThis.pdfjsWorker). */
+  'test:pdfjs-loaded': async () => 'pdfjsWorker' in globalThis,
   'test:throw': async (message: string) => {
     throw new Error(message);
   },
