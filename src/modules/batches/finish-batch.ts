@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { PdfEngineError } from '../../pdf/types.js';
-import { signOutput } from '../signing/sign-output.js';
 import { publishEvent } from '../events/publish-event.js';
 import { listBatchItemRows } from '../renders/render-records.js';
 import type { JobDeps } from '../render-jobs/run-render-job.js';
@@ -44,7 +43,9 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
           const key = combinedBlobKey(batch.account_id, batch.id);
           if (batch.signed_with) {
             // signed once as a whole: the one time this process holds the combined file (the signature's
-            // byte range is hashed over all of it, and its revision is written after it)
+            // byte range is hashed over all of it, and its revision is written after it); signing's code
+            // loads with the first signature (seal-output.ts says why)
+            const { signOutput } = await import('../signing/sign-output.js');
             const signed = await signOutput(deps, batch.account_id, batch.signed_with, await readFile(file.path)).catch(
               (err: unknown) => {
                 if (err instanceof PdfEngineError) throw new CombinedSigningError(err.message);
