@@ -22,6 +22,11 @@ describe.skipIf(!dir)('analysis in the reader thread', () => {
     expect(analysis.fields.some((f) => f.labelSource === 'page')).toBe(true); // pdf.js did read the page
     expect(await pool.run<boolean>({ kind: 'test:pdfjs-loaded', args: [] })).toBe(false);
   });
+
+  it('starts workers with fixed malloc thresholds, so what an ended thread freed goes back', async () => {
+    expect(await pool.run({ kind: 'test:env', args: ['MALLOC_MMAP_THRESHOLD_'] })).toBe(String(4 << 20));
+    expect(await pool.run({ kind: 'test:env', args: ['MALLOC_TRIM_THRESHOLD_'] })).toBe(String(1 << 20));
+  });
 });
 
 /** A stand-in for the worker script: answers each job by the first byte it carries. */
