@@ -29,7 +29,7 @@ import { noopTracer, type Tracer } from './ports/tracer.js';
 import { tracedEngine } from './adapters/tracing/traced-engine.js';
 import { tracedBlobStore } from './adapters/tracing/traced-blob-store.js';
 import { dbTracingPlugin } from './adapters/tracing/traced-db.js';
-import { FontLibrary } from './pdf/fonts/font-library.js';
+import type { FontLibrary } from './pdf/fonts/font-library.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -189,11 +189,16 @@ const SIGNERS_MAX = 64;
 const SIGNATURE_SHAPES = 256;
 
 function createCaches(sizes: CacheSizes): Caches {
+  let fonts: Promise<FontLibrary> | undefined;
   return {
     templateFiles: new Lru(TEMPLATE_FILES_MAX, sizes.templateFilesMb * MB, (b) => b.byteLength),
     analyses: new Lru(sizes.analysisEntries),
     signers: new Lru(SIGNERS_MAX),
-    fonts: new FontLibrary({ shapeCacheEntries: SIGNATURE_SHAPES }),
+    // loaded with the first signature: a server that never signs never loads pdf-lib (docs/performance.md, Session 10)
+    fonts: () =>
+      (fonts ??= import('./pdf/fonts/font-library.js').then(
+        ({ FontLibrary }) => new FontLibrary({ shapeCacheEntries: SIGNATURE_SHAPES }),
+      )),
   };
 }
 

@@ -27,8 +27,11 @@ export interface Caches {
    * 1.5 ms a signature otherwise). A certificate row never changes; a deleted one is looked up first.
    */
   signers: Lru<string, DigestSigner>;
-  /** the bundled fonts visible signatures draw a signer's name in any script with (parsed once, when first needed) */
-  fonts: FontLibrary;
+  /**
+   * the bundled fonts visible signatures draw a signer's name in any script with (parsed once, when first
+   * needed); a function so the server loads the PDF engine's code (pdf-lib, ~30 MB RSS) only when it signs
+   */
+  fonts: () => Promise<FontLibrary>;
 }
 
 /** What modules/signing/cms-signature.ts makes of a certificate: a CMS over a SHA-256 digest. */

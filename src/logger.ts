@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import type { LogLevel } from './config.js';
 import { redactUrl } from './lib/redact-url.js';
 
@@ -43,7 +43,8 @@ export function createLogger(
   };
   // destination: tests capture the real logger's output (redaction included) instead of stdout
   if (destination) return pino(options, destination);
-  return tty
-    ? pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }))
-    : pino(options);
+  if (!tty) return pino(options);
+  // required only for a terminal: a server logging JSON never loads it (~4 MB RSS)
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
 }

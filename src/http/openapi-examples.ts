@@ -1,5 +1,8 @@
-import { sample } from 'openapi-sampler';
+import { createRequire } from 'node:module';
 import { ERROR_DOCS, ERROR_STATUS, type ErrorCode } from '../errors.js';
+
+/** openapi-sampler, required when the document is first built (GET /docs/json), not with the server (~5 MB RSS). */
+const sampler = () => createRequire(import.meta.url)('openapi-sampler') as typeof import('openapi-sampler');
 
 // Examples for the OpenAPI document: every success answer gets one sampled from its schema (a property's
 // own `examples`/`default`/enum first, then its type and format), every error answer one per error code its
@@ -82,7 +85,11 @@ function errorExamples(status: string, response: Response): void {
 /** A request shows what it needs (its required properties), an answer everything it may hold. */
 function sampled(media: MediaType, doc: Document, request: boolean): void {
   if (!media.schema || media.example !== undefined || media.examples) return;
-  media.example = sample(media.schema as object, { skipNonRequired: request, skipWriteOnly: true, quiet: true }, doc);
+  media.example = sampler().sample(
+    media.schema as object,
+    { skipNonRequired: request, skipWriteOnly: true, quiet: true },
+    doc,
+  );
 }
 
 /** Adds the examples in place; call once the document is otherwise complete. */

@@ -126,6 +126,15 @@ const MEMORY_POLL_MS = 25;
 const START_TIMEOUT_MS = 30_000;
 /** Young-generation semi-space of a worker's heap, MiB (see spawn). */
 const SEMI_SPACE_MB = 2;
+/**
+ * glibc malloc for workers: fixed thresholds instead of the dynamic ones, which grow (up to a 32 MB mmap
+ * threshold and twice that kept untrimmed) as PDF-sized buffers come and go, so memory freed by a
+ * finished job, above all by a reader thread that ended (reader-thread.ts), stayed in the process: a
+ * worker kept ~30 MB after its thread's 33 analyses, ~5 with these (docs/performance.md, Session 10).
+ * Buffers up to 4 MiB (every render's output on the corpus) stay on the heap: a 128 KiB threshold made
+ * the 600 KB China fund render 0.7 ms CPU dearer (an mmap and its page faults per output).
+ */
+const MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(4 << 20), MALLOC_TRIM_THRESHOLD_: String(1 << 20) };
 /** Unix nice value of workers (0 normal, 19 lowest). */
 const WORKER_NICE = 5;
 /** Time per job assumed before any has finished, ms: a first render prepares its template too. */
@@ -337,7 +346,8 @@ export class WorkerPool {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
-        ...process.env,
+        ...MALLOC_ENV,
+        ...process.env, // an operator's own malloc settings win
         [ENV_SETTINGS]: JSON.stringify(this.settings()),
         [ENV_TEST_JOBS]: this.opts.testJobs ? '1' : '',
         [ENV_TEST_HOLD_DIR]: this.opts.testJobs ? (this.opts.testHoldDir ?? '') : '',

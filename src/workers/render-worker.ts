@@ -2,7 +2,10 @@
 // Engine errors cross back with their code and message; anything else is logged here, on this
 // process's stderr, and reported as a generic RENDER_FAILED so no stack trace reaches an API client.
 // This file is the worker process's composition root: its caches are built here, sized by the
-// settings the pool passes (protocol.ts WorkerSettings).
+// settings the pool passes (protocol.ts WorkerSettings). The same file, started as a worker_thread by
+// reader-thread.ts, serves that thread: the jobs that read pages with pdf.js run there, so pdf.js never
+// loads into the process that keeps the prepared templates.
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { analyse } from '../pdf/analysis/analyse.js';
 import { FontLibrary } from '../pdf/fonts/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
@@ -12,6 +15,7 @@ import { ScriptSandbox } from '../pdf/scripts/sandbox.js';
 import { editFields } from '../pdf/edit/edit-fields.js';
 import { detectForm } from '../pdf/detect/detect-form.js';
 import { FieldEditError, PdfEngineError } from '../pdf/types.js';
+import { answerReaderJob, isReaderJob, READER_THREAD, ReaderThread, type ReaderJob } from './reader-thread.js';
 import {
   ENV_SETTINGS,
   ENV_TEST_HOLD_DIR,
@@ -25,117 +29,137 @@ import {
   type WorkerSettings,
 } from './protocol.js';
 
-const settings = JSON.parse(process.env[ENV_SETTINGS] ?? 'null') as WorkerSettings | null;
-if (!settings) throw new Error(`${ENV_SETTINGS} is not set: render workers are started by the pool (pool.ts)`);
-/**
- * The templates this worker has prepared, by the caller's cache key, sharing one font library and one
- * script sandbox (its thread starts with the first render that runs scripts and serves every later one).
- */
-const templates = new TemplateCache({
-  ...settings.templateCache,
-  fonts: new FontLibrary({ shapeCacheEntries: settings.fontShapeEntries }),
-  sandbox: new ScriptSandbox(),
-});
-
-/** A fill sent without bytes whose template this worker does not hold (any more). */
-class CacheMiss extends Error {}
-
-/**
- * template and analysis null = "you hold it under cacheKey" (the pool only does that when it sent it
- * before); heldBaseId = the base file the pool already has, which then stays out of the answer.
- */
-async function fill({ template, analysis, request, cacheKey, heldBaseId }: FillJob): Promise<FillReply> {
-  const parts =
-    template && analysis
-      ? await fillParts(template, analysis, request, cacheKey, templates)
-      : cacheKey === undefined
-        ? undefined
-        : await fillCachedParts(templates, cacheKey, request);
-  if (!parts) throw new CacheMiss();
-  const { baseId, base, update, warnings, scriptWarnings, scriptRejections } = parts;
-  return { baseId, base: baseId === heldBaseId ? undefined : base, update, warnings, scriptWarnings, scriptRejections };
+/** What the reader thread runs: the jobs that read page text (pdf.js). */
+function readerJob(job: ReaderJob): Promise<unknown> {
+  return job.kind === 'analyse' ? analyse(job.bytes, job.limits) : detectForm(job.bytes, job.existing, job.limits);
 }
 
-let testJobs: Awaited<typeof import('./test-jobs.js')> | undefined;
-let hold: (() => Promise<void>) | undefined;
-if (process.env[ENV_TEST_JOBS] === '1') {
-  const tests = await import('./test-jobs.js');
-  testJobs = tests;
-  const dir = process.env[ENV_TEST_HOLD_DIR];
-  if (dir) hold = () => tests.holdJob(dir);
+if (!isMainThread && workerData === READER_THREAD) {
+  const port = parentPort!;
+  port.on('message', (job: ReaderJob) => void answerReaderJob(job, readerJob).then((reply) => port.postMessage(reply)));
+} else {
+  await serveProcess();
 }
 
-function handle(job: Job): Promise<unknown> {
-  switch (job.kind) {
-    case 'analyse':
-      return analyse(job.bytes, job.limits);
-    case 'fill':
-      return fill(job);
-    case 'combine':
-      return combineFiles(job.items, job.output, job.signature);
-    case 'edit':
-      return editFields(job.bytes, job.edits, job.limits);
-    case 'detect':
-      return detectForm(job.bytes, job.existing, job.limits);
-    default: {
-      const test = testJobs?.testJobs[job.kind];
-      if (!test) throw new Error(`unknown job kind "${job.kind}"`);
-      return test(...job.args);
+async function serveProcess(): Promise<void> {
+  const settings = JSON.parse(process.env[ENV_SETTINGS] ?? 'null') as WorkerSettings | null;
+  if (!settings) throw new Error(`${ENV_SETTINGS} is not set: render workers are started by the pool (pool.ts)`);
+  /** The pdf.js jobs' thread; this file is what the process runs (the bundle, tsc's output or the tsx entry). */
+  const reader = new ReaderThread(process.argv[1]!);
+  /**
+   * The templates this worker has prepared, by the caller's cache key, sharing one font library and one
+   * script sandbox (its thread starts with the first render that runs scripts and serves every later one).
+   */
+  const templates = new TemplateCache({
+    ...settings.templateCache,
+    fonts: new FontLibrary({ shapeCacheEntries: settings.fontShapeEntries }),
+    sandbox: new ScriptSandbox(),
+  });
+
+  /** A fill sent without bytes whose template this worker does not hold (any more). */
+  class CacheMiss extends Error {}
+
+  /**
+   * template and analysis null = "you hold it under cacheKey" (the pool only does that when it sent it
+   * before); heldBaseId = the base file the pool already has, which then stays out of the answer.
+   */
+  async function fill({ template, analysis, request, cacheKey, heldBaseId }: FillJob): Promise<FillReply> {
+    const parts =
+      template && analysis
+        ? await fillParts(template, analysis, request, cacheKey, templates)
+        : cacheKey === undefined
+          ? undefined
+          : await fillCachedParts(templates, cacheKey, request);
+    if (!parts) throw new CacheMiss();
+    const { baseId, base, update, warnings, scriptWarnings, scriptRejections } = parts;
+    return {
+      baseId,
+      base: baseId === heldBaseId ? undefined : base,
+      update,
+      warnings,
+      scriptWarnings,
+      scriptRejections,
+    };
+  }
+
+  let testJobs: Awaited<typeof import('./test-jobs.js')> | undefined;
+  let hold: (() => Promise<void>) | undefined;
+  if (process.env[ENV_TEST_JOBS] === '1') {
+    const tests = await import('./test-jobs.js');
+    testJobs = tests;
+    const dir = process.env[ENV_TEST_HOLD_DIR];
+    if (dir) hold = () => tests.holdJob(dir);
+  }
+
+  function handle(job: Job): Promise<unknown> {
+    if (isReaderJob(job)) return reader.run(job);
+    switch (job.kind) {
+      case 'fill':
+        return fill(job);
+      case 'combine':
+        return combineFiles(job.items, job.output, job.signature);
+      case 'edit':
+        return editFields(job.bytes, job.edits, job.limits);
+      default: {
+        const test = testJobs?.testJobs[job.kind];
+        if (!test) throw new Error(`unknown job kind "${job.kind}"`);
+        return test(...job.args);
+      }
     }
   }
-}
 
-const send = (msg: WorkerMessage, then?: () => void) => process.send!(msg, undefined, undefined, () => then?.());
+  const send = (msg: WorkerMessage, then?: () => void) => process.send!(msg, undefined, undefined, () => then?.());
 
-/** V8's message when a typed array or ArrayBuffer cannot be allocated (off-heap memory exhausted). */
-const isAllocationFailure = (err: unknown) =>
-  err instanceof RangeError && /allocation failed|invalid (typed )?array length/i.test(err.message);
+  /** V8's message when a typed array or ArrayBuffer cannot be allocated (off-heap memory exhausted). */
+  const isAllocationFailure = (err: unknown) =>
+    err instanceof RangeError && /allocation failed|invalid (typed )?array length/i.test(err.message);
 
-async function run({ id, job }: JobMessage): Promise<void> {
-  try {
-    await hold?.();
-    send({ type: 'done', id, value: await handle(job) });
-  } catch (err) {
-    if (err instanceof CacheMiss) {
-      send({ type: 'miss', id });
-      return;
+  async function run({ id, job }: JobMessage): Promise<void> {
+    try {
+      await hold?.();
+      send({ type: 'done', id, value: await handle(job) });
+    } catch (err) {
+      if (err instanceof CacheMiss) {
+        send({ type: 'miss', id });
+        return;
+      }
+      if (err instanceof FieldEditError) {
+        send({ type: 'refused', id, problems: err.problems });
+        return;
+      }
+      if (err instanceof PdfEngineError) {
+        send({ type: 'failed', id, code: err.code, message: err.message });
+        return;
+      }
+      console.error(`[render-worker ${process.pid}] ${job.kind} failed:`, err);
+      if (isAllocationFailure(err)) {
+        // The heap may be fragmented or nearly full: report, then leave so the pool starts a fresh worker.
+        send({ type: 'failed', id, code: 'RENDER_FAILED', message: 'out of memory', memory: true }, () =>
+          process.exit(EXIT_OVER_MEMORY),
+        );
+        return;
+      }
+      send({ type: 'failed', id, code: 'RENDER_FAILED', message: 'the PDF engine failed unexpectedly' });
     }
-    if (err instanceof FieldEditError) {
-      send({ type: 'refused', id, problems: err.problems });
-      return;
-    }
-    if (err instanceof PdfEngineError) {
-      send({ type: 'failed', id, code: err.code, message: err.message });
-      return;
-    }
-    console.error(`[render-worker ${process.pid}] ${job.kind} failed:`, err);
-    if (isAllocationFailure(err)) {
-      // The heap may be fragmented or nearly full: report, then leave so the pool starts a fresh worker.
-      send({ type: 'failed', id, code: 'RENDER_FAILED', message: 'out of memory', memory: true }, () =>
-        process.exit(EXIT_OVER_MEMORY),
-      );
-      return;
-    }
-    send({ type: 'failed', id, code: 'RENDER_FAILED', message: 'the PDF engine failed unexpectedly' });
   }
+
+  process.on('message', (msg: JobMessage) => void run(msg));
+  // The parent is gone (crash or kill): nothing left to serve.
+  process.on('disconnect', () => process.exit(0));
+  process.on('uncaughtException', (err) => {
+    console.error(`[render-worker ${process.pid}] uncaught:`, err);
+    process.exit(1);
+  });
+
+  // Fallback memory bound for platforms without /proc, where the pool cannot watch our RSS from outside.
+  // It only runs between async steps, so a long synchronous parse can overshoot; on Linux the pool's
+  // outside watch catches that too.
+  const budgetMb = settings.memoryMb;
+  if (budgetMb > 0) {
+    setInterval(() => {
+      if (process.memoryUsage.rss() > budgetMb * 1024 * 1024) process.exit(EXIT_OVER_MEMORY);
+    }, 100).unref();
+  }
+
+  send({ type: 'ready' });
 }
-
-process.on('message', (msg: JobMessage) => void run(msg));
-// The parent is gone (crash or kill): nothing left to serve.
-process.on('disconnect', () => process.exit(0));
-process.on('uncaughtException', (err) => {
-  console.error(`[render-worker ${process.pid}] uncaught:`, err);
-  process.exit(1);
-});
-
-// Fallback memory bound for platforms without /proc, where the pool cannot watch our RSS from outside.
-// It only runs between async steps, so a long synchronous parse can overshoot; on Linux the pool's
-// outside watch catches that too.
-const budgetMb = settings.memoryMb;
-if (budgetMb > 0) {
-  setInterval(() => {
-    if (process.memoryUsage.rss() > budgetMb * 1024 * 1024) process.exit(EXIT_OVER_MEMORY);
-  }, 100).unref();
-}
-
-send({ type: 'ready' });

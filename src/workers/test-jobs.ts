@@ -46,6 +46,10 @@ export const testJobs: Record<string, Job> = {
   'test:throw-engine': async (code: PdfEngineError['code'], message: string) => {
     throw new PdfEngineError(code, message);
   },
+  /** An environment variable as the worker process sees it. */
+  'test:env': async (name: string) => process.env[name] ?? null,
+  /** Whether this thread has loaded pdf.js (its worker module sets globalThis.pdfjsWorker). */
+  'test:pdfjs-loaded': async () => 'pdfjsWorker' in globalThis,
   'test:throw': async (message: string) => {
     throw new Error(message);
   },

@@ -45,4 +45,36 @@ console.log(JSON.stringify({ ...same(), label: a.fields[0].label, withResolvers:
     // the caption proves pdf.js ran; what it added (Promise.withResolvers on Node 20) stays for it
     expect(out).toEqual({ push: true, parse: true, toString: true, label: 'Last name', withResolvers: 'function' });
   });
+
+  it('reads page text without loading the native canvas package, and leaves no stand-in behind', async () => {
+    const analyse = path.join(repoRoot, 'src/pdf/analysis/analyse.ts');
+    const stdout = (
+      await run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `const { createRequire } = await import('node:module');
+const getBuiltinModule = process.getBuiltinModule;
+const { PDFDocument, StandardFonts } = await import('@cantoo/pdf-lib');
+const { analyse } = await import(${JSON.stringify(analyse)});
+const doc = await PDFDocument.create();
+const page = doc.addPage([300, 200]);
+const font = await doc.embedFont(StandardFonts.Helvetica);
+page.drawText('Last name:', { x: 20, y: 100, size: 10, font });
+doc.getForm().createTextField('t1').addToPage(page, { x: 90, y: 96, width: 120, height: 14, font });
+const a = await analyse(await doc.save(), { maxLabelMs: 600000 });
+const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('@napi-rs'));
+console.log(JSON.stringify({ label: a.fields[0].label, loaded, restored: process.getBuiltinModule === getBuiltinModule,
+  globals: ['DOMMatrix', 'ImageData', 'Path2D'].filter((k) => k in globalThis) }));`,
+        ],
+        { cwd: repoRoot },
+      )
+    ).stdout;
+    // the whole output: pdf.js printed no warning about the missing polyfills
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(stdout)).toEqual({ label: 'Last name', loaded: [], restored: true, globals: [] });
+  });
 });

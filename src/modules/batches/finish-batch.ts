@@ -1,6 +1,4 @@
 import { PdfEngineError } from '../../pdf/types.js';
-import { accountDetachedSigning } from '../signing/sign-output.js';
-import { embedSignatureInFile } from '../signing/signed-file.js';
 import { publishEvent } from '../events/publish-event.js';
 import { listBatchItemRows } from '../renders/render-records.js';
 import type { JobDeps } from '../render-jobs/run-render-job.js';
@@ -49,8 +47,13 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
         }));
         // Signed once as a whole, without this process reading the file: the engine writes the signature
         // field and hashes the byte range as it builds the file; the CMS is made here and written in place.
+        // signing's code loads with the first signature (seal-output.ts says why)
         const signing = batch.signed_with
-          ? await asSigningError(accountDetachedSigning(deps, batch.account_id, batch.signed_with))
+          ? await asSigningError(
+              import('../signing/sign-output.js').then((m) =>
+                m.accountDetachedSigning(deps, batch.account_id, batch.signed_with!),
+              ),
+            )
           : undefined;
         const file = await deps.engine.combine(sources, {
           priority: 'background',
@@ -63,6 +66,7 @@ export async function finishBatch(deps: JobDeps, batch: BatchRow, stopping: () =
             const prepared = file.signature;
             if (!prepared) throw new CombinedSigningError('the engine did not prepare the signature');
             const cms = await asSigningError(signing.cms(Buffer.from(prepared.digest, 'hex')));
+            const { embedSignatureInFile } = await import('../signing/signed-file.js');
             await asSigningError(embedSignatureInFile(file.path, prepared.byteRange, cms));
           }
           await deps.blobs.putFile(key, file.path);

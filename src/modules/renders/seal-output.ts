@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { validationError } from '../../errors.js';
-import { protectPdf, type ProtectOptions } from '../../pdf/seal/protect.js';
+import type { ProtectOptions } from '../../pdf/seal/protect.js';
 import { resolveSigningCertificate } from '../signing/resolve-certificate.js';
-import { signOutput, type SignatureField } from '../signing/sign-output.js';
+import type { SignatureField } from '../signing/sign-output.js';
 import type { TemplateAnalysis } from '../../pdf/types.js';
 
 // After the engine: what seals a render's file. Signing comes last, as the file's last revision;
-// every file gets its SHA-256, which POST /renders/verify looks up.
+// every file gets its SHA-256, which POST /renders/verify looks up. Protection and signing load with the
+// first render that asks for them: they bring pdf-lib, PKI.js and asn1js (~35 MB RSS) into the server
+// process, which renders without them otherwise (docs/performance.md, Session 10).
 
 export interface SealRequest {
   protect?: ProtectOptions;
@@ -83,8 +85,14 @@ export async function sealOutput(
   file: readonly Uint8Array[],
 ): Promise<SealedFile> {
   let out = file;
-  if (seal.protect) out = [await protectPdf(Buffer.concat(out), seal.protect)];
-  if (seal.signWith) out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out), seal.signatureField)];
+  if (seal.protect) {
+    const { protectPdf } = await import('../../pdf/seal/protect.js');
+    out = [await protectPdf(Buffer.concat(out), seal.protect)];
+  }
+  if (seal.signWith) {
+    const { signOutput } = await import('../signing/sign-output.js');
+    out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out), seal.signatureField)];
+  }
   return { file: out, sha256: sha256Of(out), protected: seal.protect !== undefined, signedWith: seal.signWith ?? null };
 }
 

@@ -11,7 +11,6 @@ import {
   setDefaultCertificate,
   type CertificateRow,
 } from './certificate-records.js';
-import { readPkcs12 } from './pkcs12.js';
 
 // POST/GET/DELETE /signing-certificates. The private key is sealed at rest as webhook secrets are
 // (AES-256-GCM under a key derived from SIGNING_SECRET) and never leaves the server again.
@@ -45,6 +44,8 @@ export async function createCertificate(
     der.toString('base64').replace(/=+$/, '') !== input.pkcs12.replace(/\s/g, '').replace(/=+$/, '')
   )
     throw validationError({ field: 'pkcs12', expected: 'a PKCS#12 file, base64', received: 'not base64' });
+  // node-forge (~7 MB RSS) loads with the first certificate an account uploads, not with the server
+  const { readPkcs12 } = await import('./pkcs12.js');
   const material = readPkcs12(der, input.password);
   const now = deps.clock.now();
   if (material.notBefore > now)

@@ -83,7 +83,7 @@ export async function signOutput(
     now: deps.clock.now(),
     field,
     timestamp: url ? { url, timeoutMs } : undefined,
-    fonts: deps.caches.fonts,
+    fonts: await deps.caches.fonts(),
   });
 }
 
