@@ -61,6 +61,8 @@ export interface FairnessRow {
   hammered: number;
   /** the hammer's answers by operation and HTTP status (count, mean ms), to show what it got */
   hammer: Answers;
+  /** requests (any account's) that waited for their share of the main process in the hammered window */
+  waits: { admitted: number; timedOut: number };
   victimFailed: number;
 }
 
@@ -176,6 +178,14 @@ function windowCpuNow(pids: Pids): WindowCpu {
     bench: (u.user + u.system) / 1e6,
     idle: machineIdle(),
   };
+}
+
+/** The server's count of requests that waited for their share, by outcome (GET /metrics). */
+async function waitCounts(base: string): Promise<{ admitted: number; timedOut: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const count = (outcome: string) =>
+    Number(new RegExp(`^formcast_admission_wait_seconds_count\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { admitted: count('admitted'), timedOut: count('timed_out') };
 }
 
 const CPU_KEYS = ['main', 'workers', 'victim', 'hammer', 'bench', 'idle'] as const;
@@ -336,8 +346,11 @@ export async function benchFairness(
       log(`fairness: ${name}: the victim under the hammer for ${seconds} s`);
       await hammerClient.call('hammer', { base, key: hammer, attack, loops: HAMMER_LOOPS });
       const alsoDuring = during?.();
+      const w0 = await waitCounts(base);
       // a worker that ends inside the window takes its CPU time with it: the figures are a lower bound
       const under = await window();
+      const w1 = await waitCounts(base);
+      const waits = { admitted: w1.admitted - w0.admitted, timedOut: w1.timedOut - w0.timedOut };
       const answers = await hammerClient.call('stopHammer', {});
       await alsoDuring;
       log(`fairness: ${name}: the victim alone again for ${seconds} s`);
@@ -348,7 +361,7 @@ export async function benchFairness(
       };
       const cpuAlone = meanCpu(before.cpu, after.cpu);
       log(
-        `  alone ${alone.rate.toFixed(1)}/s, hammered ${under.value.rate.toFixed(1)}/s, hammer: ${answersText(answers)}; ` +
+        `  alone ${alone.rate.toFixed(1)}/s, hammered ${under.value.rate.toFixed(1)}/s, hammer: ${answersText(answers)}; waited for a share: ${waits.admitted} (503: ${waits.timedOut}); ` +
           `CPU s alone ${cpuText(cpuAlone)}, hammered ${cpuText(under.cpu)}`,
       );
       result.rows.push({
@@ -356,6 +369,7 @@ export async function benchFairness(
         alone: alone.rate,
         hammered: under.value.rate,
         hammer: answers,
+        waits,
         cpu: under.cpu,
         cpuAlone,
         victimFailed: alone.failed + under.value.failed,
@@ -414,14 +428,14 @@ function answersText(answers: Answers): string {
 /** The fairness table: one row per scenario, then the webhook latency row. */
 export function fairnessTable(b: FairnessBench): string {
   const lines = [
-    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | CPU s alone: server main / workers / victim client / hammer client / bench / machine idle | CPU s under hammer: same | ≥ ${MIN_RATIO * 100} % |`,
-    '|---|--:|--:|--:|---|--:|--:|---|',
+    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | waited for a share (503) | CPU s alone: server main / workers / victim client / hammer client / bench / machine idle | CPU s under hammer: same | ≥ ${MIN_RATIO * 100} % |`,
+    '|---|--:|--:|--:|---|--:|--:|--:|---|',
   ];
   for (const r of b.rows) {
     const ratio = r.hammered / r.alone;
     const failed = r.victimFailed ? ` (victim: ${r.victimFailed} failed)` : '';
     lines.push(
-      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${cpuText(r.cpuAlone)} | ${cpuText(r.cpu)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
+      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${r.waits.admitted} (${r.waits.timedOut}) | ${cpuText(r.cpuAlone)} | ${cpuText(r.cpu)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
     );
   }
   const w = b.webhookHammered;

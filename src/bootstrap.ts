@@ -132,6 +132,7 @@ export async function createRuntime(
           maxWaitMs: config.limits.mainShareWaitMs,
           now: () => performance.now(),
           busy: loopBusy(config.limits.mainShareBusyPercent / 100),
+          onWaited: (outcome, ms) => metrics.admissionWait(outcome, ms / 1000),
         })
       : undefined;
   const admission: RequestAdmission = overrides.admission ?? mainShare ?? openAdmission;

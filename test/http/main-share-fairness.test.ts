@@ -81,6 +81,9 @@ describe.each(DATABASES.filter((d) => d.enabled))('main-process share between ac
       expect(await held[2]!.answer).toBe(422);
       expect(await victimHeld.answer).toBe(422);
       await until(() => share.state(hammer.accountId).inFlight === 0 && share.state(victim.accountId).inFlight === 0);
+      // operators see the waits: the hammer's two, admitted
+      const metrics = (await api(s).get('/metrics')).text;
+      expect(metrics).toMatch(/^formcast_admission_wait_seconds_count\{outcome="admitted"\} 2$/m);
     });
   });
 
@@ -112,6 +115,7 @@ describe.each(DATABASES.filter((d) => d.enabled))('main-process share between ac
       expect(Number(late.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(share.state(s.a.accountId).waiting).toBe(0);
       expect((await api(s, s.b).get('/v1/templates')).status).toBe(200);
+      expect((await api(s).get('/metrics')).text).toMatch(/^formcast_admission_wait_seconds_count\{outcome="timed_out"\} 1$/m);
 
       for (const h of [...held, victimHeld]) h.finish();
       for (const h of [...held, victimHeld]) expect(await h.answer).toBe(422);

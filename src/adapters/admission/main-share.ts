@@ -28,6 +28,8 @@ export interface MainShareOptions {
   activeMs?: number;
   /** Accounts whose usage is remembered at most. */
   maxAccounts?: number;
+  /** Told of every request that had to wait, once it is admitted, timed out or left (metrics). */
+  onWaited?: (outcome: 'admitted' | 'timed_out' | 'left', ms: number) => void;
 }
 
 /** One second: long enough to see a pattern over many requests, short enough to forgive a burst. */
@@ -39,6 +41,7 @@ const MAX_ACCOUNTS = 4096;
 const RETRY_AFTER_SECONDS = 1;
 
 interface Waiter {
+  since: number;
   resolve(release: () => void): void;
   reject(err: unknown): void;
   timer: NodeJS.Timeout;
@@ -81,12 +84,13 @@ export class MainShare implements RequestAdmission {
     if (!live.waiting.length && this.mayEnter(account, live)) return Promise.resolve(this.enter(account, live));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        since: this.opts.now(),
         resolve,
         reject,
         signal,
-        onAbort: () => this.drop(account, waiter, signal.reason),
+        onAbort: () => this.drop(account, waiter, signal.reason, 'left'),
         timer: setTimeout(
-          () => this.drop(account, waiter, new AdmissionTimeoutError(RETRY_AFTER_SECONDS)),
+          () => this.drop(account, waiter, new AdmissionTimeoutError(RETRY_AFTER_SECONDS), 'timed_out'),
           this.opts.maxWaitMs,
         ),
       };
@@ -150,12 +154,13 @@ export class MainShare implements RequestAdmission {
         const w = live.waiting.shift()!;
         clearTimeout(w.timer);
         w.signal.removeEventListener('abort', w.onAbort);
+        this.opts.onWaited?.('admitted', this.opts.now() - w.since);
         w.resolve(this.enter(account, live));
       }
     }
   }
 
-  private drop(account: string, waiter: Waiter, reason: unknown): void {
+  private drop(account: string, waiter: Waiter, reason: unknown, outcome: 'timed_out' | 'left'): void {
     const live = this.live.get(account);
     const i = live?.waiting.indexOf(waiter) ?? -1;
     if (!live || i < 0) return;
@@ -163,6 +168,7 @@ export class MainShare implements RequestAdmission {
     clearTimeout(waiter.timer);
     waiter.signal.removeEventListener('abort', waiter.onAbort);
     if (!live.inFlight && !live.waiting.length) this.live.delete(account);
+    this.opts.onWaited?.(outcome, this.opts.now() - waiter.since);
     waiter.reject(reason);
   }
 
