@@ -190,7 +190,9 @@ function windowCpuNow(pids: Pids): WindowCpu {
 async function waitCounts(base: string): Promise<{ admitted: number; timedOut: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const count = (outcome: string) =>
-    Number(new RegExp(`^formcast_admission_wait_seconds_count\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    Number(
+      new RegExp(`^formcast_admission_wait_seconds_count\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0,
+    );
   return { admitted: count('admitted'), timedOut: count('timed_out') };
 }
 

@@ -115,7 +115,9 @@ describe.each(DATABASES.filter((d) => d.enabled))('main-process share between ac
       expect(Number(late.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(share.state(s.a.accountId).waiting).toBe(0);
       expect((await api(s, s.b).get('/v1/templates')).status).toBe(200);
-      expect((await api(s).get('/metrics')).text).toMatch(/^formcast_admission_wait_seconds_count\{outcome="timed_out"\} 1$/m);
+      expect((await api(s).get('/metrics')).text).toMatch(
+        /^formcast_admission_wait_seconds_count\{outcome="timed_out"\} 1$/m,
+      );
 
       for (const h of [...held, victimHeld]) h.finish();
       for (const h of [...held, victimHeld]) expect(await h.answer).toBe(422);
