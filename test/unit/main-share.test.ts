@@ -1,6 +1,7 @@
 // The main-process share (issue 27): who may go on, counted in admissions on a fake clock.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MainShare, type MainShareOptions } from '../../src/adapters/admission/main-share.js';
+import { meteredEngine } from '../../src/adapters/admission/metered-engine.js';
 import { AdmissionTimeoutError } from '../../src/ports/request-admission.js';
 
 function share(opts: Partial<MainShareOptions> = {}) {
@@ -148,5 +149,36 @@ describe('main-process share', () => {
     gone.abort(new Error('client left'));
     expect(((await late) as Error).message).toBe('client left');
     expect(s.state('acc_h').waiting).toBe(0);
+  });
+});
+
+describe('the engine as the share sees it', () => {
+  it('reports an interactive job of a tenant as away from the loop until it settles, and nothing else', async () => {
+    const calls: string[] = [];
+    let finish!: () => void;
+    const held = new Promise<never>((_, reject) => {
+      finish = () => reject(new Error('refused'));
+    });
+    const engine = meteredEngine(
+      {
+        analyse: () => held,
+        fill: () => Promise.reject(new Error('not used')),
+        combine: () => Promise.reject(new Error('not used')),
+        editFields: () => Promise.reject(new Error('not used')),
+        detectFields: () => Promise.reject(new Error('not used')),
+      },
+      (account) => {
+        calls.push(`away ${account}`);
+        return () => calls.push(`back ${account}`);
+      },
+    );
+    const job = engine.analyse(new Uint8Array(), { tenant: 'acc_a' }).catch(() => 'refused');
+    expect(calls).toEqual(['away acc_a']);
+    finish();
+    expect(await job).toBe('refused');
+    expect(calls).toEqual(['away acc_a', 'back acc_a']);
+    await engine.analyse(new Uint8Array(), { tenant: 'acc_b', priority: 'background' }).catch(() => {});
+    await engine.analyse(new Uint8Array()).catch(() => {});
+    expect(calls).toEqual(['away acc_a', 'back acc_a']);
   });
 });
