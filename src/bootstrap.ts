@@ -136,8 +136,12 @@ export async function createRuntime(
         })
       : undefined;
   const admission: RequestAdmission = overrides.admission ?? mainShare ?? openAdmission;
-  // the share counts a request's time in the engine as the pool's, not the loop's
-  const measured = mainShare && !overrides.admission ? meteredEngine(engine, (a) => mainShare.away(a)) : engine;
+  // A request's time in a worker pool is the pool's to share, not the loop's; with RENDER_WORKERS=0 the
+  // engine runs on the loop, and its time is the loop's.
+  const measured =
+    mainShare && !overrides.admission && config.limits.renderWorkers > 0
+      ? meteredEngine(engine, (a) => mainShare.away(a))
+      : engine;
   const deps: Deps = {
     config,
     db: tracer.enabled
