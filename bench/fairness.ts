@@ -5,13 +5,18 @@
 // (c) 300 events to a webhook endpoint that accepts connections and never answers. In (c) the victim also
 // has an endpoint on a receiver that answers at once: its delivery latency is measured too.
 // Each scenario has its own baseline, the mean of a window just before and one just after the hammer, so
-// a machine whose load drifts (2 shared cores) compares like with like.
+// a machine whose load drifts (2 shared cores) compares like with like. Each account's clients run in a
+// child process of their own (fairness-child.ts), whose CPU is reported beside the server's.
+import { fork } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { lineAndMultiLineForm, nestedFlateBomb } from '../test/helpers/hostile-pdfs.js';
+import { type Answers, call, upload } from './fairness-calls.js';
+import type { Attack, FairnessAnswer, FairnessCalls, FairnessKind, FairnessRequest } from './fairness-child.js';
+import { childScript } from './http.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { summarise, type Summary } from './stats.js';
 
@@ -25,6 +30,12 @@ const HAMMER_LOOPS = 4;
 const DEAD_EVENTS = 300;
 /** How often the victim sends itself a webhook.test event during the webhook scenario. */
 const VICTIM_EVENT_EVERY_MS = 500;
+/**
+ * The hammer runs this long before the victim's window starts: the window measures a sustained attack, not
+ * the server learning it (a bomb's first upload, render and preview each cost a worker its whole memory
+ * budget before the refusal is remembered; on a loaded machine they filled a 5 s window on their own).
+ */
+const HAMMER_LEAD_IN_MS = 2000;
 /** How long to wait, after a window, for victim deliveries still on their way. */
 const DELIVERY_WAIT_MS = 30_000;
 
@@ -35,10 +46,13 @@ export interface ServerCpu {
 }
 
 /**
- * CPU seconds over one window: the server's (main, workers), this bench process's (the clients of both
- * accounts) and the machine's idle time (all cores), to tell whose CPU a slower victim lost.
+ * CPU seconds over one window: the server's (main, workers), each account's client process, this bench
+ * process (set-up, the webhook receivers) and the machine's idle time (all cores), to tell whose CPU a
+ * slower victim lost.
  */
 export interface WindowCpu extends ServerCpu {
+  victim: number;
+  hammer: number;
   bench: number;
   idle: number;
 }
@@ -52,7 +66,9 @@ export interface FairnessRow {
   alone: number;
   hammered: number;
   /** the hammer's answers by operation and HTTP status (count, mean ms), to show what it got */
-  hammer: Record<string, { n: number; ms: number }>;
+  hammer: Answers;
+  /** requests (any account's) that waited for their share of the main process in the hammered window */
+  waits: { admitted: number; timedOut: number };
   victimFailed: number;
 }
 
@@ -66,6 +82,8 @@ export interface FairnessBench {
   form: string;
   seconds: number;
   workers: string;
+  /** MAIN_SHARE_SLOTS of the server (0: no main-process shares) */
+  mainShareSlots: string;
   /** the machine's 1-minute load average when the bench started and when it ended */
   load: [number, number];
   rows: FairnessRow[];
@@ -73,90 +91,49 @@ export interface FairnessBench {
   webhookHammered?: DeliveryLatency;
 }
 
-type Auth = { authorization: string };
-const auth = (key: string): Auth => ({ authorization: `Bearer ${key}` });
-
-async function call(
-  base: string,
-  key: string,
-  method: string,
-  url: string,
-  body?: unknown,
-): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: body === undefined ? auth(key) : { ...auth(key), 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined; // a preview answers the PDF itself
-  }
-  return { status: res.status, json };
+/** One account's clients, in a child process (fairness-child.ts). */
+interface FairnessClient {
+  pid: number;
+  call<K extends FairnessKind>(kind: K, args: FairnessCalls[K]['args']): Promise<FairnessCalls[K]['result']>;
+  close(): void;
 }
 
-async function upload(
-  base: string,
-  key: string,
-  bytes: Uint8Array,
-  name: string,
-): Promise<{ status: number; json: any }> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), name);
-  const res = await fetch(`${base}/v1/templates`, { method: 'POST', headers: auth(key), body: form });
-  return { status: res.status, json: await res.json() };
+async function startFairnessClient(): Promise<FairnessClient> {
+  const { file, execArgv } = childScript('fairness-child');
+  const child = fork(file, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', reject);
+  });
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  let nextId = 1;
+  child.on('message', (answer: FairnessAnswer) => {
+    const p = pending.get(answer.id);
+    pending.delete(answer.id);
+    if ('error' in answer) p?.reject(new Error(answer.error));
+    else p?.resolve(answer.value);
+  });
+  child.once('exit', (code) => {
+    for (const p of pending.values()) p.reject(new Error(`fairness client exited with ${code}`));
+    pending.clear();
+  });
+  return {
+    pid: child.pid!,
+    call<K extends FairnessKind>(kind: K, args: FairnessCalls[K]['args']) {
+      const request: FairnessRequest<K> = { id: nextId++, kind, args };
+      return new Promise<FairnessCalls[K]['result']>((resolve, reject) => {
+        pending.set(request.id, { resolve: resolve as (v: unknown) => void, reject });
+        child.send(request);
+      });
+    },
+    close: () => child.kill(),
+  };
 }
 
 async function uploadOk(base: string, key: string, bytes: Uint8Array, name: string): Promise<string> {
   const res = await upload(base, key, bytes, name);
   if (res.status !== 201) throw new Error(`upload of ${name}: ${res.status} ${JSON.stringify(res.json)}`);
   return res.json.data.id as string;
-}
-
-/**
- * `n` concurrent loops of `step(loop, i)` until `until()` says stop; answers counted by what `step`
- * names them (an operation and its HTTP status), with the mean ms of each.
- */
-async function loops(
-  n: number,
-  until: () => boolean,
-  step: (loop: number, i: number) => Promise<string>,
-): Promise<Record<string, { n: number; ms: number }>> {
-  const answers: Record<string, { n: number; ms: number }> = {};
-  await Promise.all(
-    Array.from({ length: n }, async (_, loop) => {
-      for (let i = 0; !until(); i++) {
-        const t = performance.now();
-        const what = await step(loop, i).catch(() => 'no answer');
-        const a = (answers[what] ??= { n: 0, ms: 0 });
-        a.ms += (performance.now() - t - a.ms) / ++a.n; // running mean
-      }
-    }),
-  );
-  return answers;
-}
-
-/** The victim: VICTIM_CONCURRENCY loops of flattened renders for `seconds`; renders/s that succeeded. */
-async function victimWindow(
-  base: string,
-  key: string,
-  body: unknown,
-  seconds: number,
-): Promise<{ rate: number; failed: number }> {
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  const answers = await loops(
-    VICTIM_CONCURRENCY,
-    () => performance.now() >= end,
-    async () => String((await call(base, key, 'POST', '/v1/renders', body)).status),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  const ok = answers['201']?.n ?? 0;
-  const failed = Object.entries(answers).reduce((n, [s, a]) => (s === '201' ? n : n + a.n), 0);
-  return { rate: ok / elapsed, failed };
 }
 
 /** utime + stime of a process, in seconds; 0 when it is gone. */
@@ -192,28 +169,50 @@ function machineIdle(): number {
   return (Number(f[4]) + Number(f[5])) / 100;
 }
 
-function windowCpuNow(pid: number): WindowCpu {
-  const u = process.cpuUsage();
-  return { ...serverCpu(pid), bench: (u.user + u.system) / 1e6, idle: machineIdle() };
+interface Pids {
+  server: number;
+  victim: number;
+  hammer: number;
 }
 
-/** `f`'s result and the CPU seconds spent while it ran. */
-async function withCpu<T>(pid: number, f: () => Promise<T>): Promise<{ value: T; cpu: WindowCpu }> {
-  const a = windowCpuNow(pid);
-  const value = await f();
-  const b = windowCpuNow(pid);
+function windowCpuNow(pids: Pids): WindowCpu {
+  const u = process.cpuUsage();
   return {
-    value,
-    cpu: { main: b.main - a.main, workers: b.workers - a.workers, bench: b.bench - a.bench, idle: b.idle - a.idle },
+    ...serverCpu(pids.server),
+    victim: cpuSeconds(pids.victim),
+    hammer: cpuSeconds(pids.hammer),
+    bench: (u.user + u.system) / 1e6,
+    idle: machineIdle(),
   };
 }
 
-const meanCpu = (a: WindowCpu, b: WindowCpu): WindowCpu => ({
-  main: (a.main + b.main) / 2,
-  workers: (a.workers + b.workers) / 2,
-  bench: (a.bench + b.bench) / 2,
-  idle: (a.idle + b.idle) / 2,
-});
+/** The server's count of requests that waited for their share, by outcome (GET /metrics). */
+async function waitCounts(base: string): Promise<{ admitted: number; timedOut: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const count = (outcome: string) =>
+    Number(
+      new RegExp(`^formcast_admission_wait_seconds_count\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0,
+    );
+  return { admitted: count('admitted'), timedOut: count('timed_out') };
+}
+
+const CPU_KEYS = ['main', 'workers', 'victim', 'hammer', 'bench', 'idle'] as const;
+
+/** `f`'s result and the CPU seconds spent while it ran. */
+async function withCpu<T>(pids: Pids, f: () => Promise<T>): Promise<{ value: T; cpu: WindowCpu }> {
+  const a = windowCpuNow(pids);
+  const value = await f();
+  const b = windowCpuNow(pids);
+  const cpu = {} as WindowCpu;
+  for (const k of CPU_KEYS) cpu[k] = b[k] - a[k];
+  return { value, cpu };
+}
+
+const meanCpu = (a: WindowCpu, b: WindowCpu): WindowCpu => {
+  const cpu = {} as WindowCpu;
+  for (const k of CPU_KEYS) cpu[k] = (a[k] + b[k]) / 2;
+  return cpu;
+};
 
 /** Text values for the victim's form: every text field gets a short value within its length limit. */
 function victimData(schema: { fields: { name: string; type: string; maxLength?: number | null }[] }) {
@@ -288,35 +287,25 @@ async function endpoint(base: string, key: string, url: string, events: string[]
   return res.json.data.id as string;
 }
 
-/** Victim test events every VICTIM_EVENT_EVERY_MS while `busy` runs, then their delivery latencies. */
+/**
+ * The victim's client sends itself a test event every VICTIM_EVENT_EVERY_MS for `seconds`; then the
+ * latency of each from its request to its receipt (waiting up to DELIVERY_WAIT_MS for late ones).
+ */
 async function victimDeliveries(
+  client: FairnessClient,
   base: string,
   key: string,
   endpointId: string,
   good: Receiver,
-  busy: Promise<unknown>,
+  seconds: number,
 ): Promise<DeliveryLatency> {
-  let done = false;
-  const sent = new Map<string, number>();
-  const ticker = (async () => {
-    while (!done) {
-      const at = Date.now();
-      const res = await call(base, key, 'POST', `/v1/webhook-endpoints/${endpointId}/test`);
-      // the 202 answers the queued delivery; its event id is what the receiver sees as `id`
-      const eventId = res.json?.data?.eventId as string | undefined;
-      if (eventId) sent.set(eventId, at);
-      await new Promise((r) => setTimeout(r, VICTIM_EVENT_EVERY_MS));
-    }
-  })();
-  await busy;
-  done = true;
-  await ticker;
+  const sent = await client.call('events', { base, key, endpointId, seconds, everyMs: VICTIM_EVENT_EVERY_MS });
   const deadline = Date.now() + DELIVERY_WAIT_MS;
-  const missing = () => [...sent.keys()].some((id) => !good.received.has(id));
+  const missing = () => sent.some(([id]) => !good.received.has(id));
   while (Date.now() < deadline && missing()) await new Promise((r) => setTimeout(r, 100));
   return {
-    sent: sent.size,
-    latency: summarise([...sent].flatMap(([id, at]) => (good.received.has(id) ? [good.received.get(id)! - at] : []))),
+    sent: sent.length,
+    latency: summarise(sent.flatMap(([id, at]) => (good.received.has(id) ? [good.received.get(id)! - at] : []))),
   };
 }
 
@@ -336,10 +325,15 @@ export async function benchFairness(
   const [victim, hammer] = server.keys as [string, string];
   const good = await receiver(true);
   const dead = await receiver(false);
+  // each account's clients in a process of their own: the hammer's client cannot take the victim's CPU
+  const victimClient = await startFairnessClient();
+  const hammerClient = await startFairnessClient();
+  const pids: Pids = { server: server.pid, victim: victimClient.pid, hammer: hammerClient.pid };
   const result: FairnessBench = {
     form: FAIRNESS_FORM,
     seconds,
     workers: workers ?? 'default',
+    mainShareSlots: process.env.MAIN_SHARE_SLOTS ?? 'default',
     load: [os.loadavg()[0]!, Number.NaN],
     rows: [],
   };
@@ -347,24 +341,27 @@ export async function benchFairness(
     const formBytes = new Uint8Array(readFileSync(path.join(corpus, 'pdfs', FAIRNESS_FORM)));
     const victimTpl = await uploadOk(base, victim, formBytes, FAIRNESS_FORM);
     const schema = (await call(base, victim, 'GET', `/v1/templates/${victimTpl}/schema`)).json.data.schema;
-    const renderBody = { templateId: victimTpl, data: victimData(schema), options: { flatten: true } };
+    const body = { templateId: victimTpl, data: victimData(schema), options: { flatten: true } };
+    const victimWindow = (s: number) =>
+      victimClient.call('victim', { base, key: victim, body, seconds: s, concurrency: VICTIM_CONCURRENCY });
     // warm the workers on the victim's template (a worker's first renders of a template prepare it)
-    await victimWindow(base, victim, renderBody, 1);
+    await victimWindow(1);
 
-    const scenario = async (
-      name: string,
-      hammerLoops: (until: () => boolean) => Promise<Record<string, { n: number; ms: number }>>,
-    ) => {
+    const scenario = async (name: string, attack: Attack, during?: () => Promise<unknown>) => {
       log(`fairness: ${name}: the victim alone for ${seconds} s`);
-      const window = () => withCpu(server.pid, () => victimWindow(base, victim, renderBody, seconds));
+      const window = () => withCpu(pids, () => victimWindow(seconds));
       const before = await window();
       log(`fairness: ${name}: the victim under the hammer for ${seconds} s`);
-      let stop = false;
-      const hammering = hammerLoops(() => stop);
+      await hammerClient.call('hammer', { base, key: hammer, attack, loops: HAMMER_LOOPS });
+      await new Promise((r) => setTimeout(r, HAMMER_LEAD_IN_MS));
+      const alsoDuring = during?.();
+      const w0 = await waitCounts(base);
       // a worker that ends inside the window takes its CPU time with it: the figures are a lower bound
       const under = await window();
-      stop = true;
-      const hammer = await hammering;
+      const w1 = await waitCounts(base);
+      const waits = { admitted: w1.admitted - w0.admitted, timedOut: w1.timedOut - w0.timedOut };
+      const answers = await hammerClient.call('stopHammer', {});
+      await alsoDuring;
       log(`fairness: ${name}: the victim alone again for ${seconds} s`);
       const after = await window();
       const alone = {
@@ -373,14 +370,15 @@ export async function benchFairness(
       };
       const cpuAlone = meanCpu(before.cpu, after.cpu);
       log(
-        `  alone ${alone.rate.toFixed(1)}/s, hammered ${under.value.rate.toFixed(1)}/s, hammer: ${answersText(hammer)}; ` +
+        `  alone ${alone.rate.toFixed(1)}/s, hammered ${under.value.rate.toFixed(1)}/s, hammer: ${answersText(answers)}; waited for a share: ${waits.admitted} (503: ${waits.timedOut}); ` +
           `CPU s alone ${cpuText(cpuAlone)}, hammered ${cpuText(under.cpu)}`,
       );
       result.rows.push({
         scenario: name,
         alone: alone.rate,
         hammered: under.value.rate,
-        hammer,
+        hammer: answers,
+        waits,
         cpu: under.cpu,
         cpuAlone,
         victimFailed: alone.failed + under.value.failed,
@@ -388,31 +386,15 @@ export async function benchFairness(
     };
 
     // (a) a decompression bomb: uploads (refused at upload) and a stored one rendered and previewed
-    const bombBytes = await nestedFlateBomb('page');
     const bombTpl = await storedBomb(server, hammer);
-    await scenario('decompression bomb (upload; render + preview of a stored one)', (until) =>
-      loops(HAMMER_LOOPS, until, async (_loop, i) => {
-        const what = i % 3;
-        if (what === 0) return `upload ${(await upload(base, hammer, bombBytes, 'bomb.pdf')).status}`;
-        const body = { templateId: bombTpl, data: { name: 'x' }, options: { flatten: true } };
-        if (what === 1) return `render ${(await call(base, hammer, 'POST', '/v1/renders', body)).status}`;
-        const data = { data: { name: 'x' } };
-        return `preview ${(await call(base, hammer, 'POST', `/v1/templates/${bombTpl}/preview`, data)).status}`;
-      }),
-    );
+    await scenario('decompression bomb (upload; render + preview of a stored one)', {
+      kind: 'bomb',
+      templateId: bombTpl,
+    });
 
     // (b) a letter + 99,999 combining marks, rendered and previewed in one-line and multi-line fields
     const marksTpl = await uploadOk(base, hammer, lineAndMultiLineForm(), 'marks.pdf');
-    const tower = `a${'\u0301'.repeat(99_999)}`;
-    await scenario('a letter + 99,999 combining marks (render + preview)', (until) =>
-      loops(HAMMER_LOOPS, until, async (loop, i) => {
-        const data = { [loop % 2 ? 'multi' : 'one']: tower };
-        if (i % 2)
-          return `preview ${(await call(base, hammer, 'POST', `/v1/templates/${marksTpl}/preview`, { data })).status}`;
-        const body = { templateId: marksTpl, data, options: { flatten: true } };
-        return `render ${(await call(base, hammer, 'POST', '/v1/renders', body)).status}`;
-      }),
-    );
+    await scenario('a letter + 99,999 combining marks (render + preview)', { kind: 'marks', templateId: marksTpl });
 
     // (c) 300 events to an endpoint that never answers; the victim's own endpoint answers at once
     // subscribed to an event the bench never causes: its only deliveries are the webhook.test events
@@ -420,32 +402,20 @@ export async function benchFairness(
     const victimHook = await endpoint(base, victim, good.url, ['template.deleted']);
     const deadHook = await endpoint(base, hammer, dead.url, ['*']);
     log('fairness: webhook delivery latency of the victim alone');
-    result.webhookAlone = await victimDeliveries(
-      base,
-      victim,
-      victimHook,
-      good,
-      new Promise((r) => setTimeout(r, seconds * 1000)),
-    );
-    let events = 0;
-    let busy: Promise<unknown> = Promise.resolve();
-    await scenario(`${DEAD_EVENTS} events to a webhook endpoint that never answers`, (until) => {
-      const flood = loops(
-        HAMMER_LOOPS,
-        () => until() || events >= DEAD_EVENTS,
-        async () => {
-          events++;
-          return `event ${(await call(base, hammer, 'POST', `/v1/webhook-endpoints/${deadHook}/test`)).status}`;
-        },
-      );
+    result.webhookAlone = await victimDeliveries(victimClient, base, victim, victimHook, good, seconds);
+    await scenario(
+      `${DEAD_EVENTS} events to a webhook endpoint that never answers`,
+      { kind: 'webhook', endpointId: deadHook, events: DEAD_EVENTS },
       // the victim's events go out while the dead endpoint's deliveries are due and hold their slots
-      busy = victimDeliveries(base, victim, victimHook, good, new Promise((r) => setTimeout(r, seconds * 1000)));
-      return flood;
-    });
-    result.webhookHammered = (await busy) as DeliveryLatency;
+      async () => {
+        result.webhookHammered = await victimDeliveries(victimClient, base, victim, victimHook, good, seconds);
+      },
+    );
     result.load[1] = os.loadavg()[0]!;
     return result;
   } finally {
+    victimClient.close();
+    hammerClient.close();
     await server.close();
     await good.close();
     await dead.close();
@@ -454,10 +424,10 @@ export async function benchFairness(
 
 const rate = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 
-const cpuText = (c: WindowCpu) => [c.main, c.workers, c.bench, c.idle].map((n) => n.toFixed(1)).join(' / ');
+const cpuText = (c: WindowCpu) => CPU_KEYS.map((k) => c[k].toFixed(1)).join(' / ');
 
 /** "render 422: 80 × 41 ms, …": what the hammer got, how often and how long each took. */
-function answersText(answers: Record<string, { n: number; ms: number }>): string {
+function answersText(answers: Answers): string {
   return Object.entries(answers)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([what, a]) => `${what}: ${a.n} × ${a.ms.toFixed(0)} ms`)
@@ -467,14 +437,14 @@ function answersText(answers: Record<string, { n: number; ms: number }>): string
 /** The fairness table: one row per scenario, then the webhook latency row. */
 export function fairnessTable(b: FairnessBench): string {
   const lines = [
-    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | CPU s alone: server main / workers / bench / machine idle | CPU s under hammer: same | ≥ ${MIN_RATIO * 100} % |`,
-    '|---|--:|--:|--:|---|--:|--:|---|',
+    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | waited for a share (503) | CPU s alone: server main / workers / victim client / hammer client / bench / machine idle | CPU s under hammer: same | ≥ ${MIN_RATIO * 100} % |`,
+    '|---|--:|--:|--:|---|--:|--:|--:|---|',
   ];
   for (const r of b.rows) {
     const ratio = r.hammered / r.alone;
     const failed = r.victimFailed ? ` (victim: ${r.victimFailed} failed)` : '';
     lines.push(
-      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${cpuText(r.cpuAlone)} | ${cpuText(r.cpu)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
+      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${r.waits.admitted} (${r.waits.timedOut}) | ${cpuText(r.cpuAlone)} | ${cpuText(r.cpu)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
     );
   }
   const w = b.webhookHammered;
@@ -497,7 +467,7 @@ export function fairnessTable(b: FairnessBench): string {
   }
   lines.push(
     '',
-    `victim: ${FAIRNESS_FORM}, flattened, concurrency ${VICTIM_CONCURRENCY}, ${b.seconds} s per window, baseline = mean of a window alone just before and just after each hammer; server RENDER_WORKERS=${b.workers}; 1-minute load average ${b.load[0].toFixed(2)} at the start, ${b.load[1].toFixed(2)} at the end (${os.availableParallelism()} cores).`,
+    `victim: ${FAIRNESS_FORM}, flattened, concurrency ${VICTIM_CONCURRENCY}, ${b.seconds} s per window, baseline = mean of a window alone just before and just after each hammer; server RENDER_WORKERS=${b.workers}, MAIN_SHARE_SLOTS=${b.mainShareSlots}; each account's clients in a process of their own; the hammer starts ${HAMMER_LEAD_IN_MS / 1000} s before its window; 1-minute load average ${b.load[0].toFixed(2)} at the start, ${b.load[1].toFixed(2)} at the end (${os.availableParallelism()} cores).`,
   );
   return lines.join('\n');
 }

@@ -83,7 +83,7 @@ export interface BenchClient {
 }
 
 // Compiled (npm run bench) the children are plain JavaScript; run from sources they need tsx.
-function childScript(name: string): { file: string; execArgv: string[] } {
+export function childScript(name: string): { file: string; execArgv: string[] } {
   const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
   return existsSync(js)
     ? { file: js, execArgv: [] }

@@ -13,6 +13,7 @@ import { registerBodyTimeout } from './http/body-timeout.js';
 import { closeSilentSocketsOnClose } from './http/silent-sockets.js';
 import { registerTracing } from './http/tracing.js';
 import { authenticate, rateLimit } from './http/auth.js';
+import { admission } from './http/admission.js';
 import { keyAuthenticator } from './modules/accounts/api-keys.js';
 import { ping } from './adapters/db/database.js';
 import { AppError } from './errors.js';
@@ -148,6 +149,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await v1.register(async (api) => {
         api.addHook('onRequest', authenticate(deps, keyAuthenticator(deps)));
         api.addHook('onRequest', rateLimit(deps));
+        api.addHook('onRequest', admission(deps));
         await api.register(accountRoutes(deps));
         await api.register(templateRoutes(deps));
         await api.register(fieldRoutes(deps));

@@ -30,6 +30,9 @@ import { tracedEngine } from './adapters/tracing/traced-engine.js';
 import { tracedBlobStore } from './adapters/tracing/traced-blob-store.js';
 import { dbTracingPlugin } from './adapters/tracing/traced-db.js';
 import type { FontLibrary } from './pdf/fonts/font-library.js';
+import { loopBusy, MainShare } from './adapters/admission/main-share.js';
+import { meteredEngine } from './adapters/admission/metered-engine.js';
+import { openAdmission, type RequestAdmission } from './ports/request-admission.js';
 
 export interface Runtime extends Deps {
   close(): Promise<void>;
@@ -121,6 +124,24 @@ export async function createRuntime(
           onCloseError: (err) => log.warn({ err }, 'could not send the last traces'),
         })
       : noopTracer);
+  // Each account's share of this process's event loop (issue 27); MAIN_SHARE_SLOTS=0: none.
+  const mainShare =
+    config.limits.mainShareSlots > 0
+      ? new MainShare({
+          slots: config.limits.mainShareSlots,
+          maxWaitMs: config.limits.mainShareWaitMs,
+          now: () => performance.now(),
+          busy: loopBusy(config.limits.mainShareBusyPercent / 100),
+          onWaited: (outcome, ms) => metrics.admissionWait(outcome, ms / 1000),
+        })
+      : undefined;
+  const admission: RequestAdmission = overrides.admission ?? mainShare ?? openAdmission;
+  // A request's time in a worker pool is the pool's to share, not the loop's; with RENDER_WORKERS=0 the
+  // engine runs on the loop, and its time is the loop's.
+  const measured =
+    mainShare && !overrides.admission && config.limits.renderWorkers > 0
+      ? meteredEngine(engine, (a) => mainShare.away(a))
+      : engine;
   const deps: Deps = {
     config,
     db: tracer.enabled
@@ -130,7 +151,7 @@ export async function createRuntime(
     blobs: tracer.enabled ? tracedBlobStore(blobs, tracer) : blobs,
     clock,
     plans,
-    engine: tracer.enabled ? tracedEngine(engine, tracer) : engine,
+    engine: tracer.enabled ? tracedEngine(measured, tracer) : measured,
     rateLimiter,
     signingKey,
     log,
@@ -140,6 +161,7 @@ export async function createRuntime(
     instanceId: heartbeat.id,
     jobs: jobSignal,
     tracer,
+    admission,
   };
   // Webhook deliveries are sent by every instance (the claim keeps their attempts apart). Signatures carry
   // the real time (receivers check it against theirs) while scheduling follows the injected clock.

@@ -119,6 +119,16 @@ export interface Limits {
    * retried through server faults (storage, database, busy engine) before it is failed, hours.
    */
   jobRetryHours: number;
+  /**
+   * Requests in flight the active accounts share equally while the main process is busy; an account over
+   * an equal share of recent main-process time holds at most its part (adapters/admission/main-share.ts).
+   * 0: no shares.
+   */
+  mainShareSlots: number;
+  /** Event-loop utilisation, percent, from which the main process counts as busy (0: always). */
+  mainShareBusyPercent: number;
+  /** Longest a request waits for its account's share before 503, ms. */
+  mainShareWaitMs: number;
   /** Longest a request body may take to arrive, ms. */
   bodyTimeoutMs: number;
   /** Least average throughput of a request body over each `bodyRateWindowMs`, bytes per second. */
@@ -243,6 +253,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderJobConcurrency: int('RENDER_JOB_CONCURRENCY', 0, 0, 1024),
     jobPollMs: int('JOB_POLL_MS', 1000, 50, 600_000),
     jobRetryHours: int('JOB_RETRY_HOURS', 24, 1, 24 * 30),
+    // Four: two places each for two accounts, so a client at concurrency 2 is never held by the rule.
+    mainShareSlots: int('MAIN_SHARE_SLOTS', 4, 0, 10_000),
+    mainShareBusyPercent: int('MAIN_SHARE_BUSY_PERCENT', 90, 0, 100),
+    // as long as a render may wait for a worker (RENDER_QUEUE_WAIT_MS): one wait budget per request
+    mainShareWaitMs: int('MAIN_SHARE_WAIT_MS', 10_000, 1, 600_000),
   };
   if (limits.renderJobConcurrency === 0) limits.renderJobConcurrency = 2 * Math.max(1, limits.renderWorkers);
 

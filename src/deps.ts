@@ -42,6 +42,7 @@ export interface DigestSigner {
   readonly maxCmsBytes: number;
 }
 import type { WebhookSender } from './ports/webhook-sender.js';
+import type { RequestAdmission } from './ports/request-admission.js';
 
 /** Everything a use case may touch, built once in the composition root (src/bootstrap.ts). */
 export interface Deps {
@@ -66,4 +67,6 @@ export interface Deps {
   jobs: JobSignal;
   /** spans of requests and of their engine, storage and database steps; a no-op unless OTEL_ENABLED */
   tracer: Tracer;
+  /** each account's share of this process's event loop: API requests wait for it before their body is read */
+  admission: RequestAdmission;
 }

@@ -8,6 +8,11 @@ export interface Metrics {
   webhookDelivery(status: 'succeeded' | 'failed'): void;
   /** an endpoint disabled by the service after failing for days */
   webhookEndpointDisabled(): void;
+  /**
+   * a request that waited for its account's share of the main process (http/admission.ts): `admitted`,
+   * `timed_out` (answered 503) or `left` (the client went first), after `seconds`
+   */
+  admissionWait(outcome: 'admitted' | 'timed_out' | 'left', seconds: number): void;
   /** Prometheus text exposition */
   expose(): Promise<{ contentType: string; body: string }>;
 }

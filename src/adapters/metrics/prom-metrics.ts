@@ -55,6 +55,14 @@ export class PromMetrics implements Metrics {
     registers: [this.registry],
   });
 
+  private readonly admissionWaits = new Histogram({
+    name: 'formcast_admission_wait_seconds',
+    help: "Requests that waited for their account's share of the main process, by outcome (admitted, timed_out, left)",
+    labelNames: ['outcome'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
+    registers: [this.registry],
+  });
+
   constructor(engine?: RenderEngine) {
     collectDefaultMetrics({ register: this.registry, prefix: 'formcast_' });
     if (engine?.stats) {
@@ -107,6 +115,10 @@ export class PromMetrics implements Metrics {
 
   webhookEndpointDisabled(): void {
     this.webhookDisabled.inc();
+  }
+
+  admissionWait(outcome: 'admitted' | 'timed_out' | 'left', seconds: number): void {
+    this.admissionWaits.observe({ outcome }, seconds);
   }
 
   async expose() {

@@ -1,0 +1,126 @@
+// One account's clients in the fairness bench (bench/fairness.ts), in a process of their own, so the
+// victim's client does not lose its CPU to the hammer's client inside one bench process (issue 27).
+// Receives calls over IPC and answers each by its id; calls run concurrently (the victim renders while
+// it sends itself webhook events).
+import { nestedFlateBomb } from '../test/helpers/hostile-pdfs.js';
+import { type Answers, call, loops, upload } from './fairness-calls.js';
+
+/** What the hammer sends, with what the parent set up for it. */
+export type Attack =
+  /** uploads of the 2 GiB bomb; renders and previews of a stored one */
+  | { kind: 'bomb'; templateId: string }
+  /** renders and previews of a letter + 99,999 combining marks, in a one-line and a multi-line field */
+  | { kind: 'marks'; templateId: string }
+  /** `events` webhook.test events to an endpoint that never answers */
+  | { kind: 'webhook'; endpointId: string; events: number };
+
+export interface FairnessCalls {
+  /** `concurrency` loops of POST /v1/renders with `body` for `seconds`: renders/s that succeeded */
+  victim: {
+    args: { base: string; key: string; body: unknown; seconds: number; concurrency: number };
+    result: { rate: number; failed: number };
+  };
+  /** start `loops` loops of the attack; they run until stopHammer */
+  hammer: { args: { base: string; key: string; attack: Attack; loops: number }; result: null };
+  /** stop the attack: its answers by operation and status */
+  stopHammer: { args: Record<string, never>; result: Answers };
+  /** a webhook.test event every `everyMs` for `seconds`: each event id and when (Date.now()) it was asked for */
+  events: {
+    args: { base: string; key: string; endpointId: string; seconds: number; everyMs: number };
+    result: [string, number][];
+  };
+}
+
+export type FairnessKind = keyof FairnessCalls;
+export interface FairnessRequest<K extends FairnessKind = FairnessKind> {
+  id: number;
+  kind: K;
+  args: FairnessCalls[K]['args'];
+}
+export type FairnessAnswer = { id: number; value: unknown } | { id: number; error: string };
+
+let attack: { stop: boolean; done: Promise<Answers> } | undefined;
+
+async function attackLoops(base: string, key: string, a: Attack, n: number, until: () => boolean): Promise<Answers> {
+  if (a.kind === 'bomb') {
+    const bomb = await nestedFlateBomb('page');
+    return loops(n, until, async (_loop, i) => {
+      const what = i % 3;
+      if (what === 0) return `upload ${(await upload(base, key, bomb, 'bomb.pdf')).status}`;
+      const body = { templateId: a.templateId, data: { name: 'x' }, options: { flatten: true } };
+      if (what === 1) return `render ${(await call(base, key, 'POST', '/v1/renders', body)).status}`;
+      const data = { data: { name: 'x' } };
+      return `preview ${(await call(base, key, 'POST', `/v1/templates/${a.templateId}/preview`, data)).status}`;
+    });
+  }
+  if (a.kind === 'marks') {
+    const tower = `a${'\u0301'.repeat(99_999)}`;
+    return loops(n, until, async (loop, i) => {
+      const data = { [loop % 2 ? 'multi' : 'one']: tower };
+      if (i % 2)
+        return `preview ${(await call(base, key, 'POST', `/v1/templates/${a.templateId}/preview`, { data })).status}`;
+      const body = { templateId: a.templateId, data, options: { flatten: true } };
+      return `render ${(await call(base, key, 'POST', '/v1/renders', body)).status}`;
+    });
+  }
+  let sent = 0;
+  return loops(
+    n,
+    () => until() || sent >= a.events,
+    async () => {
+      sent++;
+      return `event ${(await call(base, key, 'POST', `/v1/webhook-endpoints/${a.endpointId}/test`)).status}`;
+    },
+  );
+}
+
+const calls: { [K in FairnessKind]: (args: FairnessCalls[K]['args']) => Promise<FairnessCalls[K]['result']> } = {
+  async victim({ base, key, body, seconds, concurrency }) {
+    const start = performance.now();
+    const end = start + seconds * 1000;
+    const answers = await loops(
+      concurrency,
+      () => performance.now() >= end,
+      async () => String((await call(base, key, 'POST', '/v1/renders', body)).status),
+    );
+    const elapsed = (performance.now() - start) / 1000;
+    const ok = answers['201']?.n ?? 0;
+    const failed = Object.entries(answers).reduce((n, [s, a]) => (s === '201' ? n : n + a.n), 0);
+    return { rate: ok / elapsed, failed };
+  },
+  async hammer({ base, key, attack: a, loops: n }) {
+    const state = { stop: false, done: Promise.resolve({} as Answers) };
+    state.done = attackLoops(base, key, a, n, () => state.stop);
+    attack = state;
+    return null;
+  },
+  async stopHammer() {
+    if (!attack) return {};
+    attack.stop = true;
+    const answers = await attack.done;
+    attack = undefined;
+    return answers;
+  },
+  async events({ base, key, endpointId, seconds, everyMs }) {
+    const sent: [string, number][] = [];
+    const end = Date.now() + seconds * 1000;
+    while (Date.now() < end) {
+      const at = Date.now();
+      const res = await call(base, key, 'POST', `/v1/webhook-endpoints/${endpointId}/test`);
+      // the 202 answers the queued delivery; its event id is what the receiver sees as `id`
+      const eventId = res.json?.data?.eventId as string | undefined;
+      if (eventId) sent.push([eventId, at]);
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    return sent;
+  },
+};
+
+process.on('message', (req: FairnessRequest) => {
+  const run = calls[req.kind] as (args: unknown) => Promise<unknown>;
+  run(req.args).then(
+    (value) => process.send!({ id: req.id, value } satisfies FairnessAnswer),
+    (err: unknown) =>
+      process.send!({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies FairnessAnswer),
+  );
+});
