@@ -82,6 +82,6 @@ describe.skipIf(!corpus).each(DATABASES.filter((d) => d.enabled))(
         await proxy.close();
         await s3.stop();
       }
-    });
+    }, 180_000); // many steps, each bounded by a deadline: a loaded machine needs more than the default 60 s
   },
 );

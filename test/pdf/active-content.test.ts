@@ -109,5 +109,5 @@ describe.skipIf(!hasTool('qpdf'))('active content in outputs', () => {
       }
     }
     expect(scripted.length).toBeGreaterThan(3);
-  });
+  }, 240_000); // every scripted corpus form rendered twice: minutes on a saturated 2-core machine
 });
