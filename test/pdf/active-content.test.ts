@@ -91,23 +91,29 @@ describe.skipIf(!hasTool('qpdf'))('active content in outputs', () => {
   });
 
   const dir = corpusDir();
-  it.skipIf(!dir)('strips scripts from every corpus form that has them, interactive and flattened', async () => {
-    const scripted: string[] = [];
-    // prepared once per form for both renders, as an engine does
-    const cache = new TemplateCache({ maxEntries: 4, maxBytes: 256 * 1024 * 1024 });
-    for (const entry of loadManifest().files.filter((f) => f.validAcroForm)) {
-      const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, entry.file)));
-      const analysis = await analyse(bytes);
-      if (!analysis.removedFromOutput?.some((r) => r.feature === 'javascript')) continue;
-      scripted.push(entry.file);
-      for (const flatten of [false, true]) {
-        const after = await reachable(
-          (await fillPdf(bytes, analysis, { values: {}, flatten }, entry.file, cache)).bytes,
-          tmp,
-        );
-        expect(after.match(/\/(JavaScript|JS|AA)\b/g) ?? [], `${entry.file} ${flatten ? 'flat' : 'open'}`).toEqual([]);
+  it.skipIf(!dir)(
+    'strips scripts from every corpus form that has them, interactive and flattened',
+    async () => {
+      const scripted: string[] = [];
+      // prepared once per form for both renders, as an engine does
+      const cache = new TemplateCache({ maxEntries: 4, maxBytes: 256 * 1024 * 1024 });
+      for (const entry of loadManifest().files.filter((f) => f.validAcroForm)) {
+        const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, entry.file)));
+        const analysis = await analyse(bytes);
+        if (!analysis.removedFromOutput?.some((r) => r.feature === 'javascript')) continue;
+        scripted.push(entry.file);
+        for (const flatten of [false, true]) {
+          const after = await reachable(
+            (await fillPdf(bytes, analysis, { values: {}, flatten }, entry.file, cache)).bytes,
+            tmp,
+          );
+          expect(after.match(/\/(JavaScript|JS|AA)\b/g) ?? [], `${entry.file} ${flatten ? 'flat' : 'open'}`).toEqual(
+            [],
+          );
+        }
       }
-    }
-    expect(scripted.length).toBeGreaterThan(3);
-  }, 240_000); // every scripted corpus form rendered twice: minutes on a saturated 2-core machine
+      expect(scripted.length).toBeGreaterThan(3);
+    },
+    240_000,
+  ); // every scripted corpus form rendered twice: minutes on a saturated 2-core machine
 });
