@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/bootstrap.js';
+import { createLogger } from '../../src/logger.js';
 import { api, DATABASES, startServer, TestClock, uploadWithTextField, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { until } from '../helpers/until.js';
@@ -40,6 +41,8 @@ for (const db of DATABASES) {
       let second: ReturnType<typeof makeIdentity>;
       let tplA: { tpl: string; field: string };
       let tplB: { tpl: string; field: string };
+      /** every log line of the server, at trace level */
+      const lines: string[] = [];
 
       beforeAll(async () => {
         dir = mkdtempSync(path.join(tmpdir(), 'formcast-opcert-'));
@@ -47,9 +50,12 @@ for (const db of DATABASES) {
         own = makeIdentity(dir, 'own');
         second = makeIdentity(dir, 'second');
         s = await startServer(db.name, {
-          env: { SIGNING_P12_FILE: operator.p12File, SIGNING_P12_PASSWORD: 'p12-secret' },
-          // a minute ahead: certificates made this second are valid whatever the rounding
-          overrides: { clock: new TestClock(Date.now() + 60_000) },
+          env: { SIGNING_P12_FILE: operator.p12File, SIGNING_P12_PASSWORD: 'p12-secret', LOG_LEVEL: 'trace' },
+          overrides: {
+            // a minute ahead: certificates made this second are valid whatever the rounding
+            clock: new TestClock(Date.now() + 60_000),
+            log: createLogger('trace', { write: (line: string) => void lines.push(line) }),
+          },
         });
         tplA = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf'), s.a);
         tplB = await uploadWithTextField(s, pdf('pdfjs-required-fields.pdf'), s.b);
@@ -190,6 +196,16 @@ for (const db of DATABASES) {
         expect((await download(res.json.data.downloadUrl, 'back-to-operator')).report).toContain(
           'Signer Certificate Common Name: operator signer',
         );
+      });
+
+      it("logs which certificate it loaded, never its password or key (trace level, after every test's requests)", () => {
+        const text = lines.join('');
+        // a 30-day certificate: inside the 30 days' notice, so announced as a warning to renew it
+        expect(text).toContain("the operator's signing certificate (SIGNING_P12_FILE) expires in 29 days: renew it");
+        expect(text).toContain(fingerprintOf(operator.crt));
+        expect(text).not.toContain('p12-secret');
+        expect(text).not.toMatch(/PRIVATE KEY/);
+        expect(text).not.toContain(operator.keyPem.split('\n')[1]);
       });
     },
   );
