@@ -141,6 +141,33 @@ for (const db of DATABASES) {
         expect(report).toContain('Signature Validation: Signature is Valid.');
       });
 
+      it("a signed batch of such an account: items and the combined file signed with the operator's", async () => {
+        const res = await api(s, s.a).post('/v1/renders/batch', {
+          sign: true,
+          combine: true,
+          items: [
+            { templateId: tplA.tpl, data: { [tplA.field]: 'first' } },
+            { templateId: tplA.tpl, data: { [tplA.field]: 'second' } },
+          ],
+        });
+        expect(res.status, JSON.stringify(res.json)).toBe(202);
+        const done = await until(async () => {
+          const r = (await api(s, s.a).get(`/v1/render-batches/${res.json.data.id}`)).json.data;
+          return r.status === 'completed' ? r : undefined;
+        }, 'the batch signed by the operator');
+        expect(done).toMatchObject({ signed: true, combineError: null, progress: { completed: 2, failed: 0 } });
+        const item = (await api(s, s.a).get(`/v1/renders/${done.items[0].renderId}`)).json.data;
+        expect((await download(item.downloadUrl, 'batch-item')).report).toContain(
+          'Signer Certificate Common Name: operator signer',
+        );
+        const combined = await download(done.combinedDownloadUrl, 'batch-combined');
+        expect(combined.report).toContain('Signer Certificate Common Name: operator signer');
+        expect(combined.report).toContain('Signature Validation: Signature is Valid.');
+        expect(opensslVerify(dir, combined.bytes, `${db.name}-batch`, operator.crt).stderr).toContain(
+          'Verification successful',
+        );
+      });
+
       it('an account with its own signs with its own; crt_operator still names the operator; no tenant sees another one', async () => {
         const up = await api(s, s.b).post('/v1/signing-certificates', { pkcs12: own.p12, password: 'p12-secret' });
         expect(up.status, JSON.stringify(up.json)).toBe(201);
