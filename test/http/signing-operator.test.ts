@@ -43,6 +43,8 @@ for (const db of DATABASES) {
       let tplB: { tpl: string; field: string };
       /** every log line of the server, at trace level */
       const lines: string[] = [];
+      // a minute ahead: certificates made this second are valid whatever the rounding
+      const clock = new TestClock(Date.now() + 60_000);
 
       beforeAll(async () => {
         dir = mkdtempSync(path.join(tmpdir(), 'formcast-opcert-'));
@@ -52,8 +54,7 @@ for (const db of DATABASES) {
         s = await startServer(db.name, {
           env: { SIGNING_P12_FILE: operator.p12File, SIGNING_P12_PASSWORD: 'p12-secret', LOG_LEVEL: 'trace' },
           overrides: {
-            // a minute ahead: certificates made this second are valid whatever the rounding
-            clock: new TestClock(Date.now() + 60_000),
+            clock,
             log: createLogger('trace', { write: (line: string) => void lines.push(line) }),
           },
         });
@@ -223,6 +224,27 @@ for (const db of DATABASES) {
         expect((await download(res.json.data.downloadUrl, 'back-to-operator')).report).toContain(
           'Signer Certificate Common Name: operator signer',
         );
+      });
+
+      it("once the operator's has expired, sign: true of an account without its own is refused, saying so; not charged", async () => {
+        const used = async () => (await api(s, s.a).get('/v1/renders/usage')).json.data.renders.used as number;
+        clock.set(new Date(Date.now() + 31 * DAY));
+        try {
+          const before = await used(); // in the month the clock is now in
+
+          const res = await render(s.a, tplA, true);
+          expect(res.status).toBe(422);
+          expect(res.json.error).toMatchObject({
+            code: 'VALIDATION_ERROR',
+            message: expect.stringMatching(/operator's signing certificate \(crt_operator\) is not valid today.*renew/),
+          });
+          // still listed, with the validity that says why
+          const listed = (await api(s, s.a).get('/v1/signing-certificates')).json.data;
+          expect(listed.map((c: { id: string }) => c.id)).toEqual(['crt_operator']);
+          expect(await used()).toBe(before);
+        } finally {
+          clock.set(new Date(Date.now() + 60_000));
+        }
       });
 
       it("logs which certificate it loaded, never its password or key (trace level, after every test's requests)", () => {
