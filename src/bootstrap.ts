@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { CacheSizes, Config } from './config.js';
-import type { Caches, Deps } from './deps.js';
+import type { Caches, Deps, OperatorCertificate } from './deps.js';
 import { Lru } from './lib/lru.js';
 import { nodeMajor } from './lib/node-version.js';
 import { openDatabase } from './adapters/db/database.js';
@@ -57,6 +57,15 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const plans = overrides.plans ?? loadPlans(config.plansFile);
+  // Before anything is opened: a certificate that cannot sign stops the start, nothing left half-started.
+  const operatorCertificate =
+    overrides.operatorCertificate ??
+    (config.operatorCertificate &&
+      (await import('./modules/signing/operator-certificate.js')).loadOperatorCertificate(
+        config.operatorCertificate,
+        (overrides.clock ?? systemClock).now(),
+      ));
+  if (operatorCertificate) announce(log, operatorCertificate, (overrides.clock ?? systemClock).now());
   mkdirSync(config.dataDir, { recursive: true });
   const dbHandle = await openDatabase(config.database, (err) =>
     log.warn({ err: err.message }, 'database connection lost; reconnecting on next use'),
@@ -162,6 +171,7 @@ export async function createRuntime(
     jobs: jobSignal,
     tracer,
     admission,
+    operatorCertificate,
   };
   // Webhook deliveries are sent by every instance (the claim keeps their attempts apart). Signatures carry
   // the real time (receivers check it against theirs) while scheduling follows the injected clock.
@@ -235,6 +245,21 @@ function loadSigningKey(config: Config): Buffer {
   const key = randomBytes(32);
   writeFileSync(file, key.toString('hex'), { mode: 0o600 });
   return key;
+}
+
+/** Days before its end when the operator's certificate is announced at start-up, so it is renewed in time. */
+const EXPIRY_NOTICE_DAYS = 30;
+
+/** Which certificate signs for accounts without their own (never its password), and a warning near its end. */
+function announce(log: Logger, cert: OperatorCertificate, now: Date): void {
+  const what = { subject: cert.subject, fingerprint: cert.fingerprint, notAfter: cert.notAfter.toISOString() };
+  const days = (cert.notAfter.getTime() - now.getTime()) / 86_400_000;
+  if (days <= EXPIRY_NOTICE_DAYS)
+    log.warn(
+      what,
+      `the operator's signing certificate (SIGNING_P12_FILE) expires in ${Math.floor(days)} days: renew it`,
+    );
+  else log.info(what, "the operator's signing certificate (SIGNING_P12_FILE) signs for accounts without their own");
 }
 
 /**

@@ -35,6 +35,16 @@ export interface Config {
   tracing: TracingConfig;
   /** TSA_URL / TSA_TIMEOUT_MS: the RFC 3161 time-stamp authority that makes signatures PAdES B-T */
   timestamp: TimestampConfig;
+  /** SIGNING_P12_FILE / SIGNING_P12_PASSWORD: the operator's certificate, `options.sign: true` for every account without its own */
+  operatorCertificate?: OperatorCertificateConfig;
+}
+
+/** Read and checked at start-up (modules/signing/operator-certificate.ts); the password is never logged. */
+export interface OperatorCertificateConfig {
+  /** a PKCS#12 (.p12 / .pfx) file */
+  file: string;
+  /** '' when SIGNING_P12_PASSWORD is not set (a PKCS#12 exported without a password) */
+  password: string;
 }
 
 export interface TimestampConfig {
@@ -326,6 +336,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (tsaUrl !== undefined && !/^https?:\/\/[^/]/i.test(tsaUrl))
     problems.push(`TSA_URL must be an http(s) URL (got "${tsaUrl}")`);
   const timestamp: TimestampConfig = { url: tsaUrl, timeoutMs: int('TSA_TIMEOUT_MS', 10_000, 100, 120_000) };
+  const p12File = str('SIGNING_P12_FILE');
+  // the password as given: spaces may belong to it
+  const p12Password = env.SIGNING_P12_PASSWORD;
+  if (p12File === undefined && p12Password !== undefined && p12Password !== '')
+    problems.push('SIGNING_P12_PASSWORD is set but SIGNING_P12_FILE is not: name the PKCS#12 file it opens');
+  const operatorCertificate = p12File ? { file: path.resolve(p12File), password: p12Password ?? '' } : undefined;
   const tracing = { enabled: otelEnabled === 'true', serviceName: str('OTEL_SERVICE_NAME') ?? 'formcast' };
   if (problems.length) throw new ConfigError(problems);
   const metricsToken = str('METRICS_TOKEN');
@@ -349,5 +365,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderDefaults,
     tracing,
     timestamp,
+    operatorCertificate,
   };
 }

@@ -44,6 +44,24 @@ export interface DigestSigner {
 import type { WebhookSender } from './ports/webhook-sender.js';
 import type { RequestAdmission } from './ports/request-admission.js';
 
+/**
+ * The operator's signing certificate (SIGNING_P12_FILE), read and checked once at start-up and offered to
+ * every account: `options.sign: true` of an account without a default certificate of its own. Its key
+ * lives only in the operator's file and in this process, never in the database.
+ */
+export interface OperatorCertificate {
+  subject: string;
+  issuer: string;
+  serialNumber: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** SHA-256 of the certificate's DER, hex */
+  fingerprint: string;
+  /** when this process loaded it (the listing's `createdAt`) */
+  loadedAt: Date;
+  signer: DigestSigner;
+}
+
 /** Everything a use case may touch, built once in the composition root (src/bootstrap.ts). */
 export interface Deps {
   config: Config;
@@ -69,4 +87,6 @@ export interface Deps {
   tracer: Tracer;
   /** each account's share of this process's event loop: API requests wait for it before their body is read */
   admission: RequestAdmission;
+  /** absent: no operator certificate configured; an account signs only with its own */
+  operatorCertificate?: OperatorCertificate;
 }

@@ -98,7 +98,8 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
     action: 'Unfreeze it first with PATCH /v1/templates/{id} `{"isFrozen": false}`',
   },
   CONFLICT: {
-    meaning: 'The resource changed under the request, or is in a state that forbids it (e.g. a pending render)',
+    meaning:
+      "The resource changed under the request, or is in a state that forbids it (e.g. a pending render, or the operator's signing certificate, which an account cannot delete)",
     details: NONE,
     action: 'Read the resource again and retry',
   },

@@ -86,3 +86,52 @@ describe.skipIf(missing.length > 0)(
     });
   },
 );
+
+describe.skipIf(missing.length > 0)(
+  `certificates page with the operator's certificate in Chromium${missing.length ? ` (skipped: ${missing.join('; ')})` : ''}`,
+  { timeout: 90_000 },
+  () => {
+    let s: TestServer;
+    let browser: Browser;
+    let dir: string;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'formcast-dash-opcert-'));
+      const operator = makeIdentity(dir, 'operator');
+      s = await startServer('sqlite', {
+        env: { SIGNING_P12_FILE: operator.p12File, SIGNING_P12_PASSWORD: 'p12-secret' },
+      });
+      browser = await launchChromium();
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await s?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("shows the operator's certificate to an account as read-only, the default while it has none; fits 1280 and 390 px", async () => {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      await page.goto(`${s.url}/app`);
+      await page.getByLabel('API key').fill(s.a.key);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Templates' }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Certificates' }).click();
+      await page.getByRole('heading', { name: 'Signing certificates', level: 1 }).waitFor();
+      const row = page.getByRole('row').filter({ hasText: 'crt_operator' });
+      await row.getByText('CN=operator signer').first().waitFor();
+      await row.getByText('operator', { exact: true }).waitFor();
+      await row.getByText('default', { exact: true }).waitFor();
+      await row.getByText('read-only').waitFor();
+      expect(await row.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+      await page.getByRole('note').getByText('use it while you have no certificate of your own').waitFor();
+      expect(await page.getByText('No certificate yet').count()).toBe(0);
+      await page.screenshot({ path: '/tmp/dash-opcert-1280.png', fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await scrollWidth(page)).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: '/tmp/dash-opcert-390.png', fullPage: true });
+      expect(problems).toEqual([]);
+    });
+  },
+);

@@ -26,8 +26,9 @@ export function signingCertificatesApi({ raw }: Context) {
       unwrap(raw.POST('/v1/signing-certificates', { body: { ...options, pkcs12: base64Of(pkcs12), password } })).then(
         (r) => r.data,
       ),
-    /** Every certificate of the account, newest first. */
+    /** Every certificate of the account, newest first; then the operator's (`owner: 'operator'`, id `crt_operator`), if the server has one. */
     list: (): Promise<SigningCertificate[]> => unwrap(raw.GET('/v1/signing-certificates')).then((r) => r.data),
+    /** The operator's certificate cannot be deleted: a FormcastError with code CONFLICT. */
     delete: (id: string): Promise<void> =>
       unwrap(raw.DELETE('/v1/signing-certificates/{id}', { params: { path: { id } } })).then(() => undefined),
   };

@@ -31,6 +31,7 @@ export type JobDeps = Pick<
   | 'instanceId'
   | 'signingKey'
   | 'tracer'
+  | 'operatorCertificate'
 >;
 
 /**

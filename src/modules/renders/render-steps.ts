@@ -64,7 +64,7 @@ export type TemplateMemo = Map<string, LoadedTemplate>;
 
 /** 1. load the template (scoped) and validate the data against its schema: no quota spent on bad input. */
 export async function prepareRender(
-  deps: Pick<Deps, 'db' | 'plans' | 'caches' | 'config' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'plans' | 'caches' | 'config' | 'clock' | 'operatorCertificate'>,
   account: RenderAccount & { plan: PlanName },
   input: CreateRenderInput,
   memo?: TemplateMemo,

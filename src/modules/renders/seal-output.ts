@@ -28,11 +28,11 @@ export interface SealedFile {
 
 /**
  * Checks `options.protect` / `options.sign` before anything is charged: the certificate exists, is this
- * account's and valid today; protection only where its passwords need not be stored (synchronous
+ * account's (or the operator's) and valid today; protection only where its passwords need not be stored (synchronous
  * renders); never both (see docs/decisions.md: an encrypted file's signature readers do not agree on).
  */
 export async function checkSealOptions(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'operatorCertificate'>,
   accountId: string,
   options: { protect?: ProtectOptions; sign?: boolean | string },
   mayProtect: boolean,
@@ -79,7 +79,7 @@ export function sha256Of(file: readonly Uint8Array[]): string {
 }
 
 export async function sealOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches' | 'operatorCertificate'>,
   accountId: string,
   seal: SealRequest,
   file: readonly Uint8Array[],

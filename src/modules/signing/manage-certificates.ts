@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps.js';
+import type { Deps, OperatorCertificate } from '../../deps.js';
 import { AppError, notFound, validationError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { sealSecret } from '../webhooks/secret-box.js';
@@ -11,6 +11,7 @@ import {
   setDefaultCertificate,
   type CertificateRow,
 } from './certificate-records.js';
+import { isOperatorCertificateId, OPERATOR_CERTIFICATE_ID } from './operator-id.js';
 
 // POST/GET/DELETE /signing-certificates. The private key is sealed at rest as webhook secrets are
 // (AES-256-GCM under a key derived from SIGNING_SECRET) and never leaves the server again.
@@ -29,7 +30,25 @@ function toCertificateView(row: CertificateRow) {
     notAfter: row.not_after,
     fingerprint: row.fingerprint,
     isDefault: row.is_default === 1,
+    owner: 'account' as const,
     createdAt: row.created_at,
+  };
+}
+
+/** The operator's certificate as every account sees it: read-only, the default of an account without one. */
+function operatorView(cert: OperatorCertificate, isDefault: boolean) {
+  return {
+    id: OPERATOR_CERTIFICATE_ID,
+    name: "Operator's certificate",
+    subject: cert.subject,
+    issuer: cert.issuer,
+    serialNumber: cert.serialNumber,
+    notBefore: cert.notBefore.toISOString(),
+    notAfter: cert.notAfter.toISOString(),
+    fingerprint: cert.fingerprint,
+    isDefault,
+    owner: 'operator' as const,
+    createdAt: cert.loadedAt.toISOString(),
   };
 }
 
@@ -97,10 +116,32 @@ export async function createCertificate(
   return toCertificateView(stored);
 }
 
-export async function listCertificates(deps: Pick<Deps, 'db'>, accountId: string) {
-  return (await listCertificateRows(deps.db, accountId)).map(toCertificateView);
+/** The account's own certificates, newest first, then the operator's (when the server has one). */
+export async function listCertificates(deps: Pick<Deps, 'db' | 'operatorCertificate'>, accountId: string) {
+  const rows = await listCertificateRows(deps.db, accountId);
+  const own = rows.map(toCertificateView);
+  const operator = deps.operatorCertificate;
+  return operator ? [...own, operatorView(operator, !rows.some((r) => r.is_default === 1))] : own;
 }
 
-export async function deleteCertificate(deps: Pick<Deps, 'db'>, accountId: string, id: string): Promise<void> {
-  if (!(await deleteCertificateRow(deps.db, accountId, id))) throw notFound.signingCertificate(id);
+/**
+ * Deletes one of the account's certificates; when it was the default, the newest left becomes it, so an
+ * account that keeps certificates of its own never signs `options.sign: true` with the operator's.
+ */
+export async function deleteCertificate(
+  deps: Pick<Deps, 'db' | 'operatorCertificate'>,
+  accountId: string,
+  id: string,
+): Promise<void> {
+  if (isOperatorCertificateId(id) && deps.operatorCertificate)
+    throw new AppError(
+      'CONFLICT',
+      "crt_operator is the operator's signing certificate, offered to every account: an account cannot delete it. Upload a certificate of your own (POST /v1/signing-certificates): options.sign: true then uses yours",
+    );
+  await deps.db.transaction().execute(async (trx) => {
+    const wasDefault = (await findDefaultCertificate(trx, accountId))?.id === id;
+    if (!(await deleteCertificateRow(trx, accountId, id))) throw notFound.signingCertificate(id);
+    const next = wasDefault ? (await listCertificateRows(trx, accountId))[0] : undefined;
+    if (next) await setDefaultCertificate(trx, accountId, next.id);
+  });
 }

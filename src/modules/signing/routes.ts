@@ -16,10 +16,23 @@ const SigningCertificate = named(
       notBefore: Type.String({ format: 'date-time' }),
       notAfter: Type.String({ format: 'date-time' }),
       fingerprint: Type.String({ description: "SHA-256 of the certificate's DER, hex" }),
-      isDefault: Type.Boolean({ description: 'the one `options.sign: true` uses' }),
-      createdAt: Type.String({ format: 'date-time' }),
+      isDefault: Type.Boolean({
+        description:
+          "the one `options.sign: true` uses: the account's default, else (an account without one) the operator's",
+      }),
+      owner: Type.Union([Type.Literal('account'), Type.Literal('operator')], {
+        description:
+          "`account`: uploaded by this account; `operator`: the server operator's certificate (id `crt_operator`), offered to every account, read-only (DELETE answers 409 CONFLICT)",
+      }),
+      createdAt: Type.String({
+        format: 'date-time',
+        description: "when it was uploaded; the operator's: when the server loaded it",
+      }),
     },
-    { description: 'A signing certificate; its private key is sealed at rest and never returned' },
+    {
+      description:
+        "A signing certificate; its private key is sealed at rest (the operator's stays in the operator's file) and never returned",
+    },
   ),
 );
 /** 256 KiB of PKCS#12 as base64: a key and a long chain fit many times over. */
@@ -92,9 +105,11 @@ export const signingRoutes =
           tags: ['signing'],
           operationId: 'listSigningCertificates',
           description:
-            'Every signing certificate of the account, newest first: subject, issuer, serial number, validity, fingerprint and whether it is the default; never the key. Not paged: an account keeps only a few.',
-          summary: "The account's signing certificates, newest first",
-          response: { 200: ref(SigningCertificateList, 'Every certificate of the account') },
+            "Every signing certificate of the account, newest first: subject, issuer, serial number, validity, fingerprint and whether it is the default; never the key. When the operator configured one, the operator's certificate comes last (`owner: operator`, id `crt_operator`): read-only, shown to every account, and what `options.sign: true` uses for an account without a default of its own. Not paged: an account keeps only a few.",
+          summary: "The account's signing certificates, newest first, then the operator's",
+          response: {
+            200: ref(SigningCertificateList, "Every certificate of the account, then the operator's if there is one"),
+          },
         },
       },
       async (request) => ({ data: await listCertificates(deps, request.auth.accountId) }),
@@ -107,10 +122,14 @@ export const signingRoutes =
           tags: ['signing'],
           operationId: 'deleteSigningCertificate',
           description:
-            'Deletes the certificate and its sealed key at once; it can no longer sign renders. PDFs already signed keep their signature.',
+            "Deletes the certificate and its sealed key at once; it can no longer sign renders. PDFs already signed keep their signature. When it was the default, the newest certificate left becomes the default (none left: `options.sign: true` uses the operator's certificate, if any). The operator's certificate (`crt_operator`) cannot be deleted by an account: 409 CONFLICT.",
           summary: 'Delete a signing certificate and its sealed key',
           params: IdParams,
-          response: { 204: NoContent, 404: errorResponse('SIGNING_CERTIFICATE_NOT_FOUND') },
+          response: {
+            204: NoContent,
+            404: errorResponse('SIGNING_CERTIFICATE_NOT_FOUND'),
+            409: errorResponse("CONFLICT: the operator's certificate, which an account cannot delete"),
+          },
         },
       },
       async (request, reply) => {

@@ -8,6 +8,7 @@ import { openSecret } from '../webhooks/secret-box.js';
 import { findCertificate, type CertificateRow } from './certificate-records.js';
 import { PadesSigner } from './cms-signature.js';
 import { timeStampToken } from './time-stamp.js';
+import { OPERATOR_CERTIFICATE_ID } from './operator-id.js';
 
 /**
  * Room for a time-stamp token on top of the CMS: the token carries the authority's own certificates (a
@@ -56,12 +57,22 @@ export function signerFromPem(certificatesPem: string, privateKeyPem: string): P
   return new PadesSigner({ chain, pkcs8 });
 }
 
-/** The account's certificate `certificateId`, ready to sign (its key opened once per process). */
+/**
+ * The account's certificate `certificateId` (or the operator's, `crt_operator`), ready to sign; an
+ * account's key is opened once per process, the operator's was at start-up.
+ */
 async function accountSigner(
-  deps: Pick<Deps, 'db' | 'signingKey' | 'caches'>,
+  deps: Pick<Deps, 'db' | 'signingKey' | 'caches' | 'operatorCertificate'>,
   accountId: string,
   certificateId: string,
 ): Promise<{ signer: DigestSigner; subject: string }> {
+  if (certificateId === OPERATOR_CERTIFICATE_ID) {
+    const operator = deps.operatorCertificate;
+    // accepted under an operator certificate this server was started without (SIGNING_P12_FILE removed)
+    if (!operator)
+      throw new PdfEngineError('RENDER_FAILED', "the operator's signing certificate is no longer configured");
+    return operator;
+  }
   const row = await findCertificate(deps.db, accountId, certificateId);
   if (!row) throw new PdfEngineError('RENDER_FAILED', `the signing certificate ${certificateId} was deleted`);
   const signer = deps.caches.signers.remember(`${row.id}:${row.fingerprint}`, () => signerOf(deps.signingKey, row));
@@ -70,7 +81,7 @@ async function accountSigner(
 
 /** The file signed (PAdES B-B, or B-T when the operator set TSA_URL) with the account's certificate `certificateId`, as its last revision. */
 export async function signOutput(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches' | 'operatorCertificate'>,
   accountId: string,
   certificateId: string,
   bytes: Uint8Array,
@@ -99,7 +110,7 @@ export interface DetachedSigning {
 
 /** DetachedSigning with the account's certificate, B-T when the operator set TSA_URL. */
 export async function accountDetachedSigning(
-  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'signingKey' | 'config' | 'caches' | 'operatorCertificate'>,
   accountId: string,
   certificateId: string,
 ): Promise<DetachedSigning> {

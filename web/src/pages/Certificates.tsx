@@ -53,7 +53,7 @@ export function CertificatesPage() {
   };
   const remove = async (c: SigningCertificate) => {
     const note = c.isDefault
-      ? ' It is the default: renders with sign: true fail until another is made the default.'
+      ? " It is the default: the newest certificate left becomes the default (none left: the operator's, if any; else renders with sign: true fail)."
       : '';
     if (!window.confirm(`Delete the certificate "${c.name}" and its key? Renders naming it stop being signed.${note}`))
       return;
@@ -66,6 +66,7 @@ export function CertificatesPage() {
     }
   };
   const expired = (c: SigningCertificate) => Date.parse(c.notAfter) <= Date.now();
+  const operator = certs?.find((c) => c.owner === 'operator');
 
   return (
     <section>
@@ -75,6 +76,22 @@ export function CertificatesPage() {
         (.p12 or .pfx) holding an RSA or EC key and its certificate; the key is sealed on the server and never shown
         again. The password is used once, to open the file, and not kept.
       </p>
+      {operator && (
+        <p class="card" role="note">
+          This server's operator offers a certificate to every account: <strong class="wrap">{operator.subject}</strong>
+          , marked <em>operator</em> below.{' '}
+          {operator.isDefault ? (
+            <>
+              Renders with <code>{'"sign": true'}</code> use it while you have no certificate of your own;{' '}
+            </>
+          ) : (
+            <>
+              Your default signs renders with <code>{'"sign": true'}</code>;{' '}
+            </>
+          )}
+          <code>{`"sign": "${operator.id}"`}</code> always names it. Only the operator can change it.
+        </p>
+      )}
       <form class="card cert-form" onSubmit={upload}>
         <div class="field">
           <label for="cert-file">PKCS#12 file</label>
@@ -154,8 +171,12 @@ export function CertificatesPage() {
               {certs.map((c) => (
                 <tr key={c.id}>
                   <td data-label="Name">
-                    {c.name}
-                    {c.isDefault && <span class="badge">default</span>}
+                    {/* one child: the narrow layout's cell grid keeps the badges beside the name */}
+                    <span>
+                      {c.name}
+                      {c.isDefault && <span class="badge">default</span>}
+                      {c.owner === 'operator' && <span class="badge">operator</span>}
+                    </span>
                   </td>
                   <td data-label="Subject">
                     <span class="wrap">{c.subject}</span>
@@ -177,9 +198,15 @@ export function CertificatesPage() {
                     <code>{c.id}</code>
                   </td>
                   <td data-label="">
-                    <button type="button" class="danger" onClick={() => remove(c)}>
-                      Delete
-                    </button>
+                    {c.owner === 'operator' ? (
+                      <span class="muted" title="The operator's certificate: only the operator can change it">
+                        read-only
+                      </span>
+                    ) : (
+                      <button type="button" class="danger" onClick={() => remove(c)}>
+                        Delete
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
