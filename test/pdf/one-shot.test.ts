@@ -6,22 +6,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   PDFArray,
+  PDFContentStream,
   PDFDict,
   PDFDocument,
   PDFInvalidObject,
   PDFName,
   PDFNumber,
+  PDFOperator,
+  PDFOperatorNames,
   PDFRawStream,
   PDFRef,
   PDFString,
+  StandardFonts,
 } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { openOneShot } from '../../src/pdf/fill/one-shot.js';
 import { settleInMemory } from '../../src/pdf/fill/settle.js';
+import { embedStandardFace } from '../../src/pdf/fonts/lazy-standard-font.js';
 import { loadPdf } from '../../src/pdf/load.js';
 import type { FillRequest, FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
+import { refsOf } from '../../src/pdf/writer/compact-layout.js';
 import { ObjectWriter } from '../../src/pdf/writer/incremental-writer.js';
 import { corpusDir, loadManifest } from '../helpers/corpus.js';
 
@@ -82,7 +88,9 @@ function written(doc: PDFDocument): Map<number, string> {
     if (obj instanceof PDFRawStream) w.stream(obj, true, 64, 6);
     else w.value(obj);
     w.flush();
-    out.set(ref.objectNumber, `${obj.constructor.name} ${Buffer.concat(w.parts).toString('latin1')}`);
+    // the class (raw streams are deflated by the layout, built ones not), what it refers to, its bytes
+    const refs = refsOf(obj).join(' ');
+    out.set(ref.objectNumber, `${obj.constructor.name} -> ${refs}: ${Buffer.concat(w.parts).toString('latin1')}`);
   }
   return out;
 }
@@ -92,14 +100,15 @@ function written(doc: PDFDocument): Map<number, string> {
  * pdf-lib built (not deflated), a stream whose /Length is an object of its own, deleted objects on top.
  */
 async function awkwardDocument(): Promise<PDFDocument> {
-  const src = await PDFDocument.create();
-  src.addPage([200, 200]);
-  const { doc, context: ctx } = await loadPdf(await src.save({ useObjectStreams: false }));
+  const { doc, context: ctx } = await loadPdf(await onePage);
   const shared = ctx.obj([1, 2, 3]);
   const a = ctx.register(ctx.obj({ Kind: 'A', Shared: shared }));
   const b = ctx.register(ctx.obj({ Kind: 'B', Shared: shared }));
-  const body = 'BT /F1 12 Tf 10 10 Td (a content stream long enough to be deflated by the layout) Tj ET';
-  const built = ctx.register(ctx.stream(body));
+  // long enough to be deflated by the layout, not encoded by pdf-lib
+  const moves = Array.from({ length: 20 }, (_, i) =>
+    PDFOperator.of(PDFOperatorNames.MoveTo, [PDFNumber.of(i), PDFNumber.of(1)]),
+  );
+  const built = ctx.register(PDFContentStream.of(ctx.obj({}), moves, false));
   const lengthRef = ctx.register(PDFNumber.of(5));
   const raw = ctx.register(PDFRawStream.of(ctx.obj({ Length: lengthRef }), new TextEncoder().encode('hello')));
   const catalog = ctx.lookup(ctx.trailerInfo.Root, PDFDict);
@@ -110,6 +119,12 @@ async function awkwardDocument(): Promise<PDFDocument> {
   ctx.delete(PDFRef.of(top.objectNumber - 1));
   return doc;
 }
+
+/** One blank page (made once: its dates would differ between two). */
+const onePage = PDFDocument.create().then((d) => {
+  d.addPage([200, 200]);
+  return d.save({ useObjectStreams: false });
+});
 
 describe('settleInMemory', () => {
   it('leaves the objects a parse of the saved document gives', async () => {
@@ -143,6 +158,26 @@ describe('settleInMemory', () => {
       const doc = await awkwardDocument();
       add(doc);
       expect(await settleInMemory(doc), label).toBe(false);
+    }
+  });
+});
+
+describe('embedStandardFace', () => {
+  it('embeds what embedStandardFont does, and measures and encodes as it does', async () => {
+    for (const face of Object.values(StandardFonts)) {
+      const [lazyDoc, eagerDoc] = [await PDFDocument.create(), await PDFDocument.create()];
+      const lazy = embedStandardFace(lazyDoc, face);
+      const eager = eagerDoc.embedStandardFont(face);
+      expect(lazy.name, face).toBe(eager.name);
+      const text = face === StandardFonts.ZapfDingbats || face === StandardFonts.Symbol ? '\u2713' : 'Zoë 12€';
+      if (face !== StandardFonts.ZapfDingbats && face !== StandardFonts.Symbol) {
+        expect(lazy.widthOfTextAtSize(text, 11), face).toBe(eager.widthOfTextAtSize(text, 11));
+        expect(lazy.encodeText(text).toString(), face).toBe(eager.encodeText(text).toString());
+      }
+      expect(lazy.heightAtSize(11), face).toBe(eager.heightAtSize(11));
+      await lazyDoc.flush();
+      await eagerDoc.flush();
+      expect(lazyDoc.context.lookup(lazy.ref)?.toString(), face).toBe(eagerDoc.context.lookup(eager.ref)?.toString());
     }
   });
 });
