@@ -4,8 +4,8 @@
 //
 // What saving and parsing again change, and what is done here instead:
 // - pdf-lib's save embeds pending fonts and images first: the same flush;
-// - every stream's /Length becomes a direct number (the writer's size pass): the same size pass, so a
-//   /Length object that nothing else uses is no longer reached either;
+// - every stream's /Length becomes a direct number (the writer's size pass): set so, so a /Length object
+//   that nothing else uses is no longer reached either;
 // - streams pdf-lib built (redrawn appearances) come back as raw streams of their encoded bytes: replaced so;
 // - one container (dictionary, array) held in two places comes back as two: each place gets its own copy,
 //   so a render changing one changes only that one;
@@ -25,7 +25,7 @@ import {
   PDFString,
   type PDFDocument,
   type PDFObject,
-  type PDFRef,
+  PDFRef,
 } from '@cantoo/pdf-lib';
 
 /** Numbers whose written form (pdf-lib's numberToString) is plain decimals that read back as the same number. */
@@ -71,11 +71,11 @@ export async function settleInMemory(doc: PDFDocument): Promise<boolean> {
     if (obj instanceof PDFStream) {
       const type = obj.dict.lookup(TYPE);
       if (type instanceof PDFName && SKIPPED_BY_WRITER.has(type)) return false;
+      // what the writer's size pass changes: a stream's /Length, set from its (encoded) contents (a stream
+      // held directly, the other place it could reach, makes own() say no)
+      obj.updateDict();
+      if (!(obj instanceof PDFRawStream)) replace.push([ref, PDFRawStream.of(obj.dict, obj.getContents())]);
     }
-    // the writer's size pass: a stream's /Length set from its (encoded) contents
-    obj.sizeInBytes();
-    if (obj instanceof PDFStream && !(obj instanceof PDFRawStream))
-      replace.push([ref, PDFRawStream.of(obj.dict, obj.getContents())]);
     if (!own(obj, seen)) return false;
     largest = Math.max(largest, ref.objectNumber);
   }
@@ -118,6 +118,7 @@ function own(root: PDFObject, seen: Set<PDFObject>): boolean {
 
 /** The value to keep in its holder: itself, or a copy of a container already held elsewhere; undefined: unsafe. */
 function ownValue(v: PDFObject, seen: Set<PDFObject>): PDFObject | undefined {
+  if (v instanceof PDFName || v instanceof PDFRef) return v; // the most frequent, shared by nature
   if (v instanceof PDFNumber) return readsBackAsWritten(v.asNumber()) ? v : undefined;
   if (v instanceof PDFString) return balanced(v.asString()) ? v : undefined;
   if (v instanceof PDFStream || v instanceof PDFInvalidObject) return undefined; // a stream held directly
