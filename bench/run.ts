@@ -263,7 +263,6 @@ function corpusTargets(rows: CorpusRow[], pass: (ok: boolean | undefined) => str
     `| every corpus form ≥ 100× faster than pdftk flatten (${detail}) | slowest ${ratio(slowest)} | ${pass(ok)} |`,
   );
   // The offline CLI: one `formcast render` process against one pdftk process, same data (issue 28).
-  const cliRows = rows.filter((r) => r.cli && r.pdftk);
   out.push(cliTarget(rows, pass));
   // Output sizes: every form both engines flattened, and every form we flattened.
   const sized = rows.filter((r) => r.sizes);
