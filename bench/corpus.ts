@@ -4,7 +4,8 @@
 // the median is taken after a warm-up, as a long-lived render worker runs. Sizes: our flattened output,
 // pdftk's for the same values, and the template + what the values draw (our flattened output with the
 // values minus without them). The offline CLI (`formcast render`, the compiled build) is timed as a whole
-// process on the same data, as pdftk is: one offline render against one pdftk process.
+// process on the same data, as pdftk is: one offline render against one pdftk process, the two run in
+// turns so that both meet the same load; compared by their fastest runs (what a quiet machine approaches).
 import { execFile } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import { fillPdf } from '../src/pdf/fill/fill.js';
 import { PdfEngineError, type FillValue, type TemplateAnalysis } from '../src/pdf/types.js';
 import { generateData } from './data.js';
 import { toXfdf } from './pdftk.js';
-import { timeIt, type Summary, type TimeOptions } from './stats.js';
+import { summarise, timeIt, type Summary, type TimeOptions } from './stats.js';
 
 const run = promisify(execFile);
 /** The analysis's answers for files that are not forms (INVALID_PDF with one of these messages). */
@@ -37,7 +38,7 @@ export interface CorpusRow {
   failed?: 'not-a-form' | 'pdftk' | 'ours';
   note?: string;
   sizes?: OutputSizes;
-  /** `node bin/formcast.js render TEMPLATE DATA -o OUT`, whole process */
+  /** `node bin/formcast.js render TEMPLATE DATA -o OUT`, whole process, timed in turns with pdftk */
   cli?: Summary;
 }
 
@@ -49,6 +50,34 @@ export interface OutputSizes {
   drawn: number;
   /** pdftk's flattened output for the same values */
   pdftk?: number;
+}
+
+/**
+ * Two commands timed in turns (a, b, a, b...: both meet the same moments of a shared machine's load),
+ * each after one untimed run; without `b`, `a` alone. A failure of `b` is marked `fromB`.
+ */
+async function alternated(
+  a: () => Promise<unknown>,
+  b: (() => Promise<unknown>) | undefined,
+  opts: TimeOptions,
+): Promise<{ a: Summary; b?: Summary }> {
+  const runB = async () => {
+    try {
+      await b!();
+    } catch (err) {
+      throw Object.assign(new Error(String((err as Error).message ?? err)), { fromB: true });
+    }
+  };
+  if (!b) return { a: await timeIt(a, opts) };
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < opts.warmup + opts.iterations; i++) {
+    for (const [k, fn] of [a, runB].entries()) {
+      const t = performance.now();
+      await fn();
+      if (i >= opts.warmup) samples[k].push(performance.now() - t);
+    }
+  }
+  return { a: summarise(samples[0]), b: summarise(samples[1]) };
 }
 
 export async function benchCorpus(
@@ -110,30 +139,37 @@ export async function benchCorpus(
       fail('ours', err);
       continue;
     }
-    if (cliRoot && pdftkOpts) {
-      try {
-        const json = path.join(work, `${file}.json`);
-        writeFileSync(json, JSON.stringify(data));
-        const out = path.join(work, `${file}.cli.pdf`);
-        const args = [path.join(cliRoot, 'bin/formcast.js'), 'render', pdf, json, '-o', out];
-        // the data was generated for en-US / UTC (the CLI's defaults are fr-FR / Europe/Paris)
-        row.cli = await timeIt(
-          () => run(process.execPath, [...args, '--locale', 'en-US', '--timezone', 'UTC']),
-          pdftkOpts,
-        );
-      } catch (err) {
-        row.note = `formcast render failed: ${(err as Error).message.slice(0, 120)}`;
-      }
-    }
     if (!pdftkOpts) continue;
+    const xfdf = path.join(work, `${file}.xfdf`);
+    writeFileSync(xfdf, toXfdf(analysis.fields, values));
+    const pdftkOut = path.join(work, `${file}.pdftk.pdf`);
+    const pdftk = () => run('pdftk', [pdf, 'fill_form', xfdf, 'output', pdftkOut, 'flatten']);
+    let cli: (() => Promise<unknown>) | undefined;
+    if (cliRoot) {
+      const json = path.join(work, `${file}.json`);
+      writeFileSync(json, JSON.stringify(data));
+      const out = path.join(work, `${file}.cli.pdf`);
+      // the data was generated for en-US / UTC (the CLI's defaults are fr-FR / Europe/Paris)
+      const args = [path.join(cliRoot, 'bin/formcast.js'), 'render', pdf, json, '-o', out];
+      cli = () => run(process.execPath, [...args, '--locale', 'en-US', '--timezone', 'UTC']);
+    }
     try {
-      const xfdf = path.join(work, `${file}.xfdf`);
-      writeFileSync(xfdf, toXfdf(analysis.fields, values));
-      const out = path.join(work, `${file}.pdftk.pdf`);
-      row.pdftk = await timeIt(() => run('pdftk', [pdf, 'fill_form', xfdf, 'output', out, 'flatten']), pdftkOpts);
-      if (row.sizes) row.sizes.pdftk = statSync(out).size;
+      const timed = await alternated(pdftk, cli, pdftkOpts);
+      row.pdftk = timed.a;
+      if (timed.b) row.cli = timed.b;
+      if (row.sizes) row.sizes.pdftk = statSync(pdftkOut).size;
     } catch (err) {
-      fail('pdftk', err);
+      if (!(err as { fromB?: boolean }).fromB) {
+        fail('pdftk', err);
+        continue;
+      }
+      row.note = `formcast render failed: ${String(err).slice(0, 120)}`;
+      try {
+        row.pdftk = await timeIt(pdftk, pdftkOpts);
+        if (row.sizes) row.sizes.pdftk = statSync(pdftkOut).size;
+      } catch (pdftkErr) {
+        fail('pdftk', pdftkErr);
+      }
     }
   }
   return rows;

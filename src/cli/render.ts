@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { outputFolderProblem } from './output-path.js';
 import { usageError } from './help.js';
-import { analyse } from '../pdf/analysis/analyse.js';
-import { fillPdf } from '../pdf/fill/fill.js';
+import { openOneShot } from '../pdf/fill/one-shot.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { validateData } from '../modules/render-data/validate-data.js';
 import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
@@ -35,18 +34,20 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     const signing = sign ? await (await import('./offline-signing.js')).offlineSigner({ ...flags, sign }) : undefined;
     const template = await readFile(templatePath);
     const data: unknown = JSON.parse(await readFile(dataPath, 'utf8'));
-    // No page captions: a render does not use them, and reading them loads pdf.js (most of the start-up).
-    const analysis = await analyse(template, undefined, { captions: false });
-    const strict = flags.strict ?? false;
     // --no-calculate: the form's scripts do not run, and its computed fields take values from DATA.json
     const calculate = !flags['no-calculate'];
+    // One parse for the analysis, the preparation and the render (the output is the service's, byte for
+    // byte). No page captions: a render does not use them, and reading them loads pdf.js.
+    const opened = await openOneShot(template, { captions: false, calculate });
+    const { analysis } = opened;
+    const strict = flags.strict ?? false;
     const { values, warnings } = validateData(analysis.fields, data, {
       strict,
       locale: flags.locale ?? 'fr-FR',
       timezone: flags.timezone ?? 'Europe/Paris',
       calculate,
     });
-    const result = await fillPdf(template, analysis, {
+    const result = await opened.fill({
       values,
       flatten: !flags['no-flatten'],
       watermark: flags.watermark ? 'formcast' : undefined,

@@ -7,7 +7,7 @@ import { wantsPageText, withLabels } from './field-labels.js';
 import { findLabels, labelInput } from './find-labels.js';
 import { collectFields, formDicts } from '../field-tree.js';
 import { resolveLimits, type AnalyseLimits } from '../limits.js';
-import { loadPdf } from '../load.js';
+import { loadPdf, type LoadedPdf } from '../load.js';
 import { findRemovals } from '../sanitize/output-removals.js';
 import { assignNames } from './names.js';
 import { withTextOnlyPages } from './text-only-pages.js';
@@ -44,11 +44,21 @@ export async function analyse(
   options: AnalyseOptions = {},
 ): Promise<TemplateAnalysis> {
   const lim = resolveLimits(limits);
-  const {
-    context: ctx,
-    catalog,
-    encrypted,
-  } = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
+  const loaded = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
+  return analyseLoaded(loaded, bytes, lim, options);
+}
+
+/**
+ * The analysis of a document already loaded from `bytes` (with `lim`'s size and time limits); it only
+ * reads the document, so a one-shot render prepares the same objects afterwards (fill/one-shot.ts).
+ */
+export async function analyseLoaded(
+  loaded: LoadedPdf,
+  bytes: Uint8Array,
+  lim: AnalyseLimits,
+  options: AnalyseOptions = {},
+): Promise<TemplateAnalysis> {
+  const { context: ctx, catalog, encrypted } = loaded;
   try {
     const pages = collectPages(ctx, catalog, lim);
     // before anything decodes a stream: a bomb is refused here, not met by every render (issue 27)

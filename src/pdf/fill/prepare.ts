@@ -29,7 +29,8 @@ import { FontSubsets } from '../fonts/unicode-font.js';
 import { buildLayout, type CompactLayout } from '../writer/compact-layout.js';
 import { prewrite, writeCompact, type Prewritten } from '../writer/compact-writer.js';
 import { DEFAULT_LIMITS } from '../limits.js';
-import { loadPdf } from '../load.js';
+import { loadPdf, type LoadedPdf } from '../load.js';
+import { settleInMemory } from './settle.js';
 import { collectPages, type PageNode } from '../pages.js';
 import {
   PdfEngineError,
@@ -56,6 +57,8 @@ export interface PreparedTemplate {
   readonly approxBytes: number;
   /** length of the template it was prepared from (a cheap sanity check for cache keys) */
   readonly sourceLength: number;
+  /** prepared on the normalized document settled in memory (prepareLoaded), not on its base file parsed again */
+  readonly inMemory: boolean;
   /** @internal */
   readonly state: PreparedState;
 }
@@ -85,13 +88,21 @@ interface PreparedState {
 /** Heap + buffers of a prepared template per byte of its base (measured 7-14x on the corpus). */
 const MEMORY_FACTOR = 12;
 
-/** Loads the template and normalizes it in memory; returns its base file bytes and the fonts embedded. */
-async function normalize(
-  bytes: Uint8Array,
+/** What normalizing a loaded template leaves besides the document itself. */
+interface Normalized {
+  /** the normalized document (changed in place) */
+  doc: PDFDocument;
+  /** the standard faces embedded for renders */
+  fonts: ReadonlyMap<StandardFonts, PDFFont>;
+  scripts: SessionPlan | undefined;
+}
+
+/** Normalizes a loaded template in place: what its base file is saved from (nothing is written yet). */
+function normalizeLoaded(
+  { doc, context: ctx, catalog }: LoadedPdf,
   analysis: TemplateAnalysis,
   options: PrepareOptions,
-): Promise<{ base: Uint8Array; fonts: ReadonlyMap<StandardFonts, PDFFont>; scripts: SessionPlan | undefined }> {
-  const { doc, context: ctx, catalog } = await loadPdf(bytes);
+): Normalized {
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   const acroForm = getDict(catalog, 'AcroForm');
   const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
@@ -123,9 +134,16 @@ async function normalize(
     ctx,
     [...fonts.embeddedStandardFonts().values()].map((f) => f.ref),
   );
+  return { doc, fonts: fonts.embeddedStandardFonts(), scripts };
+}
+
+/** The normalized template saved as its base file (one plain revision) and parsed again: the service's base. */
+async function reparsedBase(doc: PDFDocument): Promise<{ loaded: LoadedPdf; version: string; size: number }> {
   // objectsPerTick: no setTimeout yield every 50 objects (a worker runs one job at a time anyway).
   const base = await doc.save({ useObjectStreams: false, updateFieldAppearances: false, objectsPerTick: Infinity });
-  return { base, fonts: fonts.embeddedStandardFonts(), scripts };
+  // No size/time limit here: the base is our own re-serialization of a template already accepted.
+  const loaded = await loadPdf(base, { maxBytes: Number.MAX_SAFE_INTEGER });
+  return { loaded, version: headerVersion(Buffer.from(base.subarray(0, 16)).toString('latin1')), size: base.length };
 }
 
 /** Library errors become RENDER_FAILED; PdfEngineErrors pass as they are. */
@@ -169,9 +187,76 @@ async function prepare(
   options: PrepareOptions,
 ): Promise<PreparedTemplate> {
   const library = options.fonts ?? new FontLibrary();
-  const { base, fonts, scripts } = await normalize(bytes, analysis, { ...options, fonts: library });
-  // No size/time limit here: the base is our own re-serialization of a template already accepted.
-  const { doc, context: ctx, catalog } = await loadPdf(base, { maxBytes: Number.MAX_SAFE_INTEGER });
+  const normalized = normalizeLoaded(await loadPdf(bytes), analysis, { ...options, fonts: library });
+  const base = await reparsedBase(normalized.doc);
+  return fromBase(base.loaded, base.version, normalized, analysis, {
+    library,
+    sandbox: options.sandbox,
+    memory: base.size * MEMORY_FACTOR,
+    sourceLength: bytes.length,
+    inMemory: false,
+  });
+}
+
+/**
+ * A template prepared for one render from the document its analysis read (`loaded`, parsed from `bytes`),
+ * without saving and parsing the base file again: the normalized document is settled in memory into
+ * what that parse would give (settle.ts), so the render writes the same bytes as one on the service's
+ * prepared base. Where settling cannot promise that, the base is saved and parsed as prepare() does.
+ * `loaded` is changed: it is this preparation's document from now on.
+ */
+export async function prepareLoaded(
+  loaded: LoadedPdf,
+  bytes: Uint8Array,
+  analysis: TemplateAnalysis,
+  options: PrepareOptions,
+  /** called once the form's script plan is known (before the layout): a sandbox may start meanwhile */
+  onScripts?: (plan: SessionPlan) => void,
+): Promise<PreparedTemplate> {
+  try {
+    const library = options.fonts ?? new FontLibrary();
+    const normalized = normalizeLoaded(loaded, analysis, { ...options, fonts: library });
+    if (normalized.scripts) onScripts?.(normalized.scripts);
+    const info = {
+      library,
+      sandbox: options.sandbox,
+      memory: bytes.length * MEMORY_FACTOR,
+      sourceLength: bytes.length,
+    };
+    if (await settleInMemory(loaded.doc)) {
+      const version = headerVersion(loaded.context.header.toString());
+      return fromBase(loaded, version, normalized, analysis, { ...info, inMemory: true });
+    }
+    const base = await reparsedBase(loaded.doc);
+    return fromBase(base.loaded, base.version, normalized, analysis, {
+      ...info,
+      memory: base.size * MEMORY_FACTOR,
+      inMemory: false,
+    });
+  } catch (err) {
+    throw engineError(err);
+  }
+}
+
+/** The version a base file's header names ("1.7"), as its first bytes read. */
+function headerVersion(head: string): string {
+  return /^%PDF-(\d\.\d)/.exec(head)?.[1] ?? '1.7';
+}
+
+/** The prepared template on the base document (parsed from the base file, or settled in memory). */
+function fromBase(
+  { doc, context: ctx, catalog }: LoadedPdf,
+  version: string,
+  { fonts, scripts }: Normalized,
+  analysis: TemplateAnalysis,
+  info: {
+    library: FontLibrary;
+    sandbox: ScriptSandbox | undefined;
+    memory: number;
+    sourceLength: number;
+    inMemory: boolean;
+  },
+): PreparedTemplate {
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
   const acroForm = getDict(catalog, 'AcroForm');
   const fields = collectFields(ctx, acroForm, pages, DEFAULT_LIMITS);
@@ -184,7 +269,7 @@ async function prepare(
     catalog,
     pageTree: pageTree(pages),
     formDicts: new Set(formDicts(fields)),
-    version: /^%PDF-(\d\.\d)/.exec(Buffer.from(base.subarray(0, 16)).toString('latin1'))?.[1] ?? '1.7',
+    version,
     firstFree: ctx.largestObjectNumber + 1,
   });
   // The prefix's object streams hold those numbers: a render's new objects come after them.
@@ -192,8 +277,9 @@ async function prepare(
   return {
     layout,
     baseId: createHash('sha256').update(layout.prefix).digest('base64url'),
-    approxBytes: base.length * MEMORY_FACTOR + layout.approxBytes,
-    sourceLength: bytes.length,
+    approxBytes: info.memory + layout.approxBytes,
+    sourceLength: info.sourceLength,
+    inMemory: info.inMemory,
     state: {
       doc,
       ctx,
@@ -201,11 +287,11 @@ async function prepare(
       index: indexFields(catalog, pages, fields, analysis.fields),
       tracker: new ChangeTracker(ctx),
       fonts,
-      library,
+      library: info.library,
       subsets: new FontSubsets(),
       queue: Promise.resolve(),
       scripts,
-      sandbox: options.sandbox,
+      sandbox: info.sandbox,
     },
   };
 }

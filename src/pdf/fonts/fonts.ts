@@ -5,6 +5,7 @@
 // Those are embedded by unicode-font.ts (CID fonts showing glyph ids) and shaped by text-shaping.ts.
 import { type PDFDocument, type PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { mirrored, resolveLevels } from './bidi.js';
+import { embedStandardFace } from './lazy-standard-font.js';
 import { FALLBACK_FILES, FIRST_SYMBOL_FONT, type FontLibrary, type PlannedPart } from './font-library.js';
 import { streamSafe } from './stream-safe.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';
@@ -51,7 +52,7 @@ export class FontSet {
 
   standardFont(face: StandardFonts): PDFFont {
     let font = this.shared.get(face) ?? this.standard.get(face);
-    if (!font) this.standard.set(face, (font = this.doc.embedStandardFont(face)));
+    if (!font) this.standard.set(face, (font = embedStandardFace(this.doc, face)));
     return font;
   }
 

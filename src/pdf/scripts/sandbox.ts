@@ -105,6 +105,15 @@ export class ScriptSandbox {
     return settled;
   }
 
+  /**
+   * Starts the thread now rather than with the first session, so that its start-up (loading pdf.js's
+   * QuickJS) runs while the caller still prepares the render. A failed start is met by that session.
+   */
+  warm(): void {
+    this.thread ??= this.start();
+    this.thread.catch(() => undefined);
+  }
+
   /** Stops the thread (a later run starts a new one). */
   async close(): Promise<void> {
     const t = this.thread;

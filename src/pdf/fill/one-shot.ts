@@ -1,0 +1,63 @@
+// One template, one render, in one process (the offline `formcast render`): the template is parsed once,
+// analysed, prepared in memory and rendered, where the service parses it three times (analysis,
+// preparation, the prepared base file read back) to keep that base for every later render. The output is
+// the same bytes as the service's render of the same template and values (prepare.ts, settle.ts).
+import { analyseLoaded, type AnalyseOptions } from '../analysis/analyse.js';
+import { resolveLimits } from '../limits.js';
+import { loadPdf } from '../load.js';
+import { ScriptSandbox } from '../scripts/sandbox.js';
+import type { FillRequest, FillResult, TemplateAnalysis } from '../types.js';
+import { joinParts, prepareLoaded, renderPreparedParts } from './prepare.js';
+
+export interface OneShotOptions extends AnalyseOptions {
+  /** the render will run the form's scripts (default true): their sandbox then starts during preparation */
+  calculate?: boolean;
+}
+
+/** A template opened for a single render: its analysis, and the render (at most once). */
+export interface OneShotTemplate {
+  readonly analysis: TemplateAnalysis;
+  /** Prepares the template and renders it. Throws PdfEngineError. */
+  fill(request: FillRequest): Promise<FillResult>;
+  /**
+   * After fill(): whether the template was prepared in memory (false: settle.ts could not promise the
+   * base's objects, and the base file was saved and parsed again as the service does).
+   */
+  readonly inMemory: boolean | undefined;
+}
+
+/** Parses and analyses the template (PdfEngineError as analyse() throws them); fill() renders it once. */
+export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {}): Promise<OneShotTemplate> {
+  const lim = resolveLimits();
+  const loaded = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
+  const analysis = await analyseLoaded(loaded, bytes, lim, options);
+  let used = false;
+  let inMemory: boolean | undefined;
+  return {
+    analysis,
+    get inMemory() {
+      return inMemory;
+    },
+    async fill(request) {
+      if (used) throw new Error('a one-shot template renders once');
+      used = true;
+      const sandbox = new ScriptSandbox();
+      try {
+        const warm = options.calculate !== false && request.calculate !== false;
+        const prepared = await prepareLoaded(
+          loaded,
+          bytes,
+          analysis,
+          { keepUriLinks: request.keepUriLinks ?? false, sandbox },
+          () => {
+            if (warm) sandbox.warm();
+          },
+        );
+        inMemory = prepared.inMemory;
+        return joinParts(await renderPreparedParts(prepared, request));
+      } finally {
+        await sandbox.close();
+      }
+    },
+  };
+}
