@@ -13,7 +13,8 @@
 // BENCH_ONLY=corpus (only the every-form table against pdftk: speed and output sizes, and its targets),
 // BENCH_ONLY=cli (only the offline `formcast render` against pdftk, every form, BENCH_CLI_RUNS in turns, default 3),
 // BENCH_ONLY=scripts (only the form-scripts row: 50 calculated fields, scripts on vs off),
-// BENCH_ONLY=signing (only the signing cost row on the small form).
+// BENCH_ONLY=signing (only the signing cost row on the small form), BENCH_ONLY=detect (only field detection:
+// the corpus scores, the table per form and the 10-page time).
 // BENCH_ANALYSIS=0 (skip the template analysis table). BENCH_FAIRNESS=0 (skip the fairness between
 // accounts in a server process of its own), BENCH_ONLY=fairness (run only that, print its table).
 // `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
@@ -582,6 +583,15 @@ async function main() {
     const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
     process.stdout.write(
       `${[machine(), '', '| target | measured | result |', '|---|--:|---|', scriptsTarget(sc, pass)].join('\n')}\n`,
+    );
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'detect') {
+    log('field detection');
+    const d = await (await import('./detect.js')).benchDetect(corpus, timing, log);
+    const rows = d.targets.map((t) => `| ${t.label} | ${t.measured} | ${t.ok ? 'PASS' : 'MISS'} |`);
+    process.stdout.write(
+      `${[machine(), '', d.table, '', '| target | measured | result |', '|---|--:|---|', ...rows].join('\n')}\n`,
     );
     return;
   }
