@@ -3,6 +3,7 @@
 // copies of each template, parsed responses, its malloc'd buffers) counted as the server's "main" RSS.
 // Like load-child.ts for autocannon. Receives calls over IPC and answers each by its id.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { serveCalls } from './child-rpc.js';
 import { renderBody } from './data.js';
 import { timeIt, type Summary, type TimeOptions } from './stats.js';
 
@@ -30,14 +31,6 @@ export interface BurstResult {
   statusCodes: Record<string, number>;
 }
 
-export type ClientKind = keyof ClientCalls;
-export interface ClientRequest<K extends ClientKind = ClientKind> {
-  id: number;
-  kind: K;
-  args: ClientCalls[K]['args'];
-}
-export type ClientAnswer = { id: number; value: unknown } | { id: number; error: string };
-
 async function call(base: string, key: string, method: string, p: string, body?: string | FormData) {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (typeof body === 'string') headers['content-type'] = 'application/json';
@@ -54,7 +47,7 @@ function templateForm(file: string, name: string): FormData {
   return form;
 }
 
-const calls: { [K in ClientKind]: (args: ClientCalls[K]['args']) => Promise<ClientCalls[K]['result']> } = {
+const calls: { [K in keyof ClientCalls]: (args: ClientCalls[K]['args']) => Promise<ClientCalls[K]['result']> } = {
   async upload({ url, key, file, name, timing }) {
     let templateId = '';
     const form = templateForm(file, name);
@@ -114,11 +107,4 @@ const calls: { [K in ClientKind]: (args: ClientCalls[K]['args']) => Promise<Clie
   },
 };
 
-process.on('message', (req: ClientRequest) => {
-  const run = calls[req.kind] as (args: unknown) => Promise<unknown>;
-  run(req.args).then(
-    (value) => process.send!({ id: req.id, value } satisfies ClientAnswer),
-    (err: unknown) =>
-      process.send!({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies ClientAnswer),
-  );
-});
+serveCalls<ClientCalls>(calls);

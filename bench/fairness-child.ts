@@ -3,6 +3,7 @@
 // Receives calls over IPC and answers each by its id; calls run concurrently (the victim renders while
 // it sends itself webhook events).
 import { nestedFlateBomb } from '../test/helpers/hostile-pdfs.js';
+import { serveCalls } from './child-rpc.js';
 import { type Answers, call, loops, upload } from './fairness-calls.js';
 
 /** What the hammer sends, with what the parent set up for it. */
@@ -30,14 +31,6 @@ export interface FairnessCalls {
     result: [string, number][];
   };
 }
-
-export type FairnessKind = keyof FairnessCalls;
-export interface FairnessRequest<K extends FairnessKind = FairnessKind> {
-  id: number;
-  kind: K;
-  args: FairnessCalls[K]['args'];
-}
-export type FairnessAnswer = { id: number; value: unknown } | { id: number; error: string };
 
 let attack: { stop: boolean; done: Promise<Answers> } | undefined;
 
@@ -74,7 +67,7 @@ async function attackLoops(base: string, key: string, a: Attack, n: number, unti
   );
 }
 
-const calls: { [K in FairnessKind]: (args: FairnessCalls[K]['args']) => Promise<FairnessCalls[K]['result']> } = {
+const calls: { [K in keyof FairnessCalls]: (args: FairnessCalls[K]['args']) => Promise<FairnessCalls[K]['result']> } = {
   async victim({ base, key, body, seconds, concurrency }) {
     const start = performance.now();
     const end = start + seconds * 1000;
@@ -116,11 +109,4 @@ const calls: { [K in FairnessKind]: (args: FairnessCalls[K]['args']) => Promise<
   },
 };
 
-process.on('message', (req: FairnessRequest) => {
-  const run = calls[req.kind] as (args: unknown) => Promise<unknown>;
-  run(req.args).then(
-    (value) => process.send!({ id: req.id, value } satisfies FairnessAnswer),
-    (err: unknown) =>
-      process.send!({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies FairnessAnswer),
-  );
-});
+serveCalls<FairnessCalls>(calls);

@@ -7,7 +7,6 @@
 // Each scenario has its own baseline, the mean of a window just before and one just after the hammer, so
 // a machine whose load drifts (2 shared cores) compares like with like. Each account's clients run in a
 // child process of their own (fairness-child.ts), whose CPU is reported beside the server's.
-import { fork } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { lineAndMultiLineForm, nestedFlateBomb } from '../test/helpers/hostile-pdfs.js';
 import { type Answers, call, upload } from './fairness-calls.js';
-import type { Attack, FairnessAnswer, FairnessCalls, FairnessKind, FairnessRequest } from './fairness-child.js';
-import { childScript } from './http.js';
+import type { Attack, FairnessCalls } from './fairness-child.js';
+import { forkRpc, type RpcChild } from './child-rpc.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { summarise, type Summary } from './stats.js';
 
@@ -92,43 +91,9 @@ export interface FairnessBench {
 }
 
 /** One account's clients, in a child process (fairness-child.ts). */
-interface FairnessClient {
-  pid: number;
-  call<K extends FairnessKind>(kind: K, args: FairnessCalls[K]['args']): Promise<FairnessCalls[K]['result']>;
-  close(): void;
-}
+type FairnessClient = RpcChild<FairnessCalls>;
 
-async function startFairnessClient(): Promise<FairnessClient> {
-  const { file, execArgv } = childScript('fairness-child');
-  const child = fork(file, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  await new Promise<void>((resolve, reject) => {
-    child.once('spawn', resolve);
-    child.once('error', reject);
-  });
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  let nextId = 1;
-  child.on('message', (answer: FairnessAnswer) => {
-    const p = pending.get(answer.id);
-    pending.delete(answer.id);
-    if ('error' in answer) p?.reject(new Error(answer.error));
-    else p?.resolve(answer.value);
-  });
-  child.once('exit', (code) => {
-    for (const p of pending.values()) p.reject(new Error(`fairness client exited with ${code}`));
-    pending.clear();
-  });
-  return {
-    pid: child.pid!,
-    call<K extends FairnessKind>(kind: K, args: FairnessCalls[K]['args']) {
-      const request: FairnessRequest<K> = { id: nextId++, kind, args };
-      return new Promise<FairnessCalls[K]['result']>((resolve, reject) => {
-        pending.set(request.id, { resolve: resolve as (v: unknown) => void, reject });
-        child.send(request);
-      });
-    },
-    close: () => child.kill(),
-  };
-}
+const startFairnessClient = () => forkRpc<FairnessCalls>('fairness-child');
 
 async function uploadOk(base: string, key: string, bytes: Uint8Array, name: string): Promise<string> {
   const res = await upload(base, key, bytes, name);

@@ -4,17 +4,17 @@
 // (another child) driving POST /v1/renders. Peak RSS is sampled here every 20 ms: this process (HTTP +
 // DB, nothing of the client) plus its render worker processes.
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { createRuntime, type Runtime } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { tuneServerHeap } from '../src/heap-tuning.js';
 import { createAccount } from '../src/modules/accounts/accounts.js';
-import type { BurstResult, ClientAnswer, ClientCalls, ClientKind, ClientRequest } from './client-child.js';
+import type { BurstResult, ClientCalls } from './client-child.js';
+import { childScript, forkRpc, type RpcChild } from './child-rpc.js';
 import type { LoadAnswer, LoadJob } from './load-child.js';
 import { summarise, type Summary } from './stats.js';
 
@@ -75,51 +75,10 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
 
 // ---- the bench's own HTTP client, in a child process (see client-child.ts) ---------------------------
 
-export interface BenchClient {
-  /** the child's pid: not the server's, so left out of the RSS samples */
-  pid: number;
-  call<K extends ClientKind>(kind: K, args: ClientCalls[K]['args']): Promise<ClientCalls[K]['result']>;
-  close(): void;
-}
+export type BenchClient = RpcChild<ClientCalls>;
 
-// Compiled (npm run bench) the children are plain JavaScript; run from sources they need tsx.
-export function childScript(name: string): { file: string; execArgv: string[] } {
-  const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-  return existsSync(js)
-    ? { file: js, execArgv: [] }
-    : { file: fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), execArgv: ['--import', 'tsx'] };
-}
-
-export async function startBenchClient(): Promise<BenchClient> {
-  const { file, execArgv } = childScript('client-child');
-  const child = fork(file, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  await new Promise<void>((resolve, reject) => {
-    child.once('spawn', resolve);
-    child.once('error', reject);
-  });
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  let nextId = 1;
-  child.on('message', (answer: ClientAnswer) => {
-    const p = pending.get(answer.id);
-    pending.delete(answer.id);
-    if ('error' in answer) p?.reject(new Error(answer.error));
-    else p?.resolve(answer.value);
-  });
-  child.once('exit', (code) => {
-    for (const p of pending.values()) p.reject(new Error(`bench client exited with ${code}`));
-    pending.clear();
-  });
-  return {
-    pid: child.pid!,
-    call<K extends ClientKind>(kind: K, args: ClientCalls[K]['args']) {
-      const request: ClientRequest<K> = { id: nextId++, kind, args };
-      return new Promise<ClientCalls[K]['result']>((resolve, reject) => {
-        pending.set(request.id, { resolve: resolve as (v: unknown) => void, reject });
-        child.send(request);
-      });
-    },
-    close: () => child.kill(),
-  };
+export function startBenchClient(): Promise<BenchClient> {
+  return forkRpc<ClientCalls>('client-child');
 }
 
 // ---- resident memory: this process + its children (render workers), from /proc ------------------
