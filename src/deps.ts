@@ -44,19 +44,23 @@ export interface DigestSigner {
 import type { WebhookSender } from './ports/webhook-sender.js';
 import type { RequestAdmission } from './ports/request-admission.js';
 
-/**
- * The operator's signing certificate (SIGNING_P12_FILE), read and checked once at start-up and offered to
- * every account: `options.sign: true` of an account without a default certificate of its own. Its key
- * lives only in the operator's file and in this process, never in the database.
- */
-export interface OperatorCertificate {
+/** What a signing certificate says of itself, as listings show it. */
+export interface CertificateFacts {
   subject: string;
   issuer: string;
   serialNumber: string;
   notBefore: Date;
   notAfter: Date;
-  /** SHA-256 of the certificate's DER, hex */
+  /** SHA-256 of the signer certificate's DER, hex */
   fingerprint: string;
+}
+
+/**
+ * The operator's signing certificate (SIGNING_P12_FILE), read and checked once at start-up and offered to
+ * every account: `options.sign: true` of an account without a default certificate of its own. Its key
+ * lives only in the operator's file and in this process, never in the database.
+ */
+export interface OperatorCertificate extends CertificateFacts {
   /** when this process loaded it (the listing's `createdAt`) */
   loadedAt: Date;
   signer: DigestSigner;

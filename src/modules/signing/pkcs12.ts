@@ -1,23 +1,17 @@
 import { createHash, createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
+import type { CertificateFacts } from '../../deps.js';
 import { validationError } from '../../errors.js';
 
 // A PKCS#12 upload read with node-forge (OpenSSL 3's default PBES2/AES-256 and SHA-256 MAC included):
 // exactly one RSA or EC private key, the certificate it belongs to first, the rest of the chain after it.
 // Every refusal is a VALIDATION_ERROR on `pkcs12` or `password` that says what is wrong.
 
-export interface SigningMaterial {
+export interface SigningMaterial extends CertificateFacts {
   /** the signer's certificate first, PEM */
   certificatesPem: string;
   /** PKCS#8 PEM */
   privateKeyPem: string;
-  subject: string;
-  issuer: string;
-  serialNumber: string;
-  notBefore: Date;
-  notAfter: Date;
-  /** SHA-256 of the signer certificate's DER, hex */
-  fingerprint: string;
 }
 
 /** The curves PAdES verifiers (poppler/NSS, OpenSSL, Acrobat) all accept. */
