@@ -355,6 +355,21 @@ function tableHeading(c: Rect, beside: boolean, boxes: Rect[], blank: (r: Rect) 
   return below && printedRow(c, boxes, (o) => !blank(o));
 }
 
+/** The cells numbered start's number + 1, + 2, … each placed after the one before as `follows` says. */
+function numberedRun<T extends { c: Rect; n: number }>(
+  start: T,
+  pool: readonly T[],
+  follows: (c: Rect, last: Rect) => boolean,
+): T[] {
+  const run = [start];
+  for (;;) {
+    const last = run[run.length - 1];
+    const next = pool.find((x) => x.n === last.n + 1 && follows(x.c, last.c));
+    if (!next) return run;
+    run.push(next);
+  }
+}
+
 /**
  * A scale to mark: three or more boxes side by side in one row, each holding only a number, the
  * numbers counting up by one ("1 | 2 | 3 | 4 | 5"), or two to four small ones stacked, counting up
@@ -373,19 +388,13 @@ function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
   const out = new Set<Rect>();
   for (const start of numbered) {
     if (out.has(start.c)) continue;
-    const run = [start];
-    for (;;) {
-      const last = run[run.length - 1];
-      const next = numbered.find(
-        (x) =>
-          x.n === last.n + 1 &&
-          Math.abs(x.c[1] - last.c[1]) <= TOUCH &&
-          Math.abs(x.c[3] - last.c[3]) <= TOUCH &&
-          Math.abs(x.c[0] - last.c[2]) <= TOUCH,
-      );
-      if (!next) break;
-      run.push(next);
-    }
+    // side by side: same top and bottom, each starting where the last ends
+    const run = numberedRun(
+      start,
+      numbered,
+      (c, last) =>
+        Math.abs(c[1] - last[1]) <= TOUCH && Math.abs(c[3] - last[3]) <= TOUCH && Math.abs(c[0] - last[2]) <= TOUCH,
+    );
     if (run.length >= 3) for (const x of run) out.add(x.c);
   }
   // a short list to tick, small boxes stacked and numbered down ("1 Pass" over "2 Fail"): two to four
@@ -400,19 +409,13 @@ function numberedChoices(cells: Rect[], texts: TextBox[]): Set<Rect> {
   const small = numbered.filter((x) => height(x.c) <= 16 && width(x.c) <= 24 && !blankAfter(x.c));
   for (const top of small) {
     if (out.has(top.c)) continue;
-    const run = [top];
-    for (;;) {
-      const last = run[run.length - 1];
-      const next = small.find(
-        (x) =>
-          x.n === last.n + 1 &&
-          Math.abs(x.c[0] - last.c[0]) <= TOUCH &&
-          Math.abs(x.c[2] - last.c[2]) <= TOUCH &&
-          Math.abs(x.c[3] - last.c[1]) <= TOUCH,
-      );
-      if (!next) break;
-      run.push(next);
-    }
+    // stacked: same left and right, each under the last
+    const run = numberedRun(
+      top,
+      small,
+      (c, last) =>
+        Math.abs(c[0] - last[0]) <= TOUCH && Math.abs(c[2] - last[2]) <= TOUCH && Math.abs(c[3] - last[1]) <= TOUCH,
+    );
     if (run.length >= 2 && run.length <= 4) for (const x of run) out.add(x.c);
   }
   return out;
