@@ -27,7 +27,7 @@ import { settleInMemory } from '../../src/pdf/fill/settle.js';
 import { embedStandardFace } from '../../src/pdf/fonts/lazy-standard-font.js';
 import { loadPdf } from '../../src/pdf/load.js';
 import type { FillRequest, FillValue, TemplateAnalysis } from '../../src/pdf/types.js';
-import { refsOf } from '../../src/pdf/writer/compact-layout.js';
+import { refsOf } from '../../src/pdf/writer/object-refs.js';
 import { ObjectWriter } from '../../src/pdf/writer/incremental-writer.js';
 import { corpusDir, loadManifest } from '../helpers/corpus.js';
 

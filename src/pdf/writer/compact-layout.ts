@@ -9,8 +9,9 @@
 // alike), minus the objects renders change (catalog, page tree, pages, their resources and content
 // arrays): those are written per render, from their base bytes when unchanged.
 import { deflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFDict, PDFName, PDFRef, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import { ObjectWriter } from './incremental-writer.js';
+import { refsOf } from './object-refs.js';
 import { byteWidth, XrefTable } from './xref-table.js';
 
 /** Objects per object stream: big enough to compress well, small enough to parse lazily. */
@@ -37,20 +38,6 @@ export interface CompactLayout {
   readonly xref: XrefTable;
   /** memory held, for the cache's budget */
   readonly approxBytes: number;
-}
-
-/** The object numbers an object refers to (explicit stack: hostile nesting cannot overflow). */
-export function refsOf(root: PDFObject): number[] {
-  const out: number[] = [];
-  const stack: PDFObject[] = [root];
-  while (stack.length) {
-    const o = stack.pop()!;
-    if (o instanceof PDFRef) out.push(o.objectNumber);
-    else if (o instanceof PDFDict) for (const v of o.values()) stack.push(v);
-    else if (o instanceof PDFArray) for (let i = 0; i < o.size(); i++) stack.push(o.get(i));
-    else if (o instanceof PDFStream) stack.push(o.dict);
-  }
-  return out;
 }
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');

@@ -13,7 +13,7 @@ import {
   type PDFObject,
 } from '@cantoo/pdf-lib';
 import type { CompactLayout } from './compact-layout.js';
-import { refsOf } from './compact-layout.js';
+import { refsOf } from './object-refs.js';
 import { ObjectWriter } from './incremental-writer.js';
 import type { XrefEntry } from './xref-table.js';
 

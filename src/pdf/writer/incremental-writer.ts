@@ -16,6 +16,7 @@ import {
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
+import { refsOf } from './object-refs.js';
 
 /**
  * Unfiltered streams at least this long are deflated on output (the flattened page content, big
@@ -112,7 +113,7 @@ export class ObjectWriter {
     for (const [key, value] of (d as unknown as { dict: Map<PDFName, PDFObject> }).dict) {
       if (skip?.has(key)) {
         // not written (a stream's /Length is written from its data), but what it refers to is reached
-        if (this.seen) refsIn(value, this.seen.refs);
+        if (this.seen) for (const n of refsOf(value)) this.seen.refs.push(n);
         continue;
       }
       this.str(key.toString());
@@ -202,15 +203,4 @@ export function writeIncrement(ctx: PDFContext, base: BaseFile, refs: PDFRef[], 
   w.flush();
   const out = Buffer.concat(w.parts);
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-}
-
-/** The numbers of the references inside a direct value (explicit stack: hostile nesting). */
-function refsIn(root: PDFObject, out: number[]): void {
-  const stack: PDFObject[] = [root];
-  while (stack.length) {
-    const o = stack.pop()!;
-    if (o instanceof PDFRef) out.push(o.objectNumber);
-    else if (o instanceof PDFDict) for (const v of o.values()) stack.push(v);
-    else if (o instanceof PDFArray) for (let i = 0; i < o.size(); i++) stack.push(o.get(i));
-  }
 }
