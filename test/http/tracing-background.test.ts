@@ -89,7 +89,8 @@ for (const db of DATABASES) {
         // its parent is a span of the request (the request's own, or the reservation step that enqueued it)
         const requestSpans = exporter
           .getFinishedSpans()
-          .filter((x) => traceOf(x) === traceId && x.endTime <= request.endTime);
+          // hrtime pairs compared as numbers (`<=` on arrays compares their strings: '…,95000000' > '…,100000000')
+          .filter((x) => traceOf(x) === traceId && !after(x.endTime, request.endTime));
         expect(requestSpans.map(idOf)).toContain(parentOf(job));
         expect(job.attributes).toMatchObject({
           'formcast.account_id': s.b.accountId,
