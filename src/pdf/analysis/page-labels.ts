@@ -55,6 +55,14 @@ function isWeak(text: string): boolean {
   return t === '' || /^(?:\(?[0-9]{1,3}[a-z]?[.)]?|[a-z][.)]|[$€£%#()©])$/iu.test(t);
 }
 
+/**
+ * A table's arithmetic beside a text box ("+", "=", "C =", a bare line letter "A"): the cell's caption is
+ * its row's or column's words. (A lone capital beside a check box is an answer, "M" or "F": not here.)
+ */
+function isTableMark(text: string): boolean {
+  return /^(?:[A-Z]|[A-Z]?\s*[+=−×÷]\s*[A-Z]?)$/u.test(cleanCaption(text));
+}
+
 const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.min(a1, b1) - Math.max(a0, b0);
 
 /** The phrase sits on the widget's line: its glyphs overlap the widget's height by half or more. */
@@ -300,8 +308,9 @@ export function textCaption(page: LabelPage, owner: number, rect: Rect): string 
   // a long line beside a box is a paragraph of instructions, not its caption, when the box has one on top
   const top = () => join(above(page, owner, start)) || join(above(page, owner, columnStart(page, r)));
   const rowNote = left !== undefined && spansRows(page, owner, left[left.length - 1]);
-  if (near && !rowNote && leftGap <= Math.max(4 * size, 40) && near.length <= LONG_LEFT_CHARS) return near;
-  const found = top() || (rowNote ? '' : near);
+  const weak = isTableMark(near);
+  if (near && !weak && !rowNote && leftGap <= Math.max(4 * size, 40) && near.length <= LONG_LEFT_CHARS) return near;
+  const found = top() || (rowNote || weak ? '' : near);
   if (found) return found;
   // the second line of a box (an address on two lines) shares the first line's caption
   const head = columnStart(page, r);
