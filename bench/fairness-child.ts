@@ -25,8 +25,8 @@ export interface FairnessCalls {
   hammer: { args: { base: string; key: string; attack: Attack; loops: number }; result: null };
   /** the attack's operations answered at least once so far (e.g. "upload", "render", "preview") */
   hammerProgress: { args: Record<string, never>; result: string[] };
-  /** the window starts: forget the answers of the lead-in */
-  hammerWindow: { args: Record<string, never>; result: null };
+  /** the window starts: forget the answers of the lead-in (how many they were) */
+  hammerWindow: { args: Record<string, never>; result: number };
   /** stop the attack: its answers by operation and status since hammerWindow */
   stopHammer: { args: Record<string, never>; result: Answers };
   /** a webhook.test event every `everyMs` for `seconds`: each event id and when (Date.now()) it was asked for */
@@ -102,8 +102,12 @@ const calls: { [K in keyof FairnessCalls]: (args: FairnessCalls[K]['args']) => P
   },
   async hammerWindow() {
     // the answers so far were the lead-in's: count the window's alone
-    for (const what of Object.keys(attack?.answers ?? {})) delete attack!.answers[what];
-    return null;
+    let leadIn = 0;
+    for (const [what, a] of Object.entries(attack?.answers ?? {})) {
+      leadIn += a.n;
+      delete attack!.answers[what];
+    }
+    return leadIn;
   },
   async stopHammer() {
     if (!attack) return {};
