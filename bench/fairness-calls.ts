@@ -47,8 +47,9 @@ export async function loops(
   n: number,
   until: () => boolean,
   step: (loop: number, i: number) => Promise<string>,
+  /** where the answers are counted (read while the loops run); a new record by default */
+  answers: Answers = {},
 ): Promise<Answers> {
-  const answers: Answers = {};
   await Promise.all(
     Array.from({ length: n }, async (_, loop) => {
       for (let i = 0; !until(); i++) {

@@ -23,7 +23,11 @@ export interface FairnessCalls {
   };
   /** start `loops` loops of the attack; they run until stopHammer */
   hammer: { args: { base: string; key: string; attack: Attack; loops: number }; result: null };
-  /** stop the attack: its answers by operation and status */
+  /** the attack's operations answered at least once so far (e.g. "upload", "render", "preview") */
+  hammerProgress: { args: Record<string, never>; result: string[] };
+  /** the window starts: forget the answers of the lead-in (how many they were) */
+  hammerWindow: { args: Record<string, never>; result: number };
+  /** stop the attack: its answers by operation and status since hammerWindow */
   stopHammer: { args: Record<string, never>; result: Answers };
   /** a webhook.test event every `everyMs` for `seconds`: each event id and when (Date.now()) it was asked for */
   events: {
@@ -32,39 +36,45 @@ export interface FairnessCalls {
   };
 }
 
-let attack: { stop: boolean; done: Promise<Answers> } | undefined;
+let attack: { stop: boolean; done: Promise<Answers>; answers: Answers } | undefined;
 
-async function attackLoops(base: string, key: string, a: Attack, n: number, until: () => boolean): Promise<Answers> {
+async function attackLoops(
+  base: string,
+  key: string,
+  a: Attack,
+  n: number,
+  until: () => boolean,
+  answers: Answers,
+): Promise<Answers> {
   if (a.kind === 'bomb') {
     const bomb = await nestedFlateBomb('page');
-    return loops(n, until, async (_loop, i) => {
+    const step = async (_loop: number, i: number) => {
       const what = i % 3;
       if (what === 0) return `upload ${(await upload(base, key, bomb, 'bomb.pdf')).status}`;
       const body = { templateId: a.templateId, data: { name: 'x' }, options: { flatten: true } };
       if (what === 1) return `render ${(await call(base, key, 'POST', '/v1/renders', body)).status}`;
       const data = { data: { name: 'x' } };
       return `preview ${(await call(base, key, 'POST', `/v1/templates/${a.templateId}/preview`, data)).status}`;
-    });
+    };
+    return loops(n, until, step, answers);
   }
   if (a.kind === 'marks') {
     const tower = `a${'\u0301'.repeat(99_999)}`;
-    return loops(n, until, async (loop, i) => {
+    const step = async (loop: number, i: number) => {
       const data = { [loop % 2 ? 'multi' : 'one']: tower };
       if (i % 2)
         return `preview ${(await call(base, key, 'POST', `/v1/templates/${a.templateId}/preview`, { data })).status}`;
       const body = { templateId: a.templateId, data, options: { flatten: true } };
       return `render ${(await call(base, key, 'POST', '/v1/renders', body)).status}`;
-    });
+    };
+    return loops(n, until, step, answers);
   }
   let sent = 0;
-  return loops(
-    n,
-    () => until() || sent >= a.events,
-    async () => {
-      sent++;
-      return `event ${(await call(base, key, 'POST', `/v1/webhook-endpoints/${a.endpointId}/test`)).status}`;
-    },
-  );
+  const step = async () => {
+    sent++;
+    return `event ${(await call(base, key, 'POST', `/v1/webhook-endpoints/${a.endpointId}/test`)).status}`;
+  };
+  return loops(n, () => until() || sent >= a.events, step, answers);
 }
 
 const calls: { [K in keyof FairnessCalls]: (args: FairnessCalls[K]['args']) => Promise<FairnessCalls[K]['result']> } = {
@@ -82,10 +92,22 @@ const calls: { [K in keyof FairnessCalls]: (args: FairnessCalls[K]['args']) => P
     return { rate: ok / elapsed, failed };
   },
   async hammer({ base, key, attack: a, loops: n }) {
-    const state = { stop: false, done: Promise.resolve({} as Answers) };
-    state.done = attackLoops(base, key, a, n, () => state.stop);
+    const state = { stop: false, done: Promise.resolve({} as Answers), answers: {} as Answers };
+    state.done = attackLoops(base, key, a, n, () => state.stop, state.answers);
     attack = state;
     return null;
+  },
+  async hammerProgress() {
+    return [...new Set(Object.keys(attack?.answers ?? {}).map((what) => what.split(' ')[0]!))];
+  },
+  async hammerWindow() {
+    // the answers so far were the lead-in's: count the window's alone
+    let leadIn = 0;
+    for (const [what, a] of Object.entries(attack?.answers ?? {})) {
+      leadIn += a.n;
+      delete attack!.answers[what];
+    }
+    return leadIn;
   },
   async stopHammer() {
     if (!attack) return {};

@@ -30,11 +30,16 @@ const DEAD_EVENTS = 300;
 /** How often the victim sends itself a webhook.test event during the webhook scenario. */
 const VICTIM_EVENT_EVERY_MS = 500;
 /**
- * The hammer runs this long before the victim's window starts: the window measures a sustained attack, not
- * the server learning it (a bomb's first upload, render and preview each cost a worker its whole memory
- * budget before the refusal is remembered; on a loaded machine they filled a 5 s window on their own).
+ * The hammer runs at least this long before the victim's window starts, and until each of its operations
+ * has been answered once: the window measures a sustained attack, not the server learning it (a bomb's
+ * first upload, render and preview each cost a worker its whole memory budget before the refusal is
+ * remembered; on a loaded machine they took 3-4 s each, past a fixed 2 s lead-in, and filled the window).
  */
 const HAMMER_LEAD_IN_MS = 2000;
+/** The longest lead-in, whatever the hammer has been answered. */
+const HAMMER_LEAD_IN_MAX_MS = 30_000;
+/** The operations of each attack, as the hammer's client names its answers. */
+const OPERATIONS: Record<Attack['kind'], number> = { bomb: 3, marks: 2, webhook: 1 };
 /** How long to wait, after a window, for victim deliveries still on their way. */
 const DELIVERY_WAIT_MS = 30_000;
 
@@ -68,6 +73,12 @@ export interface FairnessRow {
   hammer: Answers;
   /** requests (any account's) that waited for their share of the main process in the hammered window */
   waits: { admitted: number; timedOut: number };
+  /** requests held for their account's budget of unpaid work in the hammered window (let go; 429) */
+  held: { admitted: number; limited: number };
+  /** how long the hammer ran before the window (until each of its operations was answered once), ms */
+  leadInMs: number;
+  /** the hammer's answers in the lead-in (not in `hammer`) */
+  leadInAnswers: number;
   victimFailed: number;
 }
 
@@ -83,6 +94,8 @@ export interface FairnessBench {
   workers: string;
   /** MAIN_SHARE_SLOTS of the server (0: no main-process shares) */
   mainShareSlots: string;
+  /** UNPAID_WORK_PER_MINUTE of the server (0: no budget of unpaid work) */
+  unpaidWorkPerMinute: string;
   /** the machine's 1-minute load average when the bench started and when it ended */
   load: [number, number];
   rows: FairnessRow[];
@@ -151,14 +164,25 @@ function windowCpuNow(pids: Pids): WindowCpu {
   };
 }
 
-/** The server's count of requests that waited for their share, by outcome (GET /metrics). */
-async function waitCounts(base: string): Promise<{ admitted: number; timedOut: number }> {
+interface WaitCounts {
+  waits: { admitted: number; timedOut: number };
+  held: { admitted: number; limited: number };
+}
+
+/**
+ * The server's counts of requests that waited for their share and of requests held for their account's
+ * budget of unpaid work, by outcome (GET /metrics).
+ */
+async function waitCounts(base: string): Promise<WaitCounts> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const count = (outcome: string) =>
-    Number(
-      new RegExp(`^formcast_admission_wait_seconds_count\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0,
-    );
-  return { admitted: count('admitted'), timedOut: count('timed_out') };
+  const count = (metric: string, outcome: string) =>
+    Number(new RegExp(`^${metric}_count\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  const share = 'formcast_admission_wait_seconds';
+  const budget = 'formcast_unpaid_work_held_seconds';
+  return {
+    waits: { admitted: count(share, 'admitted'), timedOut: count(share, 'timed_out') },
+    held: { admitted: count(budget, 'admitted'), limited: count(budget, 'rate_limited') },
+  };
 }
 
 const CPU_KEYS = ['main', 'workers', 'victim', 'hammer', 'bench', 'idle'] as const;
@@ -299,6 +323,7 @@ export async function benchFairness(
     seconds,
     workers: workers ?? 'default',
     mainShareSlots: process.env.MAIN_SHARE_SLOTS ?? 'default',
+    unpaidWorkPerMinute: process.env.UNPAID_WORK_PER_MINUTE ?? 'default',
     load: [os.loadavg()[0]!, Number.NaN],
     rows: [],
   };
@@ -318,13 +343,25 @@ export async function benchFairness(
       const before = await window();
       log(`fairness: ${name}: the victim under the hammer for ${seconds} s`);
       await hammerClient.call('hammer', { base, key: hammer, attack, loops: HAMMER_LOOPS });
+      const leadIn = performance.now();
       await new Promise((r) => setTimeout(r, HAMMER_LEAD_IN_MS));
+      while (
+        (await hammerClient.call('hammerProgress', {})).length < OPERATIONS[attack.kind] &&
+        performance.now() - leadIn < HAMMER_LEAD_IN_MAX_MS
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      const leadInMs = performance.now() - leadIn;
+      const leadInAnswers = await hammerClient.call('hammerWindow', {});
       const alsoDuring = during?.();
       const w0 = await waitCounts(base);
       // a worker that ends inside the window takes its CPU time with it: the figures are a lower bound
       const under = await window();
       const w1 = await waitCounts(base);
-      const waits = { admitted: w1.admitted - w0.admitted, timedOut: w1.timedOut - w0.timedOut };
+      const waits = {
+        admitted: w1.waits.admitted - w0.waits.admitted,
+        timedOut: w1.waits.timedOut - w0.waits.timedOut,
+      };
+      const held = { admitted: w1.held.admitted - w0.held.admitted, limited: w1.held.limited - w0.held.limited };
       const answers = await hammerClient.call('stopHammer', {});
       await alsoDuring;
       log(`fairness: ${name}: the victim alone again for ${seconds} s`);
@@ -335,7 +372,7 @@ export async function benchFairness(
       };
       const cpuAlone = meanCpu(before.cpu, after.cpu);
       log(
-        `  alone ${alone.rate.toFixed(1)}/s, hammered ${under.value.rate.toFixed(1)}/s, hammer: ${answersText(answers)}; waited for a share: ${waits.admitted} (503: ${waits.timedOut}); ` +
+        `  alone ${alone.rate.toFixed(1)}/s, hammered ${under.value.rate.toFixed(1)}/s, hammer: ${answersText(answers)}; waited for a share: ${waits.admitted} (503: ${waits.timedOut}); held for unpaid work: ${held.admitted} (429: ${held.limited}); lead-in ${(leadInMs / 1000).toFixed(1)} s (${leadInAnswers} answers); ` +
           `CPU s alone ${cpuText(cpuAlone)}, hammered ${cpuText(under.cpu)}`,
       );
       result.rows.push({
@@ -344,6 +381,9 @@ export async function benchFairness(
         hammered: under.value.rate,
         hammer: answers,
         waits,
+        held,
+        leadInMs,
+        leadInAnswers,
         cpu: under.cpu,
         cpuAlone,
         victimFailed: alone.failed + under.value.failed,
@@ -402,14 +442,14 @@ function answersText(answers: Answers): string {
 /** The fairness table: one row per scenario, then the webhook latency row. */
 export function fairnessTable(b: FairnessBench): string {
   const lines = [
-    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | waited for a share (503) | CPU s alone: server main / workers / victim client / hammer client / bench / machine idle | CPU s under hammer: same | ≥ ${MIN_RATIO * 100} % |`,
-    '|---|--:|--:|--:|---|--:|--:|--:|---|',
+    `| hammer (another account, ${HAMMER_LOOPS} loops) | victim renders/s alone | under hammer | ratio | hammer's answers (count × mean) | waited for a share (503) | held for unpaid work (429) | lead-in s (hammer's answers in it) | CPU s alone: server main / workers / victim client / hammer client / bench / machine idle | CPU s under hammer: same | ≥ ${MIN_RATIO * 100} % |`,
+    '|---|--:|--:|--:|---|--:|--:|--:|--:|--:|---|',
   ];
   for (const r of b.rows) {
     const ratio = r.hammered / r.alone;
     const failed = r.victimFailed ? ` (victim: ${r.victimFailed} failed)` : '';
     lines.push(
-      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${r.waits.admitted} (${r.waits.timedOut}) | ${cpuText(r.cpuAlone)} | ${cpuText(r.cpu)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
+      `| ${r.scenario} | ${rate(r.alone)} | ${rate(r.hammered)} | ${(100 * ratio).toFixed(0)} % | ${answersText(r.hammer)} | ${r.waits.admitted} (${r.waits.timedOut}) | ${r.held.admitted} (${r.held.limited}) | ${(r.leadInMs / 1000).toFixed(1)} (${r.leadInAnswers}) | ${cpuText(r.cpuAlone)} | ${cpuText(r.cpu)} | ${ratio >= MIN_RATIO && !r.victimFailed ? 'PASS' : 'MISS'}${failed} |`,
     );
   }
   const w = b.webhookHammered;
@@ -432,7 +472,7 @@ export function fairnessTable(b: FairnessBench): string {
   }
   lines.push(
     '',
-    `victim: ${FAIRNESS_FORM}, flattened, concurrency ${VICTIM_CONCURRENCY}, ${b.seconds} s per window, baseline = mean of a window alone just before and just after each hammer; server RENDER_WORKERS=${b.workers}, MAIN_SHARE_SLOTS=${b.mainShareSlots}; each account's clients in a process of their own; the hammer starts ${HAMMER_LEAD_IN_MS / 1000} s before its window; 1-minute load average ${b.load[0].toFixed(2)} at the start, ${b.load[1].toFixed(2)} at the end (${os.availableParallelism()} cores).`,
+    `victim: ${FAIRNESS_FORM}, flattened, concurrency ${VICTIM_CONCURRENCY}, ${b.seconds} s per window, baseline = mean of a window alone just before and just after each hammer; server RENDER_WORKERS=${b.workers}, MAIN_SHARE_SLOTS=${b.mainShareSlots}, UNPAID_WORK_PER_MINUTE=${b.unpaidWorkPerMinute}; each account's clients in a process of their own; the hammer starts at least ${HAMMER_LEAD_IN_MS / 1000} s before its window, and until each of its operations was answered once (its answers in the table are the window's); 1-minute load average ${b.load[0].toFixed(2)} at the start, ${b.load[1].toFixed(2)} at the end (${os.availableParallelism()} cores).`,
   );
   return lines.join('\n');
 }

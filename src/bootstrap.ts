@@ -32,6 +32,8 @@ import { dbTracingPlugin } from './adapters/tracing/traced-db.js';
 import type { FontLibrary } from './pdf/fonts/font-library.js';
 import { loopBusy, MainShare } from './adapters/admission/main-share.js';
 import { meteredEngine } from './adapters/admission/metered-engine.js';
+import { ChainedAdmission } from './adapters/admission/chained-admission.js';
+import { UnpaidWorkBudget } from './adapters/admission/unpaid-work.js';
 import { openAdmission, type RequestAdmission } from './ports/request-admission.js';
 
 export interface Runtime extends Deps {
@@ -144,7 +146,23 @@ export async function createRuntime(
           onWaited: (outcome, ms) => metrics.admissionWait(outcome, ms / 1000),
         })
       : undefined;
-  const admission: RequestAdmission = overrides.admission ?? mainShare ?? openAdmission;
+  // Each account's budget of refused and preview requests (issue 27); UNPAID_WORK_PER_MINUTE=0: none.
+  const unpaidWork =
+    config.limits.unpaidWorkPerMinute > 0
+      ? new UnpaidWorkBudget({
+          perMinute: config.limits.unpaidWorkPerMinute,
+          burst: config.limits.unpaidWorkBurst,
+          maxWaitMs: config.limits.unpaidWorkWaitMs,
+          now: () => performance.now(),
+          onHeld: (outcome, ms) => metrics.unpaidWorkHeld(outcome, ms / 1000),
+          onCharged: (units) => metrics.unpaidWork(units),
+        })
+      : undefined;
+  const admission: RequestAdmission =
+    overrides.admission ??
+    (unpaidWork && mainShare
+      ? new ChainedAdmission(unpaidWork, mainShare)
+      : (unpaidWork ?? mainShare ?? openAdmission));
   // A request's time in a worker pool is the pool's to share, not the loop's; with RENDER_WORKERS=0 the
   // engine runs on the loop, and its time is the loop's.
   const measured =

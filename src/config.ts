@@ -139,6 +139,15 @@ export interface Limits {
   mainShareBusyPercent: number;
   /** Longest a request waits for its account's share before 503, ms. */
   mainShareWaitMs: number;
+  /**
+   * Each account's budget of unpaid work (refused uploads, renders and previews; previews), units per
+   * minute (adapters/admission/unpaid-work.ts). 0: no budget.
+   */
+  unpaidWorkPerMinute: number;
+  /** Units of unpaid work an account may spend at once. */
+  unpaidWorkBurst: number;
+  /** Longest a request of an account past its budget is held before 429, ms. */
+  unpaidWorkWaitMs: number;
   /** Longest a request body may take to arrive, ms. */
   bodyTimeoutMs: number;
   /** Least average throughput of a request body over each `bodyRateWindowMs`, bytes per second. */
@@ -268,6 +277,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mainShareBusyPercent: int('MAIN_SHARE_BUSY_PERCENT', 90, 0, 100),
     // as long as a render may wait for a worker (RENDER_QUEUE_WAIT_MS): one wait budget per request
     mainShareWaitMs: int('MAIN_SHARE_WAIT_MS', 10_000, 1, 600_000),
+    // 5 a second sustained, 20 at once: the dashboard previews at most every 400 ms while someone types,
+    // so a person never meets it; a loop of refused work is held to it (decisions.md "unpaid work")
+    unpaidWorkPerMinute: int('UNPAID_WORK_PER_MINUTE', 300, 0, 1_000_000),
+    unpaidWorkBurst: int('UNPAID_WORK_BURST', 20, 1, 1_000_000),
+    unpaidWorkWaitMs: int('UNPAID_WORK_WAIT_MS', 10_000, 1, 600_000),
   };
   if (limits.renderJobConcurrency === 0) limits.renderJobConcurrency = 2 * Math.max(1, limits.renderWorkers);
 

@@ -149,7 +149,8 @@ export const ERROR_DOCS: Record<ErrorCode, ErrorDoc> = {
     action: 'Wait for the next month (`Retry-After`: seconds to it, UTC) or move to a larger plan',
   },
   RATE_LIMITED: {
-    meaning: 'Too many requests with this key this minute, or failed authentications from this address',
+    meaning:
+      'Too many requests with this key this minute, failed authentications from this address, or refused requests and previews from this account',
     details: NONE,
     action: 'Retry after `Retry-After` seconds; `RateLimit-*` headers give the budget',
   },

@@ -1,32 +1,66 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { AppError } from '../errors.js';
-import { AdmissionTimeoutError } from '../ports/request-admission.js';
+import { AppError, type ErrorCode } from '../errors.js';
+import { AdmissionTimeoutError, UnpaidWorkLimitError } from '../ports/request-admission.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's work is never paid by the quota (a preview): every answer counts as unpaid work. */
+    unpaidWork?: boolean;
+  }
+}
+
+/**
+ * Answers that refuse work the service did or began (the engine's, a remembered refusal, a file read past
+ * the plan's size): unpaid, so they draw from the account's budget (adapters/admission/unpaid-work.ts).
+ * VALIDATION_ERROR is not among them: it costs no worker, and an honest integration with a bad row of data
+ * may send many.
+ */
+const UNPAID_REFUSALS: ReadonlySet<ErrorCode> = new Set([
+  'INVALID_PDF',
+  'RENDER_FAILED',
+  'FILE_TOO_LARGE',
+  'PAYLOAD_TOO_LARGE',
+]);
+
+function unpaidWork(request: FastifyRequest): number {
+  if (request.routeOptions.config.unpaidWork) return 1;
+  return request.errorCode && UNPAID_REFUSALS.has(request.errorCode) ? 1 : 0;
+}
 
 /**
  * After authentication and the rate limit, before the body is read: the request waits for its account's
- * share of the main process (ports/request-admission.ts). Its turn ends when the answer is out or the
- * client has gone; a client that leaves while waiting gives its place up. Waiting too long is 503
- * SERVICE_UNAVAILABLE with Retry-After (contract: "the service is saturated").
+ * turn (ports/request-admission.ts: its budget of unpaid work, its share of the main process). Its turn
+ * ends when the answer is out or the client has gone, saying whether it was unpaid work; a client that
+ * leaves while waiting gives its place up. Waiting too long is 503 SERVICE_UNAVAILABLE for the share
+ * (contract: "the service is saturated") and 429 RATE_LIMITED for the budget (the account's own rate).
  */
 export function admission(deps: Pick<Deps, 'admission'>) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const gone = new AbortController();
     const onClose = () => gone.abort(new Error('client closed the connection while waiting'));
     reply.raw.once('close', onClose);
-    let release: () => void;
+    let end: (unpaidWork?: number) => void;
     try {
-      release = await deps.admission.admit(request.auth.accountId, gone.signal);
+      end = await deps.admission.admit(request.auth.accountId, gone.signal);
     } catch (err) {
       reply.raw.off('close', onClose);
       if (err instanceof AdmissionTimeoutError)
         throw new AppError('SERVICE_UNAVAILABLE', 'The server is saturated; retry shortly', undefined, {
           'Retry-After': String(err.retryAfterSeconds),
         });
+      if (err instanceof UnpaidWorkLimitError)
+        throw new AppError(
+          'RATE_LIMITED',
+          `This account sent more refused requests and previews than the server allows; retry in ${err.retryAfterSeconds} s`,
+          undefined,
+          { 'Retry-After': String(err.retryAfterSeconds) },
+        );
       throw err;
     }
     reply.raw.off('close', onClose);
     // 'close' comes after the answer is sent, or when the connection ends first
+    const release = () => end(unpaidWork(request));
     if (reply.raw.destroyed) release();
     else reply.raw.once('close', release);
   };

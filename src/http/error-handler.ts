@@ -11,6 +11,13 @@ import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
 import { BlobStoreUnavailableError } from '../ports/blob-store.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The code of the error this request was answered with, if any (http/admission.ts reads it). */
+    errorCode: ErrorCode | null;
+  }
+}
+
 /** How long a client should wait before retrying when the database is unreachable. */
 const DB_RETRY_AFTER_SECONDS = 5;
 
@@ -180,6 +187,7 @@ function toAppError(err: unknown): AppError | undefined {
 function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   if (err.headers) reply.headers(err.headers);
   if (err.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer');
+  reply.request.errorCode = err.code;
   const body: { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } = {
     error: { code: err.code, message: err.message },
   };
@@ -188,6 +196,7 @@ function sendError(reply: FastifyReply, err: AppError): FastifyReply {
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
+  app.decorateRequest('errorCode', null);
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = toAppError(err);
     if (mapped) {

@@ -13,6 +13,13 @@ export interface Metrics {
    * `timed_out` (answered 503) or `left` (the client went first), after `seconds`
    */
   admissionWait(outcome: 'admitted' | 'timed_out' | 'left', seconds: number): void;
+  /**
+   * a request held because its account used its budget of unpaid work (refusals, previews): `admitted`,
+   * `rate_limited` (answered 429) or `left` (the client went first), after `seconds`
+   */
+  unpaidWorkHeld(outcome: 'admitted' | 'rate_limited' | 'left', seconds: number): void;
+  /** units of unpaid work charged to accounts' budgets */
+  unpaidWork(units: number): void;
   /** Prometheus text exposition */
   expose(): Promise<{ contentType: string; body: string }>;
 }

@@ -36,7 +36,13 @@ describe.each(DATABASES.filter((d) => d.enabled))('main-process share between ac
     let share: MainShare;
     beforeAll(async () => {
       s = await startServer(name, {
-        env: { MAIN_SHARE_SLOTS: '4', MAIN_SHARE_BUSY_PERCENT: '0', BODY_MIN_BYTES_PER_SECOND: '0' },
+        // the budget of unpaid work off: the admission is the share alone
+        env: {
+          MAIN_SHARE_SLOTS: '4',
+          MAIN_SHARE_BUSY_PERCENT: '0',
+          BODY_MIN_BYTES_PER_SECOND: '0',
+          UNPAID_WORK_PER_MINUTE: '0',
+        },
       });
       share = s.runtime.admission as MainShare;
     });
@@ -97,6 +103,7 @@ describe.each(DATABASES.filter((d) => d.enabled))('main-process share between ac
           MAIN_SHARE_BUSY_PERCENT: '0',
           MAIN_SHARE_WAIT_MS: '300',
           BODY_MIN_BYTES_PER_SECOND: '0',
+          UNPAID_WORK_PER_MINUTE: '0',
         },
       });
       share = s.runtime.admission as MainShare;

@@ -63,6 +63,19 @@ export class PromMetrics implements Metrics {
     registers: [this.registry],
   });
 
+  private readonly unpaidWorkHolds = new Histogram({
+    name: 'formcast_unpaid_work_held_seconds',
+    help: 'Requests held because their account used its budget of refused and preview requests, by outcome (admitted, rate_limited, left)',
+    labelNames: ['outcome'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly unpaidWorkUnits = new Counter({
+    name: 'formcast_unpaid_work_total',
+    help: "Refused and preview requests charged to their account's budget of unpaid work",
+    registers: [this.registry],
+  });
+
   constructor(engine?: RenderEngine) {
     collectDefaultMetrics({ register: this.registry, prefix: 'formcast_' });
     if (engine?.stats) {
@@ -119,6 +132,14 @@ export class PromMetrics implements Metrics {
 
   admissionWait(outcome: 'admitted' | 'timed_out' | 'left', seconds: number): void {
     this.admissionWaits.observe({ outcome }, seconds);
+  }
+
+  unpaidWorkHeld(outcome: 'admitted' | 'rate_limited' | 'left', seconds: number): void {
+    this.unpaidWorkHolds.observe({ outcome }, seconds);
+  }
+
+  unpaidWork(units: number): void {
+    this.unpaidWorkUnits.inc(units);
   }
 
   async expose() {

@@ -237,6 +237,8 @@ export const templateRoutes =
     app.post(
       '/templates/:id/preview',
       {
+        // no quota pays for a preview: it draws from the account's budget of unpaid work (http/admission.ts)
+        config: { unpaidWork: true },
         schema: {
           tags: ['templates'],
           operationId: 'previewTemplate',
