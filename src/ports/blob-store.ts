@@ -8,6 +8,13 @@ import type { Readable } from 'node:stream';
 export interface BlobStore {
   /** `bytes` may be chunks written one after the other (e.g. a render's base + update), never joined in memory by the caller. */
   put(key: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void>;
+  /**
+   * `put` in two steps, for a caller that knows the key before it has the bytes: the store may prepare
+   * the write meanwhile (the folder store creates its temp file, the slowest part of its write on a busy
+   * disk). Nothing is visible under `key` before `finish`, which is atomic as `put`; `abandon` removes
+   * what was prepared and never throws. Exactly one of the two must be called.
+   */
+  startPut(key: string): PendingPut;
   /** Stores a local file's contents (read as a stream, never whole in memory), atomically as `put`. */
   putFile(key: string, filePath: string): Promise<void>;
   get(key: string): Promise<Uint8Array>;
@@ -25,6 +32,12 @@ export interface BlobStore {
   /** Resolves when the store answers (for /ready); throws BlobStoreUnavailableError when it does not. */
   ping?(): Promise<void>;
   close?(): Promise<void>;
+}
+
+/** A write started by `BlobStore.startPut`. */
+export interface PendingPut {
+  finish(bytes: Uint8Array | readonly Uint8Array[]): Promise<void>;
+  abandon(): Promise<void>;
 }
 
 /**

@@ -8,6 +8,10 @@ export function tracedBlobStore(blobs: BlobStore, tracer: Tracer): BlobStore {
     tracer.inSpan(`blob.${operation}`, { 'formcast.blob.key': key }, work);
   const traced: BlobStore = {
     put: (key, bytes) => span('put', key, () => blobs.put(key, bytes)),
+    startPut: (key) => {
+      const pending = blobs.startPut(key);
+      return { finish: (bytes) => span('put', key, () => pending.finish(bytes)), abandon: () => pending.abandon() };
+    },
     putFile: (key, filePath) => span('put', key, () => blobs.putFile(key, filePath)),
     get: (key) => span('get', key, () => blobs.get(key)),
     stream: (key) => span('stream', key, () => blobs.stream(key)),
