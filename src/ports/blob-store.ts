@@ -12,7 +12,8 @@ export interface BlobStore {
    * `put` in two steps, for a caller that knows the key before it has the bytes: the store may prepare
    * the write meanwhile (the folder store creates its temp file, the slowest part of its write on a busy
    * disk). Nothing is visible under `key` before `finish`, which is atomic as `put`; `abandon` removes
-   * what was prepared and never throws. Exactly one of the two must be called.
+   * what was prepared and never throws. `startPut` itself never throws: a problem (an invalid key, a
+   * failed creation) is reported by `finish`. Exactly one of the two must be called.
    */
   startPut(key: string): PendingPut;
   /** Stores a local file's contents (read as a stream, never whole in memory), atomically as `put`. */

@@ -143,6 +143,12 @@ for (const c of STORES) {
       expect(await collect(store.list('abandoned'))).toEqual([]);
     });
 
+    it('reports an invalid key from finish, not from startPut, and abandons it quietly', async () => {
+      const pending = store.startPut('renders/../escape.pdf');
+      await expect(pending.finish(bytes('x'))).rejects.toThrow(/invalid blob key/);
+      await expect(store.startPut('renders/../escape.pdf').abandon()).resolves.toBeUndefined();
+    });
+
     it('replaces the content when a key is put again', async () => {
       await store.put('over/k.pdf', bytes('first version'));
       await store.put('over/k.pdf', bytes('second'));

@@ -38,16 +38,22 @@ export class FsBlobStore implements BlobStore {
   }
 
   startPut(key: string): PendingPut {
-    const file = this.resolve(key);
-    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    // Creating the file is the slow part on a busy ext4 (0.3-0.9 ms of inode search while many files
-    // were deleted lately, docs/performance.md): it starts now, the bytes come later.
-    const opened = openTemp(file, tmp);
-    opened.catch(() => {}); // a failed open is reported by finish() or ignored by abandon(), never unhandled
+    let tmp: string | undefined;
+    // Creating the file is the slow part on a busy ext4 (0.3-1.5 ms of inode search while many files
+    // were deleted lately, docs/performance.md): it starts now, the bytes come later. An invalid key
+    // rejects this like a failed open: finish() reports it, abandon() ignores it.
+    const opened = (async () => {
+      const file = this.resolve(key);
+      tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      return { file, tmp, handle: await openTemp(file, tmp) };
+    })();
+    opened.catch(() => {}); // never unhandled, whichever of finish and abandon comes
+    // list() skips .tmp files, so no sweeper would find one left behind
+    const removeTemp = () => (tmp === undefined ? Promise.resolve() : rm(tmp, { force: true }));
     return {
       async finish(bytes) {
         try {
-          const handle = await opened;
+          const { file, tmp, handle } = await opened;
           try {
             // writev: the chunks go to the file as they are, no joined copy (libuv retries short writes)
             const chunks = bytes instanceof Uint8Array ? [bytes] : [...bytes];
@@ -62,14 +68,14 @@ export class FsBlobStore implements BlobStore {
           // once rather than one after the other.
           await Promise.all([rename(tmp, file), handle.close()]);
         } catch (err) {
-          await rm(tmp, { force: true }); // list() skips .tmp files, so no sweeper would find it
+          await removeTemp();
           throw err;
         }
       },
       async abandon() {
         // never throws: the caller is already handling the failure that made it give up
-        await opened.then((handle) => handle.close()).catch(() => {});
-        await rm(tmp, { force: true }).catch(() => {});
+        await opened.then(({ handle }) => handle.close()).catch(() => {});
+        await removeTemp().catch(() => {});
       },
     };
   }
