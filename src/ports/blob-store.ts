@@ -23,6 +23,12 @@ export interface BlobStore {
   stream(key: string): Promise<{ body: Readable; size: number }>;
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /**
+   * Removes what unfinished writes left behind (a process killed between `startPut` and `finish`, or
+   * mid-`put`) at least `minAgeMs` old by the store's own clock (a temp file's time is the file
+   * system's, not the database's); answers how many. A store whose writes leave nothing behind answers 0.
+   */
+  sweepUnfinished(minAgeMs: number): Promise<number>;
   /** All keys under a prefix; used by the orphan sweeper. */
   list(prefix: string): AsyncIterable<string>;
   /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -149,6 +149,14 @@ for (const c of STORES) {
       await expect(store.startPut('renders/../escape.pdf').abandon()).resolves.toBeUndefined();
     });
 
+    it('sweeps no finished blob and no write in flight as unfinished', async () => {
+      await store.put('sweep/acc_a/done.pdf', bytes('kept'));
+      const pending = store.startPut('sweep/acc_a/flight.pdf');
+      expect(await store.sweepUnfinished(60_000)).toBe(0);
+      await pending.finish(bytes('landed'));
+      expect(await collect(store.list('sweep'))).toEqual(['sweep/acc_a/done.pdf', 'sweep/acc_a/flight.pdf']);
+    });
+
     it('replaces the content when a key is put again', async () => {
       await store.put('over/k.pdf', bytes('first version'));
       await store.put('over/k.pdf', bytes('second'));
@@ -254,6 +262,24 @@ describe('FsBlobStore: temp files', () => {
       await store.startPut('renders/acc_a/rnd_1.pdf').abandon();
       await store.startPut('renders/acc_a/rnd_2.pdf').finish(bytes('done'));
       expect(readdirSync(path.join(dir, 'renders/acc_a'))).toEqual(['rnd_2.pdf']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the temp file a write cut by a crash left, once it is older than the age asked', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-blob-tmp-'));
+    try {
+      const store = new FsBlobStore(dir);
+      await store.put('renders/acc_a/rnd_1.pdf', bytes('done'));
+      // what a process killed between startPut and finish leaves: an empty temp file beside the blobs
+      const left = path.join(dir, 'renders/acc_a/rnd_2.pdf.0123456789ab.tmp');
+      writeFileSync(left, '');
+      expect(await store.sweepUnfinished(60_000)).toBe(0); // too young: it could be a write in flight
+      const tenMinutesAgo = new Date(Date.now() - 600_000);
+      utimesSync(left, tenMinutesAgo, tenMinutesAgo);
+      expect(await store.sweepUnfinished(60_000)).toBe(1);
+      expect(readdirSync(path.join(dir, 'renders/acc_a'))).toEqual(['rnd_1.pdf']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -136,6 +136,30 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async sweepUnfinished(minAgeMs: number): Promise<number> {
+    const olderThanMs = Date.now() - minAgeMs;
+    let entries;
+    try {
+      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const e of entries) {
+      if (!e.isFile() || !e.name.endsWith('.tmp')) continue;
+      const full = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+      // a write still in flight is younger than the sweeper's stale age (ten render time budgets)
+      const modified = await stat(full).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      );
+      if (modified === undefined || modified >= olderThanMs) continue;
+      await rm(full, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
   async *list(prefix: string): AsyncIterable<string> {
     const base = path.join(this.root, prefix);
     let entries;

@@ -213,6 +213,11 @@ export class S3BlobStore implements BlobStore {
     } while (token);
   }
 
+  /** A PutObject is whole or absent: nothing unfinished to remove. */
+  async sweepUnfinished(): Promise<number> {
+    return 0;
+  }
+
   async presignedUrl(key: string, expiresInSeconds: number, fileName: string): Promise<string | null> {
     return this.presign(key, expiresInSeconds, fileName);
   }

@@ -18,6 +18,7 @@ export function tracedBlobStore(blobs: BlobStore, tracer: Tracer): BlobStore {
     delete: (key) => span('delete', key, () => blobs.delete(key)),
     exists: (key) => span('exists', key, () => blobs.exists(key)),
     list: (prefix) => blobs.list(prefix),
+    sweepUnfinished: (minAgeMs) => blobs.sweepUnfinished(minAgeMs),
     presignedUrl: (key, expiresInSeconds, fileName) => blobs.presignedUrl(key, expiresInSeconds, fileName),
   };
   if (blobs.ping) traced.ping = () => blobs.ping!();
