@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -126,6 +126,37 @@ for (const c of STORES) {
       }
     });
 
+    it('shows nothing under a started put until it is finished, then its chunks as one blob', async () => {
+      const pending = store.startPut('started/acc_a/rnd_1.pdf');
+      const a = new Uint8Array(randomBytes(40_000));
+      const b = new Uint8Array(randomBytes(2_000));
+      expect(await store.exists('started/acc_a/rnd_1.pdf')).toBe(false);
+      expect(await collect(store.list('started'))).toEqual([]);
+      await pending.finish([a, b]);
+      expect(Buffer.compare(Buffer.from(await store.get('started/acc_a/rnd_1.pdf')), Buffer.concat([a, b]))).toBe(0);
+    });
+
+    it('leaves nothing under an abandoned put, in a folder that did not exist', async () => {
+      const pending = store.startPut('abandoned/acc_new/rnd_1.pdf');
+      await pending.abandon();
+      expect(await store.exists('abandoned/acc_new/rnd_1.pdf')).toBe(false);
+      expect(await collect(store.list('abandoned'))).toEqual([]);
+    });
+
+    it('reports an invalid key from finish, not from startPut, and abandons it quietly', async () => {
+      const pending = store.startPut('renders/../escape.pdf');
+      await expect(pending.finish(bytes('x'))).rejects.toThrow(/invalid blob key/);
+      await expect(store.startPut('renders/../escape.pdf').abandon()).resolves.toBeUndefined();
+    });
+
+    it('sweeps no finished blob and no write in flight as unfinished', async () => {
+      await store.put('sweep/acc_a/done.pdf', bytes('kept'));
+      const pending = store.startPut('sweep/acc_a/flight.pdf');
+      expect(await store.sweepUnfinished(60_000)).toBe(0);
+      await pending.finish(bytes('landed'));
+      expect(await collect(store.list('sweep'))).toEqual(['sweep/acc_a/done.pdf', 'sweep/acc_a/flight.pdf']);
+    });
+
     it('replaces the content when a key is put again', async () => {
       await store.put('over/k.pdf', bytes('first version'));
       await store.put('over/k.pdf', bytes('second'));
@@ -222,3 +253,47 @@ for (const c of STORES) {
     });
   });
 }
+
+describe('FsBlobStore: temp files', () => {
+  it('leaves no temp file behind an abandoned put or a finished one', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-blob-tmp-'));
+    try {
+      const store = new FsBlobStore(dir);
+      await store.startPut('renders/acc_a/rnd_1.pdf').abandon();
+      await store.startPut('renders/acc_a/rnd_2.pdf').finish(bytes('done'));
+      expect(readdirSync(path.join(dir, 'renders/acc_a'))).toEqual(['rnd_2.pdf']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the temp file a write cut by a crash left, once it is older than the age asked', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-blob-tmp-'));
+    try {
+      const store = new FsBlobStore(dir);
+      await store.put('renders/acc_a/rnd_1.pdf', bytes('done'));
+      // what a process killed between startPut and finish leaves: an empty temp file beside the blobs
+      const left = path.join(dir, 'renders/acc_a/rnd_2.pdf.0123456789ab.tmp');
+      writeFileSync(left, '');
+      expect(await store.sweepUnfinished(60_000)).toBe(0); // too young: it could be a write in flight
+      const tenMinutesAgo = new Date(Date.now() - 600_000);
+      utimesSync(left, tenMinutesAgo, tenMinutesAgo);
+      expect(await store.sweepUnfinished(60_000)).toBe(1);
+      expect(readdirSync(path.join(dir, 'renders/acc_a'))).toEqual(['rnd_1.pdf']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a put whose folder cannot be made from finish, and abandoning it does not throw', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-blob-tmp-'));
+    try {
+      writeFileSync(path.join(dir, 'renders'), 'a file where the folder should be');
+      const store = new FsBlobStore(dir);
+      await expect(store.startPut('renders/acc_a/rnd_1.pdf').finish(bytes('x'))).rejects.toThrow();
+      await expect(store.startPut('renders/acc_a/rnd_2.pdf').abandon()).resolves.toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,8 +1,25 @@
 import { createReadStream } from 'node:fs';
-import { access, constants, copyFile, mkdir, open, readFile, rename, rm, stat, readdir } from 'node:fs/promises';
+import {
+  access,
+  constants,
+  copyFile,
+  type FileHandle,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  rm,
+  stat,
+  readdir,
+} from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { BlobNotFoundError, type BlobStore, BlobStoreUnavailableError } from '../../ports/blob-store.js';
+import {
+  BlobNotFoundError,
+  type BlobStore,
+  BlobStoreUnavailableError,
+  type PendingPut,
+} from '../../ports/blob-store.js';
 
 /** Blobs as files under one root folder. Writes go to a temp file then rename, so they are atomic. */
 export class FsBlobStore implements BlobStore {
@@ -16,30 +33,51 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.root, key);
   }
 
-  async put(key: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
-    const file = this.resolve(key);
-    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    // The folder usually exists (one per account): create it only when the open says it is missing.
-    const handle = await open(tmp, 'w').catch(async (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-      await mkdir(path.dirname(file), { recursive: true });
-      return open(tmp, 'w');
-    });
-    try {
-      try {
-        // writev: the chunks go to the file as they are, no joined copy (libuv retries short writes)
-        const chunks = bytes instanceof Uint8Array ? [bytes] : [...bytes];
-        const { bytesWritten } = await handle.writev(chunks);
-        const total = chunks.reduce((n, c) => n + c.byteLength, 0);
-        if (bytesWritten !== total) throw new Error(`short write to ${tmp}: ${bytesWritten} of ${total} bytes`);
-      } finally {
-        await handle.close();
-      }
-      await rename(tmp, file);
-    } catch (err) {
-      await rm(tmp, { force: true }); // list() skips .tmp files, so no sweeper would find it
-      throw err;
-    }
+  put(key: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    return this.startPut(key).finish(bytes);
+  }
+
+  startPut(key: string): PendingPut {
+    let tmp: string | undefined;
+    // Creating the file is the slow part on a busy ext4 (0.3-1.5 ms of inode search while many files
+    // were deleted lately, docs/performance.md): it starts now, the bytes come later. An invalid key
+    // rejects this like a failed open: finish() reports it, abandon() ignores it.
+    const opened = (async () => {
+      const file = this.resolve(key);
+      tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      return { file, tmp, handle: await openTemp(file, tmp) };
+    })();
+    opened.catch(() => {}); // never unhandled, whichever of finish and abandon comes
+    // list() skips .tmp files, so no sweeper would find one left behind
+    const removeTemp = () => (tmp === undefined ? Promise.resolve() : rm(tmp, { force: true }));
+    return {
+      async finish(bytes) {
+        try {
+          const { file, tmp, handle } = await opened;
+          try {
+            // writev: the chunks go to the file as they are, no joined copy (libuv retries short writes)
+            const chunks = bytes instanceof Uint8Array ? [bytes] : [...bytes];
+            const { bytesWritten } = await handle.writev(chunks);
+            const total = chunks.reduce((n, c) => n + c.byteLength, 0);
+            if (bytesWritten !== total) throw new Error(`short write to ${tmp}: ${bytesWritten} of ${total} bytes`);
+          } catch (err) {
+            await handle.close();
+            throw err;
+          }
+          // The bytes are in: the name moves while the descriptor closes, on two threads of the pool at
+          // once rather than one after the other.
+          await Promise.all([rename(tmp, file), handle.close()]);
+        } catch (err) {
+          await removeTemp();
+          throw err;
+        }
+      },
+      async abandon() {
+        // never throws: the caller is already handling the failure that made it give up
+        await opened.then(({ handle }) => handle.close()).catch(() => {});
+        await removeTemp().catch(() => {});
+      },
+    };
   }
 
   async putFile(key: string, filePath: string): Promise<void> {
@@ -98,6 +136,30 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async sweepUnfinished(minAgeMs: number): Promise<number> {
+    const olderThanMs = Date.now() - minAgeMs;
+    let entries;
+    try {
+      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const e of entries) {
+      if (!e.isFile() || !e.name.endsWith('.tmp')) continue;
+      const full = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+      // a write still in flight is younger than the sweeper's stale age (ten render time budgets)
+      const modified = await stat(full).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      );
+      if (modified === undefined || modified >= olderThanMs) continue;
+      await rm(full, { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
   async *list(prefix: string): AsyncIterable<string> {
     const base = path.join(this.root, prefix);
     let entries;
@@ -116,4 +178,13 @@ export class FsBlobStore implements BlobStore {
   async presignedUrl(): Promise<string | null> {
     return null;
   }
+}
+
+/** Opens `tmp` for writing; the folder usually exists (one per account): made only when the open says it is missing. */
+function openTemp(file: string, tmp: string): Promise<FileHandle> {
+  return open(tmp, 'w').catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    await mkdir(path.dirname(file), { recursive: true });
+    return open(tmp, 'w');
+  });
 }

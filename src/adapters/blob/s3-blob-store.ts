@@ -13,7 +13,12 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { BlobNotFoundError, type BlobStore, BlobStoreUnavailableError } from '../../ports/blob-store.js';
+import {
+  BlobNotFoundError,
+  type BlobStore,
+  BlobStoreUnavailableError,
+  type PendingPut,
+} from '../../ports/blob-store.js';
 import { attachmentDisposition } from '../../lib/content-disposition.js';
 import { NETWORK_ERROR_CODES } from '../../lib/network-errors.js';
 
@@ -102,6 +107,11 @@ export class S3BlobStore implements BlobStore {
       ContentLength: bytes.byteLength,
     });
     await this.call('put', (abortSignal) => this.client.send(command, { abortSignal }), bytes.byteLength);
+  }
+
+  /** Nothing to prepare: the object is one PutObject when the bytes are there. */
+  startPut(key: string): PendingPut {
+    return { finish: (bytes) => this.put(key, bytes), abandon: async () => {} };
   }
 
   async putFile(key: string, filePath: string): Promise<void> {
@@ -201,6 +211,11 @@ export class S3BlobStore implements BlobStore {
       for (const obj of page.Contents ?? []) if (obj.Key) yield obj.Key.slice(this.prefix.length);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /** A PutObject is whole or absent: nothing unfinished to remove. */
+  async sweepUnfinished(): Promise<number> {
+    return 0;
   }
 
   async presignedUrl(key: string, expiresInSeconds: number, fileName: string): Promise<string | null> {

@@ -8,12 +8,17 @@ export function tracedBlobStore(blobs: BlobStore, tracer: Tracer): BlobStore {
     tracer.inSpan(`blob.${operation}`, { 'formcast.blob.key': key }, work);
   const traced: BlobStore = {
     put: (key, bytes) => span('put', key, () => blobs.put(key, bytes)),
+    startPut: (key) => {
+      const pending = blobs.startPut(key);
+      return { finish: (bytes) => span('put', key, () => pending.finish(bytes)), abandon: () => pending.abandon() };
+    },
     putFile: (key, filePath) => span('put', key, () => blobs.putFile(key, filePath)),
     get: (key) => span('get', key, () => blobs.get(key)),
     stream: (key) => span('stream', key, () => blobs.stream(key)),
     delete: (key) => span('delete', key, () => blobs.delete(key)),
     exists: (key) => span('exists', key, () => blobs.exists(key)),
     list: (prefix) => blobs.list(prefix),
+    sweepUnfinished: (minAgeMs) => blobs.sweepUnfinished(minAgeMs),
     presignedUrl: (key, expiresInSeconds, fileName) => blobs.presignedUrl(key, expiresInSeconds, fileName),
   };
   if (blobs.ping) traced.ping = () => blobs.ping!();

@@ -96,6 +96,8 @@ async function sweepLeased(deps: SweepDeps): Promise<SweepResult> {
 
   // 5. files no record points at (a crash between writing a file and its record)
   result.orphans = await sweepOrphanBlobs(deps, now.getTime() - staleAfterMs(deps));
+  // and the temp files of writes a crash cut (a render's output is created while its worker fills)
+  result.orphans += await deps.blobs.sweepUnfinished(staleAfterMs(deps));
 
   if (result.expired || result.stalePending || result.purged || result.orphans)
     deps.log.info(result, 'retention sweep');

@@ -120,11 +120,14 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   const markFailed = (code: string, message: string) =>
     recordFailed(deps, account.id, id, { code, message, durationMs: elapsedMs(), warnings });
 
-  // 3. generate
+  // 3. generate, while the file store prepares the output's write (step 4)
+  const blobKey = renderBlobKey(account.id, id);
+  const output = deps.blobs.startPut(blobKey);
   let templateBytes: Uint8Array;
   try {
     templateBytes = await templateBytesOf(deps, prepared);
   } catch (err) {
+    await output.abandon();
     await dropReservation(); // storage trouble is ours, not the template's
     throw err;
   }
@@ -134,6 +137,7 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
     warnings.push(...result.warnings);
     sealed = await sealOutput(deps, account.id, prepared.seal, result.file);
   } catch (err) {
+    await output.abandon();
     if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
       await dropReservation(); // a server fault, not the template's: the client retries on 503 + Retry-After
       throw err;
@@ -149,10 +153,9 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   }
 
   // 4. file first, then the record that points at it
-  const blobKey = renderBlobKey(account.id, id);
   const { file } = sealed;
   try {
-    await deps.blobs.put(blobKey, file);
+    await output.finish(file);
   } catch (err) {
     // The store's fault, not the caller's: nothing in their history, nothing charged, and a 503 that
     // says to retry. A file half-written by the store is an orphan the housekeeping sweep removes.
