@@ -36,11 +36,11 @@ async function readerJob(job: ReaderJob): Promise<unknown> {
 }
 
 /**
- * How long the script sandbox's thread outlives the last render that ran scripts, ms: ~18 MB of a worker's
- * RSS while it lives (docs/performance.md, Session 11). A form with scripts rendered less often than this
- * pays the thread's start and its context again (~50-150 ms on a quiet machine).
+ * How long the script sandbox's thread outlives the last render that ran scripts, ms: it holds ~18 MB of
+ * a worker's RSS (docs/performance.md, Session 11). A form with scripts rendered less often than this pays
+ * the thread's start and its context again: Luxembourg 0.2-0.5 s instead of 5-20 ms, measured at load ~11.
  */
-const SANDBOX_IDLE_MS = 30_000;
+const SANDBOX_IDLE_MS = 60_000;
 
 if (!isMainThread && workerData === READER_THREAD) {
   const port = parentPort!;
@@ -56,7 +56,8 @@ async function serveProcess(): Promise<void> {
   const reader = new ReaderThread(process.argv[1]!);
   /**
    * The templates this worker has prepared, by the caller's cache key, sharing one font library and one
-   * script sandbox (its thread starts with the first render that runs scripts and serves every later one).
+   * script sandbox (its thread starts with the first render that runs scripts and serves later ones until
+   * it has been idle for SANDBOX_IDLE_MS).
    */
   const templates = new TemplateCache({
     ...settings.templateCache,
