@@ -40,7 +40,8 @@ import type { ScriptsResult } from './scripts.js';
 import type { SigningResult } from './signing.js';
 import { benchFairness, fairnessTable, type FairnessBench } from './fairness.js';
 import type { FloorResult } from './floor.js';
-import { benchPeers, PEERS, peerForms, type PeerRow } from './peers.js';
+// peers.js loads the whole engine (pdf-lib, our fill): imported by --peers alone, never into the HTTP phase's RSS
+import type { PeerRow } from './peers.js';
 import { peersJson, peersMarkdown } from './peers-report.js';
 import {
   benchBurst,
@@ -485,6 +486,7 @@ function machine(): string {
 
 /** `--peers`: every corpus form by us and by each peer; the report is rewritten after each form, so a cut run keeps its rows. */
 async function runPeers() {
+  const { benchPeers, PEERS, peerForms } = await import('./peers.js');
   const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-peers-'));
   const iterations = envInt('BENCH_PEERS_ITERATIONS', 10);
   const peersTiming = { iterations, warmup: 3, maxSeconds: CASE_SECONDS };

@@ -6,14 +6,10 @@
 // reader-thread.ts, serves that thread: the jobs that read pages with pdf.js run there, so pdf.js never
 // loads into the process that keeps the prepared templates.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { analyse } from '../pdf/analysis/analyse.js';
 import { FontLibrary } from '../pdf/fonts/font-library.js';
 import { fillCachedParts, fillParts } from '../pdf/fill/fill.js';
-import { combineFiles } from './combine-files.js';
 import { TemplateCache } from '../pdf/fill/template-cache.js';
 import { ScriptSandbox } from '../pdf/scripts/sandbox.js';
-import { editFields } from '../pdf/edit/edit-fields.js';
-import { detectForm } from '../pdf/detect/detect-form.js';
 import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { answerReaderJob, isReaderJob, READER_THREAD, ReaderThread, type ReaderJob } from './reader-thread.js';
 import {
@@ -29,10 +25,22 @@ import {
   type WorkerSettings,
 } from './protocol.js';
 
-/** What the reader thread runs: the jobs that read page text (pdf.js). */
-function readerJob(job: ReaderJob): Promise<unknown> {
-  return job.kind === 'analyse' ? analyse(job.bytes, job.limits) : detectForm(job.bytes, job.existing, job.limits);
+/**
+ * What the reader thread runs: the jobs that read page text (pdf.js). Imported there, on first use: the
+ * worker process that keeps the prepared templates never loads the analysis and detection code (their
+ * module sources stay out of its heap, any-ascii's 0.5 MB table among them).
+ */
+async function readerJob(job: ReaderJob): Promise<unknown> {
+  if (job.kind === 'analyse') return (await import('../pdf/analysis/analyse.js')).analyse(job.bytes, job.limits);
+  return (await import('../pdf/detect/detect-form.js')).detectForm(job.bytes, job.existing, job.limits);
 }
+
+/**
+ * How long the script sandbox's thread outlives the last render that ran scripts, ms: it holds ~18 MB of
+ * a worker's RSS (docs/performance.md, Session 11). A form with scripts rendered less often than this pays
+ * the thread's start and its context again: Luxembourg 0.2-0.5 s instead of 5-20 ms, measured at load ~11.
+ */
+const SANDBOX_IDLE_MS = 60_000;
 
 if (!isMainThread && workerData === READER_THREAD) {
   const port = parentPort!;
@@ -48,12 +56,13 @@ async function serveProcess(): Promise<void> {
   const reader = new ReaderThread(process.argv[1]!);
   /**
    * The templates this worker has prepared, by the caller's cache key, sharing one font library and one
-   * script sandbox (its thread starts with the first render that runs scripts and serves every later one).
+   * script sandbox (its thread starts with the first render that runs scripts and serves later ones until
+   * it has been idle for SANDBOX_IDLE_MS).
    */
   const templates = new TemplateCache({
     ...settings.templateCache,
     fonts: new FontLibrary({ shapeCacheEntries: settings.fontShapeEntries }),
-    sandbox: new ScriptSandbox(),
+    sandbox: new ScriptSandbox({ idleMs: SANDBOX_IDLE_MS }),
   });
 
   /** A fill sent without bytes whose template this worker does not hold (any more). */
@@ -96,10 +105,11 @@ async function serveProcess(): Promise<void> {
     switch (job.kind) {
       case 'fill':
         return fill(job);
+      // batches' combined files and the field editor are rare next to renders: their code loads on first use
       case 'combine':
-        return combineFiles(job.items, job.output, job.signature);
+        return import('./combine-files.js').then((m) => m.combineFiles(job.items, job.output, job.signature));
       case 'edit':
-        return editFields(job.bytes, job.edits, job.limits);
+        return import('../pdf/edit/edit-fields.js').then((m) => m.editFields(job.bytes, job.edits, job.limits));
       default: {
         const test = testJobs?.testJobs[job.kind];
         if (!test) throw new Error(`unknown job kind "${job.kind}"`);

@@ -5,7 +5,7 @@
 // options stay exactly as stored, so a template's render contract never changes behind its version
 // (a computed field was computed by the form all along: docs/decisions.md, "Computed forms").
 import type { Deps } from '../../deps.js';
-import { uniqueNames } from '../../pdf/analysis/suggested-name.js';
+import { uniqueNames } from '../../pdf/analysis/unique-names.js';
 import type { AnalysedField, TemplateAnalysis } from '../../pdf/types.js';
 import { loadTemplateBytes } from './template-files.js';
 import { parseAnalysis, rememberAnalysis } from './template-view.js';

@@ -1,9 +1,10 @@
 // A readable key for each field, made from its label: lower snake_case ASCII, at most 40
 // characters, unique in the template. "Nom et prénom ou dénomination" -> nom_et_prenom_ou_denomination.
 import anyAscii from 'any-ascii';
+import { MAX_SUGGESTED_CHARS } from './unique-names.js';
 
-/** Longest suggested key: a label is often a sentence; a key should fit on a line of code. */
-export const MAX_SUGGESTED_CHARS = 40;
+// Re-exported: the analysis and detection take every naming helper from here.
+export { MAX_SUGGESTED_CHARS, uniqueNames } from './unique-names.js';
 
 /**
  * Japanese mixes kana with kanji, which a transliterator reads as Mandarin (生年月日 -> sheng nian
@@ -157,21 +158,4 @@ export function withSectionPrefixes(keys: string[], sections: (string | undefine
     });
   }
   return out;
-}
-
-/** Makes keys unique in order: the first keeps its key, later ones get _2, _3 ... (still within the length). */
-export function uniqueNames(keys: string[]): string[] {
-  const used = new Set<string>();
-  // the next suffix to try per key: a form repeating one label hundreds of times stays linear
-  const next = new Map<string, number>();
-  return keys.map((key) => {
-    let out = key;
-    for (let n = next.get(key) ?? 2; used.has(out); n++) {
-      const suffix = `_${n}`;
-      out = key.slice(0, MAX_SUGGESTED_CHARS - suffix.length).replace(/_+$/, '') + suffix;
-      next.set(key, n + 1);
-    }
-    used.add(out);
-    return out;
-  });
 }

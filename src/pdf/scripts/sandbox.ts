@@ -1,6 +1,6 @@
 // The script sandbox of one engine process: pdf.js's QuickJS (WebAssembly) in a worker thread, started
-// on first use and kept for every later render; the composition root that owns the engine builds it and
-// passes it in (template-cache.ts). QuickJS here has no interrupt handler, so the budget is enforced from
+// on first use and kept for every later render (with idleMs: until it has been idle that long); the
+// composition root that owns the engine builds it and passes it in (template-cache.ts). QuickJS here has no interrupt handler, so the budget is enforced from
 // outside: a session that runs past its time is ended by terminating the thread (which stops a busy wasm
 // loop), as is one that crashes QuickJS; the next session starts a fresh thread. Memory is capped inside
 // the thread (sandbox-thread.ts). The render worker itself is never at risk.
@@ -56,6 +56,12 @@ export interface SandboxOptions {
   timeMs?: number;
   /** WebAssembly memory QuickJS may grow to, MiB (default 64) */
   maxMemoryMb?: number;
+  /**
+   * End the thread once no session has run for this long, ms (default: keep it for good). Its isolate,
+   * QuickJS's memory and the pristine contexts (~18 MB for a real form) then go back to the system; the
+   * next session starts a fresh thread and makes its context again.
+   */
+  idleMs?: number;
 }
 
 /** A thread that grew past this after a session is replaced, to give the memory back. */
@@ -82,10 +88,13 @@ export class ScriptSandbox {
   private queue: Promise<unknown> = Promise.resolve();
   /** threads that reported a crash between sessions: replaced before their next session */
   private readonly broken = new WeakSet<Worker>();
+  private readonly idleMs: number | undefined;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(opts: SandboxOptions = {}) {
     this.timeMs = opts.timeMs ?? 2000;
     this.maxMemoryBytes = (opts.maxMemoryMb ?? 64) * 1024 * 1024;
+    this.idleMs = opts.idleMs;
   }
 
   /**
@@ -94,15 +103,27 @@ export class ScriptSandbox {
    * runs while the thread runs the scripts, not after it first awaits.
    */
   run(context: SessionContext, steps: SandboxEvent[]): Promise<SessionOutcome> {
+    clearTimeout(this.idle);
     const ready = this.pending === 0 ? this.ready : undefined;
     this.pending++;
     const next =
       ready && !this.broken.has(ready.worker)
         ? this.exchange(ready, context, steps)
         : this.queue.then(() => this.session(context, steps));
-    const settled = next.finally(() => this.pending--);
+    const settled = next.finally(() => {
+      if (--this.pending === 0) this.idleEnd();
+    });
     this.queue = settled.catch(() => undefined);
     return settled;
+  }
+
+  /** With idleMs: ends the thread unless a session starts first (run clears the timer). */
+  private idleEnd(): void {
+    if (this.idleMs === undefined) return;
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.pending === 0) void this.close();
+    }, this.idleMs).unref();
   }
 
   /**
@@ -116,6 +137,7 @@ export class ScriptSandbox {
 
   /** Stops the thread (a later run starts a new one). */
   async close(): Promise<void> {
+    clearTimeout(this.idle);
     const t = this.thread;
     this.thread = undefined;
     this.ready = undefined;
