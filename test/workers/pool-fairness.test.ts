@@ -56,7 +56,9 @@ describe('worker pool fairness between tenants', () => {
     held.release(a);
     // the freed worker takes y1 (queued after x2 and x3, but x already holds a worker and used more time)
     const c = await held.next([b]);
-    expect(order).toEqual(['x0']);
+    // one of x's first two jobs is done (which one reached its hold point first is the workers' race)
+    expect(order).toHaveLength(1);
+    expect(['x0', 'x1']).toContain(order[0]);
     held.release(b);
     held.release(c);
     for (let i = 0; i < 2; i++) held.release(await held.next());
