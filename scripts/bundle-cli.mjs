@@ -52,17 +52,24 @@ const RENDER_INLINE = new Set([
   'html-entities',
   'node-html-better-parser',
 ]);
+// CommonJS, beside tsc's render.js (which stays, unbundled, for runs without this step): an ES module's
+// imports of packages are hoisted, so the signing code's node-forge and PKI.js (~80 files) loaded on every
+// render; in CommonJS esbuild requires them inside the lazy module that imports them. And only a script
+// (not an ES module) can be compiled with a V8 code cache on Node 20 (src/cli/code-cache.ts).
 await esbuild.build({
   entryPoints: [path.join(outdir, 'render.js')],
-  outdir,
-  allowOverwrite: true,
+  outfile: path.join(outdir, 'render.cjs'),
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].filter(
     (d) => !RENDER_INLINE.has(d),
   ),
+  // CommonJS has no import.meta: the bundle's own file URL stands in for it
+  define: { 'import.meta.url': '__formcast_bundle_url' },
+  // "use strict" first: a directive after any statement is none, and the modules were strict as ES modules
+  banner: { js: '"use strict";\nconst __formcast_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   sourcemap: true,
   logLevel: 'warning',
 });
