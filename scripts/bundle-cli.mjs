@@ -81,8 +81,5 @@ const renderFile = path.join(outdir, 'render.cjs');
 const bundled = readFileSync(renderFile, 'utf8');
 // (after a backslash, the escape would not stand for the character)
 if (/\\[^\0-\x7f]/.test(bundled)) throw new Error(`${renderFile}: a backslash before a non-ASCII character`);
-const escaped = bundled.replace(
-  /[^\0-\x7f]/g,
-  (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-);
+const escaped = bundled.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 writeFileSync(renderFile, escaped);

@@ -74,7 +74,11 @@ function cacheFile(folder: string, bundle: string, source: Buffer): CacheTarget 
   const place = `${path.basename(bundle)}-${hash(path.resolve(bundle))}-`;
   const build = `${place}${hash(source)}-`;
   const runtime = [process.version, process.arch, process.versions.v8, process.execArgv.join(' ')];
-  return { file: path.join(folder, `${build}${hash(...runtime, process.env.NODE_OPTIONS ?? '')}.v8cache`), place, build };
+  return {
+    file: path.join(folder, `${build}${hash(...runtime, process.env.NODE_OPTIONS ?? '')}.v8cache`),
+    place,
+    build,
+  };
 }
 
 /** `place`, `build`: the file names of caches of this bundle's file, and of its current bytes, start with them. */
