@@ -10,6 +10,7 @@
 // file with pdf-lib and the pure-JS packages the engine imports. pdfjs-dist stays external (imported
 // lazily, only when a form's scripts run), and so does what only the server loads.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -52,6 +53,44 @@ const RENDER_INLINE = new Set([
   'html-entities',
   'node-html-better-parser',
 ]);
+/**
+ * Packages pdf-lib imports for what a render never does (SVG and XFA parsing, XMP and Factur-X text, CSS
+ * colours), whose module code builds tables at start-up (html-entities' named references, culori's colour
+ * spaces): pdf-lib's modules get a stand-in that requires the real module on the first call. Each entry
+ * is what pdf-lib imports from the package (a new import fails the build: esbuild checks the names).
+ */
+const LAZY = {
+  'node-html-better-parser': ['export const parse = (...a) => real().parse(...a);', 'export const NodeType = new Proxy({}, { get: (_, k) => real().NodeType[k] });'],
+  'html-entities': ['export const encode = (...a) => real().encode(...a);'],
+  culori: ['export const converter = (mode) => { let f; return (...a) => (f ??= real().converter(mode))(...a); };'],
+};
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(LAZY).join('|')})$`);
+    build.onResolve({ filter }, (args) =>
+      args.namespace === 'lazy' || !args.importer.includes(`${path.sep}@cantoo${path.sep}pdf-lib${path.sep}`)
+        ? undefined
+        : { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } },
+    );
+    // pdf-lib's standard-fonts entry is a second copy of the tables pdf-lib's modules already carry (the
+    // same data, decompressed again at start-up): ours use pdf-lib's
+    const pdfLib = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@cantoo/pdf-lib')), '..');
+    build.onResolve({ filter: /^@cantoo\/pdf-lib\/standard-fonts$/ }, () => ({
+      path: path.join(pdfLib, 'es/packages/standard-fonts/index.js'),
+    }));
+    // the real module as pdf-lib's import would find it (culori's ES build, not its CommonJS one)
+    build.onResolve({ filter: /^lazy-real:/ }, ({ path: p, resolveDir }) =>
+      build.resolve(p.slice('lazy-real:'.length), { kind: 'import-statement', resolveDir }),
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
+      contents: [`let m;\nconst real = () => (m ??= require('lazy-real:${args.path}'));`, ...LAZY[args.path]].join('\n'),
+      resolveDir: args.pluginData.resolveDir,
+      loader: 'js',
+    }));
+  },
+};
+
 // CommonJS, beside tsc's render.js (which stays, unbundled, for runs without this step): an ES module's
 // imports of packages are hoisted, so the signing code's node-forge and PKI.js (~80 files) loaded on every
 // render; in CommonJS esbuild requires them inside the lazy module that imports them. And only a script
@@ -68,6 +107,7 @@ await esbuild.build({
   ),
   // CommonJS has no import.meta: the bundle's own file URL stands in for it
   define: { 'import.meta.url': '__formcast_bundle_url' },
+  plugins: [lazyPackages],
   // "use strict" first: a directive after any statement is none, and the modules were strict as ES modules
   banner: { js: '"use strict";\nconst __formcast_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   sourcemap: true,
