@@ -6,9 +6,10 @@
 // only needed on other paths (better-sqlite3, pg) stay external and load as usual. Source maps
 // follow tsc's, so stack traces still point at src/.
 // The offline `formcast render` gets the same treatment: its graph is ~440 files (pdf-lib alone 194),
-// whose resolving and reading was a third of the command's start-up; dist/cli/render.js becomes one
-// file with pdf-lib and the pure-JS packages the engine imports. pdfjs-dist stays external (imported
-// lazily, only when a form's scripts run), and so does what only the server loads.
+// whose resolving and reading was a third of the command's start-up; dist/cli/render.cjs is one
+// file with pdf-lib and the pure-JS packages the engine imports (src/main.ts runs it through a V8 code
+// cache, src/cli/code-cache.ts). pdfjs-dist stays external (imported lazily, only when a form's scripts
+// run), and so does what only the server loads.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -60,7 +61,10 @@ const RENDER_INLINE = new Set([
  * is what pdf-lib imports from the package (a new import fails the build: esbuild checks the names).
  */
 const LAZY = {
-  'node-html-better-parser': ['export const parse = (...a) => real().parse(...a);', 'export const NodeType = new Proxy({}, { get: (_, k) => real().NodeType[k] });'],
+  'node-html-better-parser': [
+    'export const parse = (...a) => real().parse(...a);',
+    'export const NodeType = new Proxy({}, { get: (_, k) => real().NodeType[k] });',
+  ],
   'html-entities': ['export const encode = (...a) => real().encode(...a);'],
   culori: ['export const converter = (mode) => { let f; return (...a) => (f ??= real().converter(mode))(...a); };'],
 };
@@ -84,7 +88,9 @@ const lazyPackages = {
       build.resolve(p.slice('lazy-real:'.length), { kind: 'import-statement', resolveDir }),
     );
     build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
-      contents: [`let m;\nconst real = () => (m ??= require('lazy-real:${args.path}'));`, ...LAZY[args.path]].join('\n'),
+      contents: [`let m;\nconst real = () => (m ??= require('lazy-real:${args.path}'));`, ...LAZY[args.path]].join(
+        '\n',
+      ),
       resolveDir: args.pluginData.resolveDir,
       loader: 'js',
     }));
