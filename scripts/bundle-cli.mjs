@@ -6,10 +6,12 @@
 // only needed on other paths (better-sqlite3, pg) stay external and load as usual. Source maps
 // follow tsc's, so stack traces still point at src/.
 // The offline `formcast render` gets the same treatment: its graph is ~440 files (pdf-lib alone 194),
-// whose resolving and reading was a third of the command's start-up; dist/cli/render.js becomes one
-// file with pdf-lib and the pure-JS packages the engine imports. pdfjs-dist stays external (imported
-// lazily, only when a form's scripts run), and so does what only the server loads.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+// whose resolving and reading was a third of the command's start-up; dist/cli/render.cjs is one
+// file with pdf-lib and the pure-JS packages the engine imports (src/main.ts runs it through a V8 code
+// cache, src/cli/code-cache.ts). pdfjs-dist stays external (imported lazily, only when a form's scripts
+// run), and so does what only the server loads.
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -52,17 +54,78 @@ const RENDER_INLINE = new Set([
   'html-entities',
   'node-html-better-parser',
 ]);
+/**
+ * Packages pdf-lib imports for what a render never does (SVG and XFA parsing, XMP and Factur-X text, CSS
+ * colours), whose module code builds tables at start-up (html-entities' named references, culori's colour
+ * spaces): pdf-lib's modules get a stand-in that requires the real module on the first call. Each entry
+ * is what pdf-lib imports from the package (a new import fails the build: esbuild checks the names).
+ */
+const LAZY = {
+  'node-html-better-parser': [
+    'export const parse = (...a) => real().parse(...a);',
+    'export const NodeType = new Proxy({}, { get: (_, k) => real().NodeType[k] });',
+  ],
+  'html-entities': ['export const encode = (...a) => real().encode(...a);'],
+  culori: ['export const converter = (mode) => { let f; return (...a) => (f ??= real().converter(mode))(...a); };'],
+};
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(LAZY).join('|')})$`);
+    build.onResolve({ filter }, (args) =>
+      args.namespace === 'lazy' || !args.importer.includes(`${path.sep}@cantoo${path.sep}pdf-lib${path.sep}`)
+        ? undefined
+        : { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } },
+    );
+    // pdf-lib's standard-fonts entry is a second copy of the tables pdf-lib's modules already carry (the
+    // same data, decompressed again at start-up): ours use pdf-lib's
+    const pdfLib = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@cantoo/pdf-lib')), '..');
+    build.onResolve({ filter: /^@cantoo\/pdf-lib\/standard-fonts$/ }, () => ({
+      path: path.join(pdfLib, 'es/packages/standard-fonts/index.js'),
+    }));
+    // the real module as pdf-lib's import would find it (culori's ES build, not its CommonJS one)
+    build.onResolve({ filter: /^lazy-real:/ }, ({ path: p, resolveDir }) =>
+      build.resolve(p.slice('lazy-real:'.length), { kind: 'import-statement', resolveDir }),
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
+      contents: [`let m;\nconst real = () => (m ??= require('lazy-real:${args.path}'));`, ...LAZY[args.path]].join(
+        '\n',
+      ),
+      resolveDir: args.pluginData.resolveDir,
+      loader: 'js',
+    }));
+  },
+};
+
+// CommonJS, beside tsc's render.js (which stays, unbundled, for runs without this step): an ES module's
+// imports of packages are hoisted, so the signing code's node-forge and PKI.js (~80 files) loaded on every
+// render; in CommonJS esbuild requires them inside the lazy module that imports them. And only a script
+// (not an ES module) can be compiled with a V8 code cache on Node 20 (src/cli/code-cache.ts).
 await esbuild.build({
   entryPoints: [path.join(outdir, 'render.js')],
-  outdir,
-  allowOverwrite: true,
+  outfile: path.join(outdir, 'render.cjs'),
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].filter(
     (d) => !RENDER_INLINE.has(d),
   ),
+  // CommonJS has no import.meta: the bundle's own file URL stands in for it
+  define: { 'import.meta.url': '__formcast_bundle_url' },
+  plugins: [lazyPackages],
+  // "use strict" first: a directive after any statement is none, and the modules were strict as ES modules
+  banner: { js: '"use strict";\nconst __formcast_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   sourcemap: true,
   logLevel: 'warning',
 });
+// esbuild escapes non-ASCII characters in strings but leaves them in comments and regular expressions. One
+// such character makes V8 hold the whole 2.4 MB source as two-byte characters and Node decode it as UTF-8
+// (~15-40 ms at each start); ASCII is read as Latin-1 (a copy). \uXXXX means the same character in a
+// regular expression (a surrogate pair is one code point under /u) and is plain text in a comment.
+const renderFile = path.join(outdir, 'render.cjs');
+const bundled = readFileSync(renderFile, 'utf8');
+// (after a backslash, the escape would not stand for the character)
+if (/\\[^\0-\x7f]/.test(bundled)) throw new Error(`${renderFile}: a backslash before a non-ASCII character`);
+const escaped = bundled.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+writeFileSync(renderFile, escaped);

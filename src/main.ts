@@ -1,11 +1,25 @@
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { CachedBundle } from './cli/code-cache.js';
 import { commandHelp, isCommand, OVERVIEW, usageError } from './cli/help.js';
 import { ConfigError, loadConfig } from './config.js';
 
 /** The version of the installed package (package.json sits beside src/ and dist/). */
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+type RenderModule = typeof import('./cli/render.js');
+
+/**
+ * The render command: from the build's one-file bundle through the V8 code cache (src/cli/code-cache.ts),
+ * else (sources run by tsx, or a build without the bundling step) from its modules.
+ */
+async function loadRender(): Promise<CachedBundle<RenderModule>> {
+  const bundle = fileURLToPath(new URL('./cli/render.cjs', import.meta.url));
+  if (existsSync(bundle)) return (await import('./cli/code-cache.js')).loadBundle<RenderModule>(bundle);
+  return { exports: await import('./cli/render.js'), cacheUsed: false, save: () => undefined };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -63,8 +77,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
-  if (command === 'render')
-    return (await import('./cli/render.js')).renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+  if (command === 'render') {
+    const render = await loadRender();
+    try {
+      return await render.exports.renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+    } finally {
+      render.save();
+    }
+  }
   if (command === 'openapi') return (await import('./cli/openapi.js')).openapiCommand(values);
   if (command === 'types')
     return (await import('./cli/types.js')).typesCommand([sub, ...rest].filter(Boolean) as string[], values);

@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { codeCacheFolder } from '../../src/cli/code-cache.js';
+import { corpusDir, repoRoot } from '../helpers/corpus.js';
+
+const run = promisify(execFile);
+
+/** A small CommonJS bundle in a folder of its own: it requires a built-in and reads its own file name. */
+function makeBundle(body = 'return a + b;'): { dir: string; bundle: string; cache: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'formcast-code-cache-'));
+  const bundle = path.join(dir, 'bundle.cjs');
+  writeFileSync(
+    bundle,
+    `"use strict";\nconst path = require("node:path");\n` +
+      `exports.add = function (a, b) { ${body} };\nexports.name = path.basename(__filename);\n`,
+  );
+  const cache = path.join(dir, 'cache');
+  mkdirSync(cache, { mode: 0o700 });
+  return { dir, bundle, cache };
+}
+
+const cacheFiles = (folder: string) => readdirSync(folder).filter((f) => f.endsWith('.v8cache'));
+
+/**
+ * Loads `bundle` in a node process of its own (the build's code-cache.js), calls add(2, 3), saves the
+ * cache. A process of its own: inside one, V8 answers a second compile of the same source from memory and
+ * never looks at the cache.
+ */
+async function loadInChild(
+  bundle: string,
+  cache: string | null,
+): Promise<{ used: boolean; sum: number; name: string }> {
+  const code = `import { loadBundle } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/code-cache.js'))};
+const [bundle, cache] = JSON.parse(process.argv[1]);
+const loaded = loadBundle(bundle, cache ?? undefined);
+const out = { used: loaded.cacheUsed, sum: loaded.exports.add(2, 3), name: loaded.exports.name };
+loaded.save();
+console.log(JSON.stringify(out));`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code, JSON.stringify([bundle, cache])]);
+  return JSON.parse(stdout);
+}
+
+describe('loadBundle: a CommonJS bundle through a V8 code cache', () => {
+  it('runs without a cache, writes one after the work, and the next run uses it', async () => {
+    const { bundle, cache } = makeBundle();
+    expect(await loadInChild(bundle, cache)).toEqual({ used: false, sum: 5, name: 'bundle.cjs' });
+    expect(cacheFiles(cache)).toHaveLength(1);
+    const file = path.join(cache, cacheFiles(cache)[0]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const before = statSync(file).mtimeMs;
+    expect(await loadInChild(bundle, cache)).toEqual({ used: true, sum: 5, name: 'bundle.cjs' });
+    expect(statSync(file).mtimeMs).toBe(before); // nothing written: the cache was used
+  });
+
+  it('ignores a corrupt, truncated or foreign cache file and replaces it', async () => {
+    const { bundle, cache } = makeBundle();
+    await loadInChild(bundle, cache);
+    const file = path.join(cache, cacheFiles(cache)[0]);
+    const good = readFileSync(file);
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 10] ^= 0xff; // inside V8's data: our checksum no longer matches
+    // another source's cache under this name (whole, our checksum right): V8's own check refuses it
+    const other = makeBundle('return a + b + 0;');
+    await loadInChild(other.bundle, other.cache);
+    const foreign = readFileSync(path.join(other.cache, cacheFiles(other.cache)[0]));
+    for (const bad of [flipped, good.subarray(0, 20), Buffer.from('not a cache at all'), foreign]) {
+      writeFileSync(file, bad);
+      expect(await loadInChild(bundle, cache)).toMatchObject({ used: false, sum: 5 });
+      expect(await loadInChild(bundle, cache)).toMatchObject({ used: true, sum: 5 });
+    }
+  });
+
+  it('keeps one whole file when two runs write at once, and drops the caches of earlier builds', async () => {
+    const { bundle, cache } = makeBundle();
+    const both = await Promise.all([loadInChild(bundle, cache), loadInChild(bundle, cache)]);
+    expect(both.map((r) => r.sum)).toEqual([5, 5]);
+    expect(readdirSync(cache)).toHaveLength(1); // no temporary file left behind
+    expect(await loadInChild(bundle, cache)).toMatchObject({ used: true });
+
+    writeFileSync(bundle, `${readFileSync(bundle, 'utf8')}exports.rebuilt = true;\n`);
+    expect(await loadInChild(bundle, cache)).toMatchObject({ used: false, sum: 5 });
+    expect(cacheFiles(cache)).toHaveLength(1);
+    expect(await loadInChild(bundle, cache)).toMatchObject({ used: true, sum: 5 });
+  });
+
+  it('runs without a cache when there is no folder', async () => {
+    const { bundle } = makeBundle();
+    expect(await loadInChild(bundle, null)).toEqual({ used: false, sum: 5, name: 'bundle.cjs' });
+  });
+});
+
+describe('codeCacheFolder', () => {
+  it('is $XDG_CACHE_HOME/formcast, created for this user alone', () => {
+    const xdg = mkdtempSync(path.join(tmpdir(), 'formcast-xdg-'));
+    const folder = codeCacheFolder({ XDG_CACHE_HOME: xdg });
+    expect(folder).toBe(path.join(xdg, 'formcast'));
+    expect(statSync(folder!).mode & 0o777).toBe(0o700);
+  });
+
+  it('never uses a folder others may write to (a cache file is code the process runs)', () => {
+    const xdg = mkdtempSync(path.join(tmpdir(), 'formcast-xdg-'));
+    mkdirSync(path.join(xdg, 'formcast'));
+    chmodSync(path.join(xdg, 'formcast'), 0o777);
+    const folder = codeCacheFolder({ XDG_CACHE_HOME: xdg });
+    expect(folder).not.toBe(path.join(xdg, 'formcast'));
+    if (folder) expect(statSync(folder).mode & 0o022).toBe(0);
+  });
+});
+
+describe.skipIf(!corpusDir())('formcast render and its code cache (the build)', () => {
+  it('writes the cache on the first render, uses it on the next, and survives a damaged one: same bytes each time', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-cache-'));
+    const env = { ...process.env, XDG_CACHE_HOME: path.join(dir, 'xdg') };
+    const template = path.join(corpusDir()!, 'pdfs', 'pdfjs-required-fields.pdf');
+    writeFileSync(path.join(dir, 'data.json'), JSON.stringify({}));
+    const render = (out: string) =>
+      run(
+        process.execPath,
+        [path.join(repoRoot, 'bin/formcast.js'), 'render', template, path.join(dir, 'data.json'), '-o', out],
+        {
+          env,
+        },
+      );
+    const folder = path.join(dir, 'xdg', 'formcast');
+
+    await render(path.join(dir, '1.pdf'));
+    const [name] = cacheFiles(folder);
+    expect(name).toMatch(/^render\.cjs-/);
+    const file = path.join(folder, name);
+    const written = statSync(file).mtimeMs;
+    await render(path.join(dir, '2.pdf'));
+    expect(statSync(file).mtimeMs).toBe(written); // used, not written again
+
+    writeFileSync(file, Buffer.alloc(4096, 0x41));
+    await render(path.join(dir, '3.pdf'));
+    expect(readFileSync(file).subarray(0, 4).toString()).toBe('FCV8'); // replaced by a good one
+    const first = readFileSync(path.join(dir, '1.pdf'));
+    expect(readFileSync(path.join(dir, '2.pdf')).equals(first)).toBe(true);
+    expect(readFileSync(path.join(dir, '3.pdf')).equals(first)).toBe(true);
+  });
+});
