@@ -56,6 +56,10 @@ export interface PeerOptions {
   /** pdf-lib and the Python peers */
   peers: TimeOptions;
   python: string;
+  /** the peers to run (BENCH_PEERS); the others are reported as not selected */
+  only?: readonly Peer[];
+  /** how PyMuPDF flattens: its bake (by hand on 1.21) or convert_to_pdf() (BENCH_PYMUPDF_FLATTEN) */
+  pymupdfFlatten?: 'bake' | 'convert';
   log: (msg: string) => void;
   /** called with the rows so far after each form */
   onForm?: (rows: PeerRow[]) => unknown;
@@ -166,12 +170,11 @@ export async function benchPeers(pdfs: string[], work: string, repoRoot: string,
     fonts: new FontLibrary({ shapeCacheEntries: 4096 }),
   });
   const skipped: Partial<Record<Peer, string>> = {};
-  if (!(await hasPdftk())) skipped.pdftk = 'pdftk not installed';
-  const fitz = await pythonHas(o.python, 'fitz');
-  if (fitz) skipped.pymupdf = fitz;
-  const pypdf = await pythonHas(o.python, 'pypdf');
-  if (pypdf) skipped.pypdf = pypdf;
-  const python = fitz && pypdf ? undefined : new PythonPeers(o.python, path.join(repoRoot, 'bench/peers.py'));
+  for (const p of PEERS) if (o.only && !o.only.includes(p)) skipped[p] = 'not selected (BENCH_PEERS)';
+  if (!skipped.pdftk && !(await hasPdftk())) skipped.pdftk = 'pdftk not installed';
+  skipped.pymupdf ??= (await pythonHas(o.python, 'fitz')) ?? undefined;
+  skipped.pypdf ??= (await pythonHas(o.python, 'pypdf')) ?? undefined;
+  const python = skipped.pymupdf && skipped.pypdf ? undefined : new PythonPeers(o.python, path.join(repoRoot, 'bench/peers.py'));
   const rows: PeerRow[] = [];
   try {
     for (const pdf of pdfs) {
@@ -266,6 +269,7 @@ async function runPeer(
         out,
         values: c.peer,
         flatten: true,
+        pymupdf_flatten: o.pymupdfFlatten ?? 'bake',
         iterations: o.peers.iterations,
         warmup: o.peers.warmup,
         max_seconds: o.peers.maxSeconds,
