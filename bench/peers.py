@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import time
+import traceback
 
 
 def on_state(w):
@@ -80,6 +81,20 @@ def page_resources(doc, page):
             return
 
 
+def add_xobject(doc, page_xref, name, xref):
+    """/Resources/XObject/name = xref on the page, where either dictionary may be an indirect object
+    (xref_set_key takes no path through one)."""
+    holder, path = page_xref, "Resources"
+    kind, value = doc.xref_get_key(holder, path)
+    if kind == "xref":
+        holder, path = int(value.split()[0]), ""
+    kind, value = doc.xref_get_key(holder, path + "/XObject" if path else "XObject")
+    if kind == "xref":
+        doc.xref_set_key(int(value.split()[0]), name, "%d 0 R" % xref)
+    else:
+        doc.xref_set_key(holder, (path + "/" if path else "") + "XObject/" + name, "%d 0 R" % xref)
+
+
 def bake_widgets(doc, page, widget_xrefs):
     """Flattens a page's widgets as MuPDF's pdf_bake_document (PyMuPDF >= 1.22's Document.bake()) does:
     each visible widget's appearance stream drawn into the page as a form XObject where the widget was
@@ -104,7 +119,7 @@ def bake_widgets(doc, page, widget_xrefs):
         sx = (x1 - x0) / (bx1 - bx0) if bx1 != bx0 else 0
         sy = (y1 - y0) / (by1 - by0) if by1 != by0 else 0
         name = "FcBake%d" % ap
-        doc.xref_set_key(page.xref, "Resources/XObject/" + name, "%d 0 R" % ap)
+        add_xobject(doc, page.xref, name, ap)
         ops.append("q %g 0 0 %g %g %g cm /%s Do Q" % (sx, sy, x0 - bx0 * sx, y0 - by0 * sy, name))
     kind, annots = doc.xref_get_key(page.xref, "Annots")
     if kind == "xref":  # an indirect array: the page gets its own, without the widgets
@@ -204,8 +219,8 @@ def run_job(job):
     if peer == "pymupdf":
         import fitz
 
-        method = job.get("pymupdf_flatten", "bake")
-        fill = lambda: pymupdf_fill(fitz, job["template"], job["values"], job["flatten"], method)
+        flatten_by = job.get("pymupdf_flatten", "bake")
+        fill = lambda: pymupdf_fill(fitz, job["template"], job["values"], job["flatten"], flatten_by)
         version = "PyMuPDF %s" % fitz.VersionBind
     elif peer == "pypdf":
         import pypdf
@@ -217,6 +232,7 @@ def run_job(job):
     data, method = fill()
     with open(job["out"], "wb") as f:
         f.write(data)
+    # the timed fills do what the written one did (a check that the job's method stays the same)
     for _ in range(job["warmup"]):
         fill()
     samples = []
@@ -242,7 +258,8 @@ def main():
         try:
             answer = run_job(json.loads(line))
         except Exception as e:  # one form a peer cannot fill is a row, not the end of the run
-            answer = {"ok": False, "error": "%s: %s" % (type(e).__name__, str(e)[:300])}
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            answer = {"ok": False, "error": "%s: %s (in %s)" % (type(e).__name__, str(e)[:300], where.name)}
         answers.write(json.dumps(answer) + "\n")
         answers.flush()
 
