@@ -78,24 +78,28 @@ const processCpuMs = () => {
 };
 
 /**
- * Times fn after its warm-up; CPU per call counted over the timed calls only. With `steadyMs` (the
- * in-process JavaScript peers) the warm-up lasts at least that long and so do the timed calls: a render
- * worker runs long, and a few dozen sub-millisecond calls right after a form's first would time V8's
- * compiler and GC threads settling (the process CPU counter includes them), not the fill.
+ * Times fn after its warm-up; CPU per call counted over the timed calls only. With `steadyCpuMs` (the
+ * in-process JavaScript peers) the warm-up lasts until the process has spent that much CPU on it, and the
+ * timed calls about as much: a render worker runs long, and a few dozen sub-millisecond calls after a
+ * form's first would time V8's compiler and GC threads settling (the process CPU counter includes them,
+ * and on a loaded machine a second of wall time may give this process a tenth of that in CPU).
  */
-async function timed(fn: () => unknown, opts: TimeOptions, cpu: () => number, steadyMs = 0) {
-  const w0 = performance.now();
+async function timed(fn: () => unknown, opts: TimeOptions, cpu: () => number, steadyCpuMs = 0) {
+  const c = cpu();
   let warm = 0;
-  for (; warm < opts.warmup || performance.now() - w0 < steadyMs; warm++) await fn();
-  const per = warm ? (performance.now() - w0) / warm : 0;
-  const iterations = per > 0 ? Math.max(opts.iterations, Math.ceil(steadyMs / per)) : opts.iterations;
+  for (; warm < opts.warmup || cpu() - c < steadyCpuMs; warm++) await fn();
+  const perCall = warm ? (cpu() - c) / warm : 0;
+  const iterations = perCall > 0 ? Math.max(opts.iterations, Math.ceil(steadyCpuMs / perCall)) : opts.iterations;
+  const maxSeconds = steadyCpuMs ? Math.max(opts.maxSeconds, 60) : opts.maxSeconds;
   const c0 = cpu();
-  const time = await timeIt(fn, { ...opts, iterations, warmup: 0 });
+  const time = await timeIt(fn, { ...opts, iterations, maxSeconds, warmup: 0 });
   return { time, cpuMs: (cpu() - c0) / time.n };
 }
 
-/** How long the in-process JavaScript peers warm up, and at least how long their timed calls last. */
-const STEADY_MS = 1000;
+/** CPU the in-process JavaScript peers spend warming up, and about as much timed (ms). */
+const STEADY_CPU_MS = 500;
+/** At least this long of timed fills for the Python peers (s): a steady CPU per fill on 1 ms forms. */
+const PYTHON_MIN_SECONDS = 1;
 
 async function pdftotext(file: string): Promise<string> {
   // bounded: a peer's output can be slow to read (it counts as holding nothing then)
@@ -250,8 +254,8 @@ async function runPeer(
       writeFileSync(out, (await fill()).bytes);
       return {
         ok: true,
-        method: `fillPdf, flatten (template prepared once; ≥ ${STEADY_MS} ms of warm-up and of timed fills)`,
-        ...(await timed(fill, o.ours, processCpuMs, STEADY_MS)),
+        method: `fillPdf, flatten (template prepared once; ${STEADY_CPU_MS} ms of CPU warming up, as much timed)`,
+        ...(await timed(fill, o.ours, processCpuMs, STEADY_CPU_MS)),
       };
     }
     case 'pdftk': {
@@ -269,8 +273,8 @@ async function runPeer(
       writeFileSync(out, await fill());
       return {
         ok: true,
-        method: `form.get*().set*(), form.flatten(), save() (≥ ${STEADY_MS} ms of warm-up and of timed fills)`,
-        ...(await timed(fill, o.peers, processCpuMs, STEADY_MS)),
+        method: `form.get*().set*(), form.flatten(), save() (${STEADY_CPU_MS} ms of CPU warming up, as much timed)`,
+        ...(await timed(fill, o.peers, processCpuMs, STEADY_CPU_MS)),
       };
     }
     default: {
@@ -284,6 +288,7 @@ async function runPeer(
         pymupdf_flatten: o.pymupdfFlatten ?? 'bake',
         iterations: o.peers.iterations,
         warmup: o.peers.warmup,
+        min_seconds: PYTHON_MIN_SECONDS,
         max_seconds: o.peers.maxSeconds,
       });
       if (!a.ok) return { ok: false, error: String(a.error) };
