@@ -14,6 +14,7 @@ import { analyse } from '../src/pdf/analysis/analyse.js';
 import { FontLibrary } from '../src/pdf/fonts/font-library.js';
 import { fillPdf } from '../src/pdf/fill/fill.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';
+import { ScriptSandbox } from '../src/pdf/scripts/sandbox.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
 import { generateData } from './data.js';
 import { pdfLibFill } from './peer-pdf-lib.js';
@@ -180,10 +181,13 @@ function formCases(pdf: string, bytes: Uint8Array, analysis: TemplateAnalysis): 
 }
 
 export async function benchPeers(pdfs: string[], work: string, repoRoot: string, o: PeerOptions): Promise<PeerRow[]> {
+  // closed at the end: with its thread left running (a form with scripts), the bench did not exit
+  const sandbox = new ScriptSandbox();
   const cache = new TemplateCache({
     maxEntries: 64,
     maxBytes: 512 * 1024 * 1024,
     fonts: new FontLibrary({ shapeCacheEntries: 4096 }),
+    sandbox,
   });
   const skipped: Partial<Record<Peer, string>> = {};
   for (const p of PEERS) if (o.only && !o.only.includes(p)) skipped[p] = 'not selected (BENCH_PEERS)';
@@ -231,6 +235,7 @@ export async function benchPeers(pdfs: string[], work: string, repoRoot: string,
     }
   } finally {
     python?.close();
+    await sandbox.close();
   }
   return rows;
 }
