@@ -194,7 +194,8 @@ export async function benchPeers(pdfs: string[], work: string, repoRoot: string,
   if (!skipped.pdftk && !(await hasPdftk())) skipped.pdftk = 'pdftk not installed';
   skipped.pymupdf ??= (await pythonHas(o.python, 'fitz')) ?? undefined;
   skipped.pypdf ??= (await pythonHas(o.python, 'pypdf')) ?? undefined;
-  const python = skipped.pymupdf && skipped.pypdf ? undefined : new PythonPeers(o.python, path.join(repoRoot, 'bench/peers.py'));
+  const python =
+    skipped.pymupdf && skipped.pypdf ? undefined : new PythonPeers(o.python, path.join(repoRoot, 'bench/peers.py'));
   const rows: PeerRow[] = [];
   try {
     for (const pdf of pdfs) {
