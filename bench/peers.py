@@ -136,7 +136,7 @@ def bake_widgets(doc, page, widget_xrefs):
 
 def pymupdf_fill(fitz, template, values, flatten, method):
     pin_swig_runtime(fitz)
-    doc = fitz.open(template)
+    doc = fitz.open(stream=template, filetype="pdf")
     for page in doc:
         widget_xrefs = []
         for w in page.widgets():
@@ -189,7 +189,7 @@ def pymupdf_fill(fitz, template, values, flatten, method):
 
 
 def pypdf_fill(pypdf, template, values, flatten):
-    reader = pypdf.PdfReader(template)
+    reader = pypdf.PdfReader(io.BytesIO(template))
     writer = pypdf.PdfWriter()
     # the whole document, AcroForm included, as pypdf's own form-filling recipe does
     writer.clone_reader_document_root(reader)
@@ -217,16 +217,19 @@ def pypdf_fill(pypdf, template, values, flatten):
 
 def run_job(job):
     peer = job["peer"]
+    # the template's bytes in memory, as ours has them: each fill opens (parses) them afresh
+    with open(job["template"], "rb") as f:
+        template = f.read()
     if peer == "pymupdf":
         import fitz
 
         flatten_by = job.get("pymupdf_flatten", "bake")
-        fill = lambda: pymupdf_fill(fitz, job["template"], job["values"], job["flatten"], flatten_by)
+        fill = lambda: pymupdf_fill(fitz, template, job["values"], job["flatten"], flatten_by)
         version = "PyMuPDF %s" % fitz.VersionBind
     elif peer == "pypdf":
         import pypdf
 
-        fill = lambda: pypdf_fill(pypdf, job["template"], job["values"], job["flatten"])
+        fill = lambda: pypdf_fill(pypdf, template, job["values"], job["flatten"])
         version = "pypdf %s" % pypdf.__version__
     else:
         raise ValueError("unknown peer %r" % peer)
