@@ -183,12 +183,7 @@ function formCases(pdf: string, bytes: Uint8Array, analysis: TemplateAnalysis): 
 export async function benchPeers(pdfs: string[], work: string, repoRoot: string, o: PeerOptions): Promise<PeerRow[]> {
   // closed at the end: with its thread left running (a form with scripts), the bench did not exit
   const sandbox = new ScriptSandbox();
-  const cache = new TemplateCache({
-    maxEntries: 64,
-    maxBytes: 512 * 1024 * 1024,
-    fonts: new FontLibrary({ shapeCacheEntries: 4096 }),
-    sandbox,
-  });
+  const fonts = new FontLibrary({ shapeCacheEntries: 4096 });
   const skipped: Partial<Record<Peer, string>> = {};
   for (const p of PEERS) if (o.only && !o.only.includes(p)) skipped[p] = 'not selected (BENCH_PEERS)';
   if (!skipped.pdftk && !(await hasPdftk())) skipped.pdftk = 'pdftk not installed';
@@ -207,6 +202,10 @@ export async function benchPeers(pdfs: string[], work: string, repoRoot: string,
         continue; // not a form (the API refuses it too): nothing to fill
       }
       const cases = formCases(pdf, bytes, analysis);
+      // A cache per form: ours holds this form's prepared template only, as each Python fill holds only
+      // its document. One cache for the whole corpus kept every earlier form's template live, and the
+      // major GCs its growing heap cost were counted in the CPU per fill of the later, smaller forms.
+      const cache = new TemplateCache({ maxEntries: 1, maxBytes: 512 * 1024 * 1024, fonts, sandbox });
       for (const dataset of ['latin', 'unicode'] as const) {
         const c = cases[dataset];
         o.log(`peers: ${c.file} (${dataset})`);
