@@ -43,7 +43,10 @@ def pin_swig_runtime(fitz):
     """
     import ctypes
 
-    capsule = sys.modules["swig_runtime_data4"].type_pointer_capsule
+    runtime = sys.modules.get("swig_runtime_data4")
+    if runtime is None:  # another build (PyMuPDF >= 1.22 has other bindings): nothing to keep alive
+        return
+    capsule = runtime.type_pointer_capsule
     refcnt = ctypes.c_ssize_t.from_address(id(capsule))
     if refcnt.value < 1 << 40:
         refcnt.value += 1 << 41
