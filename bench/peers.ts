@@ -14,6 +14,7 @@ import { analyse } from '../src/pdf/analysis/analyse.js';
 import { FontLibrary } from '../src/pdf/fonts/font-library.js';
 import { fillPdf } from '../src/pdf/fill/fill.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';
+import { ScriptSandbox } from '../src/pdf/scripts/sandbox.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
 import { generateData } from './data.js';
 import { pdfLibFill } from './peer-pdf-lib.js';
@@ -56,6 +57,10 @@ export interface PeerOptions {
   /** pdf-lib and the Python peers */
   peers: TimeOptions;
   python: string;
+  /** the peers to run (BENCH_PEERS); the others are reported as not selected */
+  only?: readonly Peer[];
+  /** how PyMuPDF flattens: its bake (by hand on 1.21) or convert_to_pdf() (BENCH_PYMUPDF_FLATTEN) */
+  pymupdfFlatten?: 'bake' | 'convert';
   log: (msg: string) => void;
   /** called with the rows so far after each form */
   onForm?: (rows: PeerRow[]) => unknown;
@@ -73,13 +78,29 @@ const processCpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/** Times fn after its warm-up; CPU per call counted over the timed calls only. */
-async function timed(fn: () => unknown, opts: TimeOptions, cpu: () => number) {
-  for (let i = 0; i < opts.warmup; i++) await fn();
+/**
+ * Times fn after its warm-up; CPU per call counted over the timed calls only. With `steadyCpuMs` (the
+ * in-process JavaScript peers) the warm-up lasts until the process has spent that much CPU on it, and the
+ * timed calls about as much: a render worker runs long, and a few dozen sub-millisecond calls after a
+ * form's first would time V8's compiler and GC threads settling (the process CPU counter includes them,
+ * and on a loaded machine a second of wall time may give this process a tenth of that in CPU).
+ */
+async function timed(fn: () => unknown, opts: TimeOptions, cpu: () => number, steadyCpuMs = 0) {
+  const c = cpu();
+  let warm = 0;
+  for (; warm < opts.warmup || cpu() - c < steadyCpuMs; warm++) await fn();
+  const perCall = warm ? (cpu() - c) / warm : 0;
+  const iterations = perCall > 0 ? Math.max(opts.iterations, Math.ceil(steadyCpuMs / perCall)) : opts.iterations;
+  const maxSeconds = steadyCpuMs ? Math.max(opts.maxSeconds, 60) : opts.maxSeconds;
   const c0 = cpu();
-  const time = await timeIt(fn, { ...opts, warmup: 0 });
+  const time = await timeIt(fn, { ...opts, iterations, maxSeconds, warmup: 0 });
   return { time, cpuMs: (cpu() - c0) / time.n };
 }
+
+/** CPU the in-process JavaScript peers spend warming up, and about as much timed (ms; BENCH_PEERS_STEADY_MS): 500 left most 1-2 ms forms unsettled. */
+const STEADY_CPU_MS = Number(process.env.BENCH_PEERS_STEADY_MS) || 3000;
+/** At least this long of timed fills for the Python peers (s): a steady CPU per fill on 1 ms forms. */
+const PYTHON_MIN_SECONDS = 1;
 
 async function pdftotext(file: string): Promise<string> {
   // bounded: a peer's output can be slow to read (it counts as holding nothing then)
@@ -160,18 +181,16 @@ function formCases(pdf: string, bytes: Uint8Array, analysis: TemplateAnalysis): 
 }
 
 export async function benchPeers(pdfs: string[], work: string, repoRoot: string, o: PeerOptions): Promise<PeerRow[]> {
-  const cache = new TemplateCache({
-    maxEntries: 64,
-    maxBytes: 512 * 1024 * 1024,
-    fonts: new FontLibrary({ shapeCacheEntries: 4096 }),
-  });
+  // closed at the end: with its thread left running (a form with scripts), the bench did not exit
+  const sandbox = new ScriptSandbox();
+  const fonts = new FontLibrary({ shapeCacheEntries: 4096 });
   const skipped: Partial<Record<Peer, string>> = {};
-  if (!(await hasPdftk())) skipped.pdftk = 'pdftk not installed';
-  const fitz = await pythonHas(o.python, 'fitz');
-  if (fitz) skipped.pymupdf = fitz;
-  const pypdf = await pythonHas(o.python, 'pypdf');
-  if (pypdf) skipped.pypdf = pypdf;
-  const python = fitz && pypdf ? undefined : new PythonPeers(o.python, path.join(repoRoot, 'bench/peers.py'));
+  for (const p of PEERS) if (o.only && !o.only.includes(p)) skipped[p] = 'not selected (BENCH_PEERS)';
+  if (!skipped.pdftk && !(await hasPdftk())) skipped.pdftk = 'pdftk not installed';
+  skipped.pymupdf ??= (await pythonHas(o.python, 'fitz')) ?? undefined;
+  skipped.pypdf ??= (await pythonHas(o.python, 'pypdf')) ?? undefined;
+  const python =
+    skipped.pymupdf && skipped.pypdf ? undefined : new PythonPeers(o.python, path.join(repoRoot, 'bench/peers.py'));
   const rows: PeerRow[] = [];
   try {
     for (const pdf of pdfs) {
@@ -183,6 +202,10 @@ export async function benchPeers(pdfs: string[], work: string, repoRoot: string,
         continue; // not a form (the API refuses it too): nothing to fill
       }
       const cases = formCases(pdf, bytes, analysis);
+      // A cache per form: ours holds this form's prepared template only, as each Python fill holds only
+      // its document. One cache for the whole corpus kept every earlier form's template live, and the
+      // major GCs its growing heap cost were counted in the CPU per fill of the later, smaller forms.
+      const cache = new TemplateCache({ maxEntries: 1, maxBytes: 512 * 1024 * 1024, fonts, sandbox });
       for (const dataset of ['latin', 'unicode'] as const) {
         const c = cases[dataset];
         o.log(`peers: ${c.file} (${dataset})`);
@@ -212,6 +235,7 @@ export async function benchPeers(pdfs: string[], work: string, repoRoot: string,
     }
   } finally {
     python?.close();
+    await sandbox.close();
   }
   return rows;
 }
@@ -235,8 +259,8 @@ async function runPeer(
       writeFileSync(out, (await fill()).bytes);
       return {
         ok: true,
-        method: 'fillPdf, flatten (template prepared once)',
-        ...(await timed(fill, o.ours, processCpuMs)),
+        method: `fillPdf, flatten (template prepared once; ${STEADY_CPU_MS} ms of CPU warming up, as much timed)`,
+        ...(await timed(fill, o.ours, processCpuMs, STEADY_CPU_MS)),
       };
     }
     case 'pdftk': {
@@ -254,8 +278,8 @@ async function runPeer(
       writeFileSync(out, await fill());
       return {
         ok: true,
-        method: 'form.get*().set*(), form.flatten(), save()',
-        ...(await timed(fill, o.peers, processCpuMs)),
+        method: `form.get*().set*(), form.flatten(), save() (${STEADY_CPU_MS} ms of CPU warming up, as much timed)`,
+        ...(await timed(fill, o.peers, processCpuMs, STEADY_CPU_MS)),
       };
     }
     default: {
@@ -266,8 +290,10 @@ async function runPeer(
         out,
         values: c.peer,
         flatten: true,
+        pymupdf_flatten: o.pymupdfFlatten ?? 'bake',
         iterations: o.peers.iterations,
         warmup: o.peers.warmup,
+        min_seconds: PYTHON_MIN_SECONDS,
         max_seconds: o.peers.maxSeconds,
       });
       if (!a.ok) return { ok: false, error: String(a.error) };

@@ -18,7 +18,9 @@
 // BENCH_ANALYSIS=0 (skip the template analysis table). BENCH_FAIRNESS=0 (skip the fairness between
 // accounts in a server process of its own), BENCH_ONLY=fairness (run only that, print its table).
 // `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
-// Latin and Unicode data; BENCH_PEERS_ITERATIONS, default 10; BENCH_PYTHON, default /usr/bin/python3)
+// Latin and Unicode data; BENCH_PEERS_ITERATIONS, default 10; BENCH_PYTHON, default /usr/bin/python3;
+// BENCH_PEERS, a subset such as "ours,pymupdf"; BENCH_PYMUPDF_FLATTEN=convert for convert_to_pdf();
+// BENCH_PEERS_STEADY_MS, the CPU ours and pdf-lib spend warming up and timed, default 3000)
 // and writes bench-results/peers.md and peers.json (BENCH_PEERS_OUT: another folder).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
@@ -40,8 +42,12 @@ import type { ScriptsResult } from './scripts.js';
 import type { SigningResult } from './signing.js';
 import { benchFairness, fairnessTable, type FairnessBench } from './fairness.js';
 import type { FloorResult } from './floor.js';
+<<<<<<< HEAD
 // peers.js loads the whole engine (pdf-lib, our fill): imported by --peers alone, never into the HTTP phase's RSS
 import type { PeerRow } from './peers.js';
+=======
+import { benchPeers, PEERS, type Peer, peerForms, type PeerRow } from './peers.js';
+>>>>>>> h-peers
 import { peersJson, peersMarkdown } from './peers-report.js';
 import {
   benchBurst,
@@ -484,6 +490,14 @@ function machine(): string {
   ].join('\n');
 }
 
+/** BENCH_PEERS: a comma-separated subset of the peers. */
+function peerList(text: string): Peer[] {
+  const names = text.split(',').map((s) => s.trim());
+  const bad = names.filter((n) => !(PEERS as readonly string[]).includes(n));
+  if (bad.length) throw new Error(`BENCH_PEERS: unknown peer ${bad.join(', ')} (known: ${PEERS.join(', ')})`);
+  return names as Peer[];
+}
+
 /** `--peers`: every corpus form by us and by each peer; the report is rewritten after each form, so a cut run keeps its rows. */
 async function runPeers() {
   const { benchPeers, PEERS, peerForms } = await import('./peers.js');
@@ -493,6 +507,7 @@ async function runPeers() {
   const python = process.env.BENCH_PYTHON ?? '/usr/bin/python3';
   const pdfLib = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pdf-lib/package.json'), 'utf8')).version;
   const load0 = os.loadavg();
+  const only = process.env.BENCH_PEERS ? peerList(process.env.BENCH_PEERS) : undefined;
   const outDir = path.resolve(process.env.BENCH_PEERS_OUT ?? path.join(repoRoot, 'bench-results'));
   mkdirSync(outDir, { recursive: true });
   const report = (rows: PeerRow[]) => {
@@ -503,7 +518,7 @@ async function runPeers() {
       '## Peers',
       '',
       machine(),
-      `- peers: ${PEERS.join(', ')}; ${python}; pdf-lib ${pdfLib}; ${iterations} timed fills per peer after 3 untimed (pdftk: ${PDFTK_ITERATIONS} after 1); load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start`,
+      `- peers: ${(only ?? PEERS).join(', ')}; ${python}; pdf-lib ${pdfLib}; ${iterations} timed fills per peer after 3 untimed (pdftk: ${PDFTK_ITERATIONS} after 1); load average ${load0.map((l) => l.toFixed(2)).join(' ')} at the start`,
       '',
       peersMarkdown(rows, methods),
     ].join('\n');
@@ -517,12 +532,15 @@ async function runPeers() {
     pdftk: { iterations: PDFTK_ITERATIONS, warmup: 1, maxSeconds: CASE_SECONDS },
     peers: peersTiming,
     python,
+    only,
+    pymupdfFlatten: process.env.BENCH_PYMUPDF_FLATTEN === 'convert' ? 'convert' : 'bake',
     log,
     onForm: report,
   });
   process.stdout.write(`${report(rows)}\n`);
   log(`peers report written to ${outDir}/peers.md and peers.json`);
-  if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) log(`peers outputs kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }
 
 // ---- main ----------------------------------------------------------------------------------------
