@@ -42,12 +42,8 @@ import type { ScriptsResult } from './scripts.js';
 import type { SigningResult } from './signing.js';
 import { benchFairness, fairnessTable, type FairnessBench } from './fairness.js';
 import type { FloorResult } from './floor.js';
-<<<<<<< HEAD
 // peers.js loads the whole engine (pdf-lib, our fill): imported by --peers alone, never into the HTTP phase's RSS
-import type { PeerRow } from './peers.js';
-=======
-import { benchPeers, PEERS, type Peer, peerForms, type PeerRow } from './peers.js';
->>>>>>> h-peers
+import type { Peer, PeerRow } from './peers.js';
 import { peersJson, peersMarkdown } from './peers-report.js';
 import {
   benchBurst,
@@ -491,7 +487,7 @@ function machine(): string {
 }
 
 /** BENCH_PEERS: a comma-separated subset of the peers. */
-function peerList(text: string): Peer[] {
+function peerList(text: string, PEERS: readonly Peer[]): Peer[] {
   const names = text.split(',').map((s) => s.trim());
   const bad = names.filter((n) => !(PEERS as readonly string[]).includes(n));
   if (bad.length) throw new Error(`BENCH_PEERS: unknown peer ${bad.join(', ')} (known: ${PEERS.join(', ')})`);
@@ -507,7 +503,7 @@ async function runPeers() {
   const python = process.env.BENCH_PYTHON ?? '/usr/bin/python3';
   const pdfLib = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/pdf-lib/package.json'), 'utf8')).version;
   const load0 = os.loadavg();
-  const only = process.env.BENCH_PEERS ? peerList(process.env.BENCH_PEERS) : undefined;
+  const only = process.env.BENCH_PEERS ? peerList(process.env.BENCH_PEERS, PEERS) : undefined;
   const outDir = path.resolve(process.env.BENCH_PEERS_OUT ?? path.join(repoRoot, 'bench-results'));
   mkdirSync(outDir, { recursive: true });
   const report = (rows: PeerRow[]) => {
