@@ -487,10 +487,10 @@ function machine(): string {
 }
 
 /** BENCH_PEERS: a comma-separated subset of the peers. */
-function peerList(text: string, PEERS: readonly Peer[]): Peer[] {
+function peerList(text: string, known: readonly Peer[]): Peer[] {
   const names = text.split(',').map((s) => s.trim());
-  const bad = names.filter((n) => !(PEERS as readonly string[]).includes(n));
-  if (bad.length) throw new Error(`BENCH_PEERS: unknown peer ${bad.join(', ')} (known: ${PEERS.join(', ')})`);
+  const bad = names.filter((n) => !(known as readonly string[]).includes(n));
+  if (bad.length) throw new Error(`BENCH_PEERS: unknown peer ${bad.join(', ')} (known: ${known.join(', ')})`);
   return names as Peer[];
 }
 
