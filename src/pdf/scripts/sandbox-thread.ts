@@ -27,6 +27,9 @@ import { BATCH_COMMAND, CALCULATING_COMMAND, SETUP_ACTION } from './sandbox-setu
 
 export const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// QuickJS's own printing (an abort message) goes nowhere: what matters comes back as messages, and the
+// parent never reads this thread's stdout (reading it would keep the parent's process alive).
+process.stdout.write = process.stderr.write = () => true;
 // [0] the step running (-1: none yet), [1] 1 + the index of the calculated field running (0: none yet)
 const progress = new Int32Array(workerData.progress);
 const BATCH = ${JSON.stringify(BATCH_COMMAND)};

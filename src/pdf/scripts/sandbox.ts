@@ -165,16 +165,17 @@ export class ScriptSandbox {
       stdout: true,
       stderr: true,
     });
-    worker.unref();
     // A thread failing after its session was given up (terminated, or crashed late) must never become an
     // uncaught error of the engine's process.
     worker.on('error', () => undefined);
     worker.on('message', (m: ThreadReply) => {
       if (m.type === 'crash') this.broken.add(worker);
     });
-    // QuickJS's own printing (an abort message) is dropped: what matters comes back as messages.
-    worker.stdout.resume();
-    worker.stderr.resume();
+    // after the first 'message' listener, which refs the thread's port again: the thread never holds the
+    // process open (its sessions' listeners come after this one and leave the port as it is)
+    worker.unref();
+    // QuickJS's own printing (an abort message) is dropped inside the thread (THREAD_SOURCE), not read
+    // here: a worker's stdout in flowing mode holds the process open even after unref().
     return new Promise<SandboxThread>((resolve, reject) => {
       const timer = setTimeout(() => fail(new Error('the script sandbox did not start')), START_TIMEOUT_MS);
       const exited = () => fail(new Error('the script sandbox exited while starting'));
