@@ -4,22 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ScriptSandbox } from '../../src/pdf/scripts/sandbox.js';
-import { DOC_CALCULATE, planSessions, sessionContext } from '../../src/pdf/scripts/session-plan.js';
-
-const text = (name: string, actions: Record<string, string> = {}) => ({
-  name,
-  kind: 'text' as const,
-  value: '',
-  actions,
-  readOnly: false,
-});
-const plan = planSessions({
-  fields: [text('a'), text('t', { Calculate: 'event.value = 2 * AFMakeNumber(this.getField("a").value);' })],
-  calculationOrder: ['t'],
-  documentScripts: [],
-});
-const context = sessionContext(plan, new Map());
-const steps = [{ id: 'doc', name: DOC_CALCULATE }];
+import { context, steps } from '../helpers/sandbox-session.js';
 const sandbox = new ScriptSandbox();
 afterAll(() => sandbox.close());
 
