@@ -11,7 +11,8 @@
 // window that decays with a half-life. Idle loop, or one account alone: nobody waits.
 import { performance } from 'node:perf_hooks';
 import { Lru } from '../../lib/lru.js';
-import { AdmissionTimeoutError, type RequestAdmission } from '../../ports/request-admission.js';
+import { AdmissionTimeoutError, type EndTurn, type RequestAdmission } from '../../ports/request-admission.js';
+import { type HeldRequest, holdRequest, timerSchedule } from './held-request.js';
 
 export interface MainShareOptions {
   /** In-flight requests shared equally by the active accounts while the loop is busy. */
@@ -40,21 +41,12 @@ const MAX_ACCOUNTS = 4096;
 /** Places turn over in milliseconds: a client told to wait may try again soon. */
 const RETRY_AFTER_SECONDS = 1;
 
-interface Waiter {
-  since: number;
-  resolve(release: () => void): void;
-  reject(err: unknown): void;
-  timer: NodeJS.Timeout;
-  signal: AbortSignal;
-  onAbort: () => void;
-}
-
 /** An account with requests in flight or waiting. */
 interface Live {
   inFlight: number;
   /** of those in flight, how many are in the engine now */
   away: number;
-  waiting: Waiter[];
+  waiting: HeldRequest[];
 }
 
 interface Usage {
@@ -77,25 +69,24 @@ export class MainShare implements RequestAdmission {
     this.activeMs = opts.activeMs ?? ACTIVE_MS;
   }
 
-  admit(account: string, signal: AbortSignal): Promise<() => void> {
+  admit(account: string, signal: AbortSignal): Promise<EndTurn> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const live = this.liveOf(account);
     this.seen.set(account, this.opts.now());
     if (!live.waiting.length && this.mayEnter(account, live)) return Promise.resolve(this.enter(account, live));
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        since: this.opts.now(),
-        resolve,
-        reject,
-        signal,
-        onAbort: () => this.drop(account, waiter, signal.reason, 'left'),
-        timer: setTimeout(
-          () => this.drop(account, waiter, new AdmissionTimeoutError(RETRY_AFTER_SECONDS), 'timed_out'),
-          this.opts.maxWaitMs,
-        ),
-      };
-      signal.addEventListener('abort', waiter.onAbort, { once: true });
-      live.waiting.push(waiter);
+      live.waiting.push(
+        holdRequest({
+          since: this.opts.now(),
+          signal,
+          maxWaitMs: this.opts.maxWaitMs,
+          schedule: timerSchedule,
+          resolve,
+          reject,
+          onTimeout: (w) => this.drop(account, w, new AdmissionTimeoutError(RETRY_AFTER_SECONDS), 'timed_out'),
+          onAbort: (w) => this.drop(account, w, signal.reason, 'left'),
+        }),
+      );
     });
   }
 
@@ -132,7 +123,7 @@ export class MainShare implements RequestAdmission {
     return ms;
   }
 
-  private enter(account: string, live: Live): () => void {
+  private enter(account: string, live: Live): EndTurn {
     this.settle(account, live);
     live.inFlight++;
     let released = false;
@@ -152,21 +143,19 @@ export class MainShare implements RequestAdmission {
     for (const [account, live] of this.live) {
       while (live.waiting.length && this.mayEnter(account, live)) {
         const w = live.waiting.shift()!;
-        clearTimeout(w.timer);
-        w.signal.removeEventListener('abort', w.onAbort);
+        w.settle();
         this.opts.onWaited?.('admitted', this.opts.now() - w.since);
         w.resolve(this.enter(account, live));
       }
     }
   }
 
-  private drop(account: string, waiter: Waiter, reason: unknown, outcome: 'timed_out' | 'left'): void {
+  private drop(account: string, waiter: HeldRequest, reason: unknown, outcome: 'timed_out' | 'left'): void {
     const live = this.live.get(account);
     const i = live?.waiting.indexOf(waiter) ?? -1;
     if (!live || i < 0) return;
     live.waiting.splice(i, 1);
-    clearTimeout(waiter.timer);
-    waiter.signal.removeEventListener('abort', waiter.onAbort);
+    waiter.settle();
     if (!live.inFlight && !live.waiting.length) this.live.delete(account);
     this.opts.onWaited?.(outcome, this.opts.now() - waiter.since);
     waiter.reject(reason);

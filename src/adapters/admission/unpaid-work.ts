@@ -10,6 +10,7 @@
 // never ran dry is never held, whatever it sends: honest traffic does not meet the budget.
 import { Lru } from '../../lib/lru.js';
 import { type EndTurn, type RequestAdmission, UnpaidWorkLimitError } from '../../ports/request-admission.js';
+import { type HeldRequest, holdRequest, type Schedule, timerSchedule } from './held-request.js';
 
 export interface UnpaidWorkOptions {
   /** Units refilled per minute (the sustained rate of unpaid requests an account may send). */
@@ -21,7 +22,7 @@ export interface UnpaidWorkOptions {
   /** Milliseconds, monotonic (performance.now(); a fake in tests). */
   now: () => number;
   /** Runs `f` after `ms` and returns what cancels it (setTimeout; a fake in tests). */
-  schedule?: (f: () => void, ms: number) => () => void;
+  schedule?: Schedule;
   /** Accounts whose bucket is remembered at most (a forgotten one starts full again). */
   maxAccounts?: number;
   /** Told of every held request once it is let go, refused or its client left (metrics). */
@@ -38,36 +39,22 @@ interface Bucket {
   at: number;
 }
 
-interface Waiter {
-  since: number;
-  resolve(end: EndTurn): void;
-  reject(err: unknown): void;
-  cancel: () => void;
-  signal: AbortSignal;
-  onAbort: () => void;
-}
-
 /** An account with requests held: its queue and the wake-up when its bucket next holds a unit. */
 interface Held {
-  queue: Waiter[];
+  queue: HeldRequest[];
   wake?: () => void;
 }
-
-const defaultSchedule = (f: () => void, ms: number) => {
-  const t = setTimeout(f, ms);
-  return () => clearTimeout(t);
-};
 
 export class UnpaidWorkBudget implements RequestAdmission {
   private readonly buckets: Lru<string, Bucket>;
   private readonly held = new Map<string, Held>();
   private readonly perMs: number;
-  private readonly schedule: (f: () => void, ms: number) => () => void;
+  private readonly schedule: Schedule;
 
   constructor(private readonly opts: UnpaidWorkOptions) {
     this.buckets = new Lru(opts.maxAccounts ?? MAX_ACCOUNTS);
     this.perMs = opts.perMinute / 60_000;
-    this.schedule = opts.schedule ?? defaultSchedule;
+    this.schedule = opts.schedule ?? timerSchedule;
   }
 
   admit(account: string, signal: AbortSignal): Promise<EndTurn> {
@@ -81,19 +68,19 @@ export class UnpaidWorkBudget implements RequestAdmission {
     }
     const queue = held.queue;
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        since: this.opts.now(),
-        resolve,
-        reject,
-        signal,
-        onAbort: () => this.drop(account, waiter, signal.reason, 'left'),
-        cancel: this.schedule(
-          () => this.drop(account, waiter, new UnpaidWorkLimitError(this.retryAfterSeconds(account)), 'rate_limited'),
-          this.opts.maxWaitMs,
-        ),
-      };
-      signal.addEventListener('abort', waiter.onAbort, { once: true });
-      queue.push(waiter);
+      queue.push(
+        holdRequest({
+          since: this.opts.now(),
+          signal,
+          maxWaitMs: this.opts.maxWaitMs,
+          schedule: this.schedule,
+          resolve,
+          reject,
+          onTimeout: (w) =>
+            this.drop(account, w, new UnpaidWorkLimitError(this.retryAfterSeconds(account)), 'rate_limited'),
+          onAbort: (w) => this.drop(account, w, signal.reason, 'left'),
+        }),
+      );
       this.dispatch(account);
     });
   }
@@ -139,7 +126,7 @@ export class UnpaidWorkBudget implements RequestAdmission {
     held.wake = undefined;
     while (held.queue.length && this.hasUnit(account)) {
       const w = held.queue.shift()!;
-      this.settle(w);
+      w.settle();
       this.add(account, -1);
       this.opts.onHeld?.('admitted', this.opts.now() - w.since);
       w.resolve(this.turn(account, true));
@@ -154,23 +141,18 @@ export class UnpaidWorkBudget implements RequestAdmission {
     }, this.msUntilUnit(account));
   }
 
-  private drop(account: string, waiter: Waiter, reason: unknown, outcome: 'rate_limited' | 'left'): void {
+  private drop(account: string, waiter: HeldRequest, reason: unknown, outcome: 'rate_limited' | 'left'): void {
     const held = this.held.get(account);
     const i = held?.queue.indexOf(waiter) ?? -1;
     if (!held || i < 0) return;
     held.queue.splice(i, 1);
-    this.settle(waiter);
+    waiter.settle();
     if (!held.queue.length) {
       held.wake?.();
       this.held.delete(account);
     }
     this.opts.onHeld?.(outcome, this.opts.now() - waiter.since);
     waiter.reject(reason);
-  }
-
-  private settle(w: Waiter): void {
-    w.cancel();
-    w.signal.removeEventListener('abort', w.onAbort);
   }
 
   /** A whole unit left (with room for the rounding of the refill's float arithmetic). */
