@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { AppError, type ErrorCode } from '../errors.js';
-import { AdmissionTimeoutError, UnpaidWorkLimitError } from '../ports/request-admission.js';
+import type { ErrorCode } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -44,18 +43,8 @@ export function admission(deps: Pick<Deps, 'admission'>) {
     try {
       end = await deps.admission.admit(request.auth.accountId, gone.signal);
     } catch (err) {
+      // AdmissionTimeoutError and UnpaidWorkLimitError are answered by the error handler (503 / 429)
       reply.raw.off('close', onClose);
-      if (err instanceof AdmissionTimeoutError)
-        throw new AppError('SERVICE_UNAVAILABLE', 'The server is saturated; retry shortly', undefined, {
-          'Retry-After': String(err.retryAfterSeconds),
-        });
-      if (err instanceof UnpaidWorkLimitError)
-        throw new AppError(
-          'RATE_LIMITED',
-          `This account sent more refused requests and previews than the server allows; retry in ${err.retryAfterSeconds} s`,
-          undefined,
-          { 'Retry-After': String(err.retryAfterSeconds) },
-        );
       throw err;
     }
     reply.raw.off('close', onClose);

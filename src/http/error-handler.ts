@@ -10,6 +10,7 @@ import {
 import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
 import { BlobStoreUnavailableError } from '../ports/blob-store.js';
+import { AdmissionTimeoutError, UnpaidWorkLimitError } from '../ports/request-admission.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -130,6 +131,21 @@ function toAppError(err: unknown): AppError | undefined {
     return new AppError('SERVICE_UNAVAILABLE', 'The render worker stopped unexpectedly; retry shortly', undefined, {
       'Retry-After': String(err.retryAfterSeconds),
     });
+  }
+  if (err instanceof AdmissionTimeoutError) {
+    // contract: "the service is saturated"
+    return new AppError('SERVICE_UNAVAILABLE', 'The server is saturated; retry shortly', undefined, {
+      'Retry-After': String(err.retryAfterSeconds),
+    });
+  }
+  if (err instanceof UnpaidWorkLimitError) {
+    // the account's own rate, not the server's state
+    return new AppError(
+      'RATE_LIMITED',
+      `This account sent more refused requests and previews than the server allows; retry in ${err.retryAfterSeconds} s`,
+      undefined,
+      { 'Retry-After': String(err.retryAfterSeconds) },
+    );
   }
   if (err instanceof BlobStoreUnavailableError) {
     return new AppError('SERVICE_UNAVAILABLE', 'The file store is unavailable; retry shortly', undefined, {
