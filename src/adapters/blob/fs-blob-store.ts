@@ -138,16 +138,9 @@ export class FsBlobStore implements BlobStore {
 
   async sweepUnfinished(minAgeMs: number): Promise<number> {
     const olderThanMs = Date.now() - minAgeMs;
-    let entries;
-    try {
-      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
-    } catch {
-      return 0;
-    }
     let removed = 0;
-    for (const e of entries) {
-      if (!e.isFile() || !e.name.endsWith('.tmp')) continue;
-      const full = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+    for (const full of await filesUnder(this.root)) {
+      if (!full.endsWith('.tmp')) continue;
       // a write still in flight is younger than the sweeper's stale age (ten render time budgets)
       const modified = await stat(full).then(
         (s) => s.mtimeMs,
@@ -161,16 +154,8 @@ export class FsBlobStore implements BlobStore {
   }
 
   async *list(prefix: string): AsyncIterable<string> {
-    const base = path.join(this.root, prefix);
-    let entries;
-    try {
-      entries = await readdir(base, { recursive: true, withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (!e.isFile() || e.name.endsWith('.tmp')) continue;
-      const full = path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+    for (const full of await filesUnder(path.join(this.root, prefix))) {
+      if (full.endsWith('.tmp')) continue;
       yield path.relative(this.root, full).split(path.sep).join('/');
     }
   }
@@ -187,4 +172,17 @@ function openTemp(file: string, tmp: string): Promise<FileHandle> {
     await mkdir(path.dirname(file), { recursive: true });
     return open(tmp, 'w');
   });
+}
+
+/** Every file under `base`, as full paths (none when the folder does not exist). */
+async function filesUnder(base: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(base, { recursive: true, withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name));
 }
