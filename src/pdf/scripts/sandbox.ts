@@ -1,9 +1,9 @@
-// The script sandbox of one engine process: pdf.js's QuickJS (WebAssembly) in a worker thread, started
-// on first use and kept for every later render (with idleMs: until it has been idle that long); the
-// composition root that owns the engine builds it and passes it in (template-cache.ts). QuickJS here has no interrupt handler, so the budget is enforced from
-// outside: a session that runs past its time is ended by terminating the thread (which stops a busy wasm
-// loop), as is one that crashes QuickJS; the next session starts a fresh thread. Memory is capped inside
-// the thread (sandbox-thread.ts). The render worker itself is never at risk.
+// The script sandbox of one engine process: pdf.js's QuickJS (WebAssembly) in a worker thread, started on
+// first use and kept for every later render (with idleMs: until it has been idle that long); the composition
+// root that owns the engine builds it and passes it in (template-cache.ts). QuickJS here has no interrupt
+// handler, so the budget is enforced from outside: a session that runs past its time is ended by terminating
+// the thread (which stops a busy wasm loop), as is one that crashes QuickJS; the next session starts a fresh
+// thread. Memory is capped inside the thread (sandbox-thread.ts). The render worker itself is never at risk.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
