@@ -54,26 +54,47 @@ export function unicodeData(analysis: TemplateAnalysis, data: Record<string, unk
   return out;
 }
 
+/** A value a reader must find in an output, and the names its field goes by in render warnings. */
+export interface Probe {
+  word: string;
+  names: string[];
+}
+
 /**
  * What a reader must find in the output's text for it to hold the values: each text value without its
  * whitespace, cut to 16 characters (comb cells and right-to-left text left out: extraction may split or
  * reorder them), at most 60 per form.
  */
-export function probes(analysis: TemplateAnalysis, values: Record<string, FillValue>): string[] {
-  const out: string[] = [];
+export function probes(analysis: TemplateAnalysis, values: Record<string, FillValue>): Probe[] {
+  const out: Probe[] = [];
   for (const f of analysis.fields) {
     const v = values[f.pdfMeta.originalName];
     if (v?.kind !== 'text' || f.detail.comb || /[\u0590-\u06ff]/u.test(v.text)) continue;
     const first = v.text.split('\n')[0].replace(/\s+/g, '');
-    if (first.length >= 3) out.push(Array.from(first).slice(0, 16).join(''));
+    if (first.length >= 3)
+      out.push({ word: Array.from(first).slice(0, 16).join(''), names: [f.name, f.pdfMeta.originalName] });
     if (out.length >= 60) break;
   }
   return out;
 }
 
+/**
+ * The probes whose field our render reported as cut ("does not fit the field and is cut off"): a value
+ * too long for a box with a fixed font size is cut after its last whole word, by design, where other
+ * tools draw it whole and clip it at the box, so a reader still extracts the clipped part nobody sees.
+ */
+export function cutProbes(words: Probe[], warnings: readonly string[]): number {
+  const cut = new Set<string>();
+  for (const w of warnings) {
+    const m = /^field "(.*)": the text does not fit the field and is cut off/.exec(w);
+    if (m) cut.add(m[1]);
+  }
+  return words.filter((p) => p.names.some((n) => cut.has(n))).length;
+}
+
 /** Share of probes found in the text a reader extracted (whitespace ignored). */
-export function heldShare(text: string, words: string[]): number {
+export function heldShare(text: string, words: Probe[]): number {
   if (!words.length) return NaN;
   const flat = text.replace(/\s+/g, '');
-  return words.filter((w) => flat.includes(w)).length / words.length;
+  return words.filter((p) => flat.includes(p.word)).length / words.length;
 }

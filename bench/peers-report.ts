@@ -15,7 +15,8 @@ const pct = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ?
 function cell(r: PeerRun | undefined): string {
   if (!r) return '–';
   if (!r.ok) return (r.error ?? 'failed').replace(/\|/g, '/').slice(0, 70);
-  return `${ms(r.time?.median)} (${ms(r.cpuMs)}) · ${pct(r.held)}`;
+  const cut = r.cut ? ` (${r.cut} cut ✂)` : '';
+  return `${ms(r.time?.median)} (${ms(r.cpuMs)}) · ${pct(r.held)}${cut}`;
 }
 
 /** Whether a peer's output holds the values: compared with ours, so forms whose text is not extractable count fairly. */
@@ -44,7 +45,10 @@ function pymupdfVerdict(row: PeerRow): { wall?: number; cpu?: number; verdict: s
 
 export function peersMarkdown(rows: PeerRow[], methods: Partial<Record<Peer, string>>): string {
   const out: string[] = [
-    `Each cell: median ms per fill+flatten (CPU ms per fill) · share of the values pdftotext finds in the output. ` +
+    `Each cell: median ms per fill+flatten (CPU ms per fill) · share of the values pdftotext finds in the output; ` +
+      `"n cut ✂": values ours cut after their last whole word, with a warning, because they do not fit a box with a fixed ` +
+      `font size (the bench's sample text in number boxes); other tools draw them whole and clip them at the box, where ` +
+      `pdftotext still reads the hidden part. ` +
       `"vs PyMuPDF" is PyMuPDF's wall median over ours / its CPU per fill over ours; target ≥ ${PYMUPDF_TARGET}× by CPU.`,
     '',
     ...Object.entries(methods).map(([p, m]) => `- ${p}: ${m}`),

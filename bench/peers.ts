@@ -18,7 +18,7 @@ import { ScriptSandbox } from '../src/pdf/scripts/sandbox.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
 import { generateData } from './data.js';
 import { pdfLibFill } from './peer-pdf-lib.js';
-import { heldShare, peerValues, probes, unicodeData, type PeerValue } from './peer-values.js';
+import { cutProbes, heldShare, peerValues, probes, type Probe, unicodeData, type PeerValue } from './peer-values.js';
 import { toXfdf } from './pdftk.js';
 import { summarise, timeIt, type Summary, type TimeOptions } from './stats.js';
 
@@ -37,6 +37,8 @@ export interface PeerRun {
   cpuMs?: number;
   /** share of the values a reader finds in the output's text */
   held?: number;
+  /** ours only: probes whose value the render cut with a warning (too long for a fixed-size box) */
+  cut?: number;
   error?: string;
   /** 1-minute load average before and after this peer's timing */
   load: [number, number];
@@ -167,7 +169,7 @@ interface FormCase {
   analysis: TemplateAnalysis;
   values: Record<string, FillValue>;
   peer: Record<string, PeerValue>;
-  words: string[];
+  words: Probe[];
 }
 
 function formCases(pdf: string, bytes: Uint8Array, analysis: TemplateAnalysis): Record<Dataset, FormCase> {
@@ -256,9 +258,11 @@ async function runPeer(
   switch (peer) {
     case 'ours': {
       const fill = () => fillPdf(c.bytes, c.analysis, { values: c.values, flatten: true }, `peers:${c.file}`, cache);
-      writeFileSync(out, (await fill()).bytes);
+      const first = await fill();
+      writeFileSync(out, first.bytes);
       return {
         ok: true,
+        cut: cutProbes(c.words, first.warnings),
         method: `fillPdf, flatten (template prepared once; ${STEADY_CPU_MS} ms of CPU warming up, as much timed)`,
         ...(await timed(fill, o.ours, processCpuMs, STEADY_CPU_MS)),
       };
