@@ -42,12 +42,15 @@ export function peerValues(analysis: TemplateAnalysis, values: Record<string, Fi
 
 const UNICODE = ['مرحبا بالعالم', '안녕하세요 세계', 'Zoë Łódź Привет', '東京都 渋谷区', 'שלום 42'];
 
-/** The data with every free-text field (no format, no comb cells) set to text in several scripts. */
+/**
+ * The data with every free-text field (no format, no comb cells) set to text in several scripts, each
+ * ending with the field's index: five strings repeated, a reader found a value drawn in any other field.
+ */
 export function unicodeData(analysis: TemplateAnalysis, data: Record<string, unknown>): Record<string, unknown> {
   const out = { ...data };
   analysis.fields.forEach((f, i) => {
     if (f.type !== 'text' || f.pdfMeta.readOnly || f.detail.format || f.detail.comb || !(f.name in out)) return;
-    out[f.name] = Array.from(UNICODE[i % UNICODE.length])
+    out[f.name] = Array.from(`${UNICODE[i % UNICODE.length]} ${i}`)
       .slice(0, f.maxLength ?? 100)
       .join('');
   });
