@@ -244,6 +244,7 @@ function createCaches(sizes: CacheSizes): Caches {
     templateFiles: new Lru(TEMPLATE_FILES_MAX, sizes.templateFilesMb * MB, (b) => b.byteLength),
     analyses: new Lru(sizes.analysisEntries),
     signers: new Lru(SIGNERS_MAX),
+    baseDigests: new WeakMap(),
     // loaded with the first signature: a server that never signs never loads pdf-lib (docs/performance.md, Session 10)
     fonts: () =>
       (fonts ??= import('./pdf/fonts/font-library.js').then(

@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import type { Config } from './config.js';
 import type { Db, DbKind } from './adapters/db/database.js';
 import type { BlobStore } from './ports/blob-store.js';
@@ -32,6 +33,12 @@ export interface Caches {
    * needed); a function so the server loads the PDF engine's code (pdf-lib, ~30 MB RSS) only when it signs
    */
   fonts: () => Promise<FontLibrary>;
+  /**
+   * SHA-256 states after a pool engine's base files (the shared first part of every render of a template
+   * version), by the base's object: each render hashes only its own part (seal-output.ts sha256Of). Weak:
+   * an entry goes with the base the engine dropped.
+   */
+  baseDigests: WeakMap<Uint8Array, Hash>;
 }
 
 /** What modules/signing/cms-signature.ts makes of a certificate: a CMS over a SHA-256 digest. */

@@ -50,6 +50,14 @@ for (const db of DATABASES) {
       const verify = (bytes: Uint8Array, tenant = s.b) =>
         api(s, tenant).post('/v1/renders/verify', uploadForm(bytes, 'file.pdf'));
 
+      it("records each render's own SHA-256 while the workers' shared base file is hashed once", async () => {
+        // the pool engine answers these with one base object and each render's own part after it
+        for (const value of ['first value', 'second, longer value', 'first value']) {
+          const { data, bytes } = await render({}, value);
+          expect(data.sha256).toBe(sha(bytes));
+        }
+      });
+
       it("records the file's SHA-256 in the answer, the render resource and the render.completed event", async () => {
         const { data, bytes } = await render();
         expect(data.sha256).toBe(sha(bytes));

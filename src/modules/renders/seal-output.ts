@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { validationError } from '../../errors.js';
 import type { ProtectOptions } from '../../pdf/seal/protect.js';
@@ -72,9 +72,23 @@ export function signatureFieldOf(
   return f?.pdfMeta.rect && { name: f.pdfMeta.originalName, page: f.pdfMeta.page, rect: f.pdfMeta.rect };
 }
 
-export function sha256Of(file: readonly Uint8Array[]): string {
-  const h = createHash('sha256');
-  for (const chunk of file) h.update(chunk);
+/**
+ * The file's SHA-256. With `prefixes`, the first of several chunks is hashed once per chunk object and
+ * its state copied afterwards: a pool engine answers every render of a template version with the same
+ * base file object (most of the bytes, never changed once received) and the render's own part after it.
+ */
+export function sha256Of(file: readonly Uint8Array[], prefixes?: WeakMap<Uint8Array, Hash>): string {
+  const [first, ...rest] = file;
+  let h: Hash;
+  if (prefixes && first && rest.length) {
+    let prefix = prefixes.get(first);
+    if (!prefix) prefixes.set(first, (prefix = createHash('sha256').update(first)));
+    h = prefix.copy();
+  } else {
+    h = createHash('sha256');
+    if (first) h.update(first);
+  }
+  for (const chunk of rest) h.update(chunk);
   return h.digest('hex');
 }
 
@@ -93,7 +107,12 @@ export async function sealOutput(
     const { signOutput } = await import('../signing/sign-output.js');
     out = [await signOutput(deps, accountId, seal.signWith, Buffer.concat(out), seal.signatureField)];
   }
-  return { file: out, sha256: sha256Of(out), protected: seal.protect !== undefined, signedWith: seal.signWith ?? null };
+  return {
+    file: out,
+    sha256: sha256Of(out, deps.caches.baseDigests), // a sealed file is one new chunk: nothing shared
+    protected: seal.protect !== undefined,
+    signedWith: seal.signWith ?? null,
+  };
 }
 
 /** The render record's columns for a sealed file. */
