@@ -41,12 +41,20 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     const opened = await openOneShot(template, { captions: false, calculate });
     const { analysis } = opened;
     const strict = flags.strict ?? false;
-    const { values, warnings } = validateData(analysis.fields, data, {
-      strict,
-      locale: flags.locale ?? 'fr-FR',
-      timezone: flags.timezone ?? 'Europe/Paris',
-      calculate,
-    });
+    let validated: ReturnType<typeof validateData>;
+    try {
+      validated = validateData(analysis.fields, data, {
+        strict,
+        locale: flags.locale ?? 'fr-FR',
+        timezone: flags.timezone ?? 'Europe/Paris',
+        calculate,
+      });
+    } catch (err) {
+      // refused data: the script sandbox the template started is stopped before the error is reported
+      await opened.close();
+      throw err;
+    }
+    const { values, warnings } = validated;
     const result = await opened.fill({
       values,
       flatten: !flags['no-flatten'],

@@ -111,6 +111,20 @@ describe('formcast CLI', () => {
   });
 
   it.skipIf(!corpusDir())(
+    'refuses data offline on a form with scripts (its sandbox started with the template) and writes nothing',
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-'));
+      const template = path.join(corpusDir()!, 'pdfs', 'luxembourg-certificat-salaire-160-2019.pdf');
+      writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ no_such_field: 'x' }));
+      const out = path.join(dir, 'out.pdf');
+      await expect(
+        cli(['render', template, path.join(dir, 'data.json'), '-o', out, '--strict'], {}),
+      ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no_such_field') });
+      expect(existsSync(out)).toBe(false);
+    },
+  );
+
+  it.skipIf(!corpusDir())(
     "signs offline with a local .p12 (--sign): visibly in the form's signature field, verified by pdfsig",
     async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-sign-'));

@@ -5,6 +5,7 @@
 import { analyseLoaded, type AnalyseOptions } from '../analysis/analyse.js';
 import { resolveLimits } from '../limits.js';
 import { loadPdf } from '../load.js';
+import { mayRunScripts } from '../scripts/may-run-scripts.js';
 import { ScriptSandbox } from '../scripts/sandbox.js';
 import type { FillRequest, FillResult, TemplateAnalysis } from '../types.js';
 import { joinParts, prepareLoaded, renderPreparedParts } from './prepare.js';
@@ -24,13 +25,26 @@ export interface OneShotTemplate {
    * base's objects, and the base file was saved and parsed again as the service does).
    */
   readonly inMemory: boolean | undefined;
+  /** Stops the script sandbox's thread if fill() did not run (a render refused before it); idempotent. */
+  close(): Promise<void>;
 }
 
 /** Parses and analyses the template (PdfEngineError as analyse() throws them); fill() renders it once. */
 export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {}): Promise<OneShotTemplate> {
   const lim = resolveLimits();
   const loaded = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
-  const analysis = await analyseLoaded(loaded, bytes, lim, options);
+  const calculate = options.calculate !== false;
+  const sandbox = new ScriptSandbox();
+  // A document with scripts starts the sandbox's thread now: QuickJS loads during the analysis and the
+  // preparation, where it used to start only once preparation had read the form's scripts.
+  if (calculate && mayRunScripts(loaded.context)) sandbox.warm();
+  let analysis: TemplateAnalysis;
+  try {
+    analysis = await analyseLoaded(loaded, bytes, lim, options);
+  } catch (err) {
+    await sandbox.close();
+    throw err;
+  }
   let used = false;
   let inMemory: boolean | undefined;
   return {
@@ -38,12 +52,12 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
     get inMemory() {
       return inMemory;
     },
+    close: () => sandbox.close(),
     async fill(request) {
       if (used) throw new Error('a one-shot template renders once');
       used = true;
-      const sandbox = new ScriptSandbox();
       try {
-        const warm = options.calculate !== false && request.calculate !== false;
+        const warm = calculate && request.calculate !== false;
         const prepared = await prepareLoaded(
           loaded,
           bytes,

@@ -60,10 +60,15 @@ const MAX_PLANNED_TEXT = 256;
 const PLANNED_CHARS = 256 * 1024;
 /** Code points whose coverage is remembered; past this the memo starts over (text is bounded anyway). */
 const MAX_COVERAGE_ENTRIES = 65_536;
+/** In a coverage entry, the bits saying which fonts were asked sit this far above those saying which have the glyph. */
+const KNOWN_SHIFT = 16;
 
 export class FontLibrary {
   private readonly parsed: (ParsedFont | null | undefined)[] = [];
-  /** code point -> bit i set when fallback font i has a glyph for it */
+  /**
+   * code point -> what is known of it: bit i when fallback font i has a glyph for it, bit 16 + i once
+   * font i was asked (fonts are parsed only when asked: a value's first covering font is often the first)
+   */
   private readonly coverage = new Map<number, number>();
   /** font key -> code point -> its glyph and width (text that needs no shaping) */
   private readonly glyphs = new Map<string, Map<number, { gid: number; w0: number }>>();
@@ -100,20 +105,25 @@ export class FontLibrary {
     return entry;
   }
 
-  /** Bit mask of the fallback fonts with a glyph for `cp`. */
-  coverageOf(cp: number): number {
-    let mask = this.coverage.get(cp);
-    if (mask === undefined) {
-      mask = 0;
-      for (let i = 0; i < FALLBACK_FILES.length; i++) if (this.font(i)?.font.hasGlyphForCodePoint(cp)) mask |= 1 << i;
-      if (this.coverage.size >= MAX_COVERAGE_ENTRIES) this.coverage.clear();
-      this.coverage.set(cp, mask);
-    }
-    return mask;
+  /** Whether fallback font `index` has a glyph for `cp` (false when its package is missing). */
+  has(index: number, cp: number): boolean {
+    const entry = this.coverage.get(cp);
+    const bit = 1 << index;
+    if (entry !== undefined && entry & (bit << KNOWN_SHIFT)) return (entry & bit) !== 0;
+    const has = this.font(index)?.font.hasGlyphForCodePoint(cp) ?? false;
+    if (entry === undefined && this.coverage.size >= MAX_COVERAGE_ENTRIES) this.coverage.clear();
+    this.coverage.set(cp, (entry ?? 0) | (bit << KNOWN_SHIFT) | (has ? bit : 0));
+    return has;
   }
 
-  has(index: number, cp: number): boolean {
-    return (this.coverageOf(cp) & (1 << index)) !== 0;
+  /**
+   * The first fallback font, in order of preference, with a glyph for every one of `cps` (-1: none). Fonts
+   * are asked in that order, so the fonts after the answer are never parsed for it: a value in Latin or
+   * Greek letters does not read the 10 MB Chinese font.
+   */
+  firstCovering(cps: readonly number[]): number {
+    for (let i = 0; i < FALLBACK_FILES.length; i++) if (cps.every((cp) => this.has(i, cp))) return i;
+    return -1;
   }
 
   /** The glyph `font` draws `cp` with (no shaping) and its width in thousandths of the font size. */

@@ -6,13 +6,10 @@
 import { type PDFDocument, type PDFFont, StandardFonts } from '@cantoo/pdf-lib';
 import { mirrored, resolveLevels } from './bidi.js';
 import { embedStandardFace } from './lazy-standard-font.js';
-import { FALLBACK_FILES, FIRST_SYMBOL_FONT, type FontLibrary, type PlannedPart } from './font-library.js';
+import { FIRST_SYMBOL_FONT, type FontLibrary, type PlannedPart } from './font-library.js';
 import { streamSafe } from './stream-safe.js';
 import { shapeRun, type LayoutUnit } from './text-shaping.js';
 import { UnicodeFont, type FontSubsets } from './unicode-font.js';
-
-/** Index of the lowest set bit (the first font of the chain in a coverage mask). */
-const lowestBit = (mask: number) => 31 - Math.clz32(mask & -mask);
 
 /** Maps a /DA font (resource name or BaseFont) to the closest standard-14 face. */
 export function standardFaceFor(fontName: string): StandardFonts {
@@ -79,8 +76,7 @@ export class FontSet {
 
   /** Index of the first fallback font with a glyph for cp, or -1. */
   private coverage(cp: number): number {
-    const mask = this.library.coverageOf(cp);
-    return mask === 0 ? -1 : lowestBit(mask);
+    return this.library.firstCovering([cp]);
   }
 
   /**
@@ -108,12 +104,8 @@ export class FontSet {
   private plan(chars: string[]): number[] {
     const has = (i: number, c: string) => this.library.has(i, c.codePointAt(0)!);
     // One font for the whole value when one covers it: mixed faces inside a word look broken.
-    let common = (1 << FALLBACK_FILES.length) - 1;
-    for (const c of chars) if (!/\s/.test(c)) common &= this.library.coverageOf(c.codePointAt(0)!);
-    if (common !== 0) {
-      const whole = lowestBit(common);
-      return chars.map(() => whole);
-    }
+    const whole = this.library.firstCovering(chars.filter((c) => !/\s/.test(c)).map((c) => c.codePointAt(0)!));
+    if (whole >= 0) return chars.map(() => whole);
     let current = -1;
     return chars.map((c) => {
       if (/\s/.test(c)) return Math.max(current, 0);
