@@ -20,7 +20,8 @@
 // `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
 // Latin and Unicode data; BENCH_PEERS_ITERATIONS, default 10; BENCH_PYTHON, default /usr/bin/python3;
 // BENCH_PEERS, a subset such as "ours,pymupdf"; BENCH_PYMUPDF_FLATTEN=convert for convert_to_pdf();
-// BENCH_PEERS_STEADY_MS, the CPU ours and pdf-lib spend warming up and timed, default 3000)
+// BENCH_PEERS_STEADY_MS, the CPU ours and pdf-lib spend warming up and timed, default 3000;
+// BENCH_THREADS=1 prints each in-process timing's CPU by thread: the fills' main thread, V8's GC and compiler)
 // and writes bench-results/peers.md and peers.json (BENCH_PEERS_OUT: another folder).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
