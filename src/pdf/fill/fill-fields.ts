@@ -172,7 +172,7 @@ export interface FieldIndex {
   balances: BalanceCache;
   /** where flattening draws each widget's appearance */
   placements: PlacementCache;
-  /** fields whose every widget lies off its page's shown area (outsideCached), filled as renders meet them */
+  /** per field: does every widget lie off its page's shown area (outsideCached), filled as renders meet them */
   outside: Map<RawField, boolean>;
 }
 
