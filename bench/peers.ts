@@ -13,6 +13,7 @@ import { validateData } from '../src/modules/render-data/validate-data.js';
 import { analyse } from '../src/pdf/analysis/analyse.js';
 import { FontLibrary } from '../src/pdf/fonts/font-library.js';
 import { fillPdf } from '../src/pdf/fill/fill.js';
+import { threadCpuDelta, threadCpuMs } from './thread-cpu.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';
 import { ScriptSandbox } from '../src/pdf/scripts/sandbox.js';
 import type { FillValue, TemplateAnalysis } from '../src/pdf/types.js';
@@ -95,8 +96,13 @@ async function timed(fn: () => unknown, opts: TimeOptions, cpu: () => number, st
   const iterations = perCall > 0 ? Math.max(opts.iterations, Math.ceil(steadyCpuMs / perCall)) : opts.iterations;
   const maxSeconds = steadyCpuMs ? Math.max(opts.maxSeconds, 60) : opts.maxSeconds;
   const c0 = cpu();
+  const t0 = threadCpuMs();
   const time = await timeIt(fn, { ...opts, iterations, maxSeconds, warmup: 0 });
-  return { time, cpuMs: (cpu() - c0) / time.n };
+  const cpuMs = (cpu() - c0) / time.n;
+  // BENCH_THREADS=1: which threads the CPU per call went to (main: the fills; the others: V8's GC and compiler)
+  if (process.env.BENCH_THREADS)
+    console.error(`[threads] n=${time.n} cpu/call ${cpuMs.toFixed(3)}: ${threadCpuDelta(t0, threadCpuMs())}`);
+  return { time, cpuMs };
 }
 
 /** CPU the in-process JavaScript peers spend warming up, and about as much timed (ms; BENCH_PEERS_STEADY_MS): 500 left most 1-2 ms forms unsettled. */

@@ -10,7 +10,7 @@
 // BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
 // BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time), BENCH_COMBINE=0 (skip the
 // 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows; BENCH_COMBINE_SIGNED=1 signs the combined file),
-// BENCH_ONLY=corpus (only the every-form table against pdftk: speed and output sizes, and its targets),
+// BENCH_ONLY=corpus (only the every-form table against pdftk: speed and output sizes, and its targets; BENCH_FORMS restricts it),
 // BENCH_ONLY=cli (only the offline `formcast render` against pdftk, every form, BENCH_CLI_RUNS in turns, default 3),
 // BENCH_ONLY=scripts (only the form-scripts row: 50 calculated fields, scripts on vs off),
 // BENCH_ONLY=signing (only the signing cost row on the small form), BENCH_ONLY=detect (only field detection:
@@ -20,7 +20,8 @@
 // `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
 // Latin and Unicode data; BENCH_PEERS_ITERATIONS, default 10; BENCH_PYTHON, default /usr/bin/python3;
 // BENCH_PEERS, a subset such as "ours,pymupdf"; BENCH_PYMUPDF_FLATTEN=convert for convert_to_pdf();
-// BENCH_PEERS_STEADY_MS, the CPU ours and pdf-lib spend warming up and timed, default 3000)
+// BENCH_PEERS_STEADY_MS, the CPU ours and pdf-lib spend warming up and timed, default 3000;
+// BENCH_THREADS=1 prints each in-process timing's CPU by thread: the fills' main thread, V8's GC and compiler)
 // and writes bench-results/peers.md and peers.json (BENCH_PEERS_OUT: another folder).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
@@ -549,8 +550,10 @@ const COMBINE_ITEMS = 1000;
 async function runCorpus(work: string | null, cliOnly = false): Promise<CorpusRow[]> {
   const { benchCorpus } = await import('./corpus.js');
   const dir = path.join(corpus, 'pdfs');
+  // BENCH_FORMS restricts the table to those files, as it does the peers
+  const only = process.env.BENCH_FORMS?.split(',').map((s) => s.trim());
   const pdfs = readdirSync(dir)
-    .filter((f) => f.endsWith('.pdf'))
+    .filter((f) => f.endsWith('.pdf') && (!only || only.includes(f)))
     .sort()
     .map((f) => path.join(dir, f));
   const n = envInt('BENCH_CORPUS_ITERATIONS', 20);

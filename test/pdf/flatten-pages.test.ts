@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { composeBalances, contentBalance, enclosing } from '../../src/pdf/writer/content-balance.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
+import { TemplateCache } from '../../src/pdf/fill/template-cache.js';
+import type { FillValue } from '../../src/pdf/types.js';
 import { hasTool } from '../helpers/pdf-tools.js';
 import { noRotateForm, outsideBoxesForm } from '../helpers/fidelity-forms.js';
 
@@ -207,5 +209,27 @@ describe.skipIf(!hasTool('pdftotext'))('flattening NoRotate widgets and fields o
         `field "offPage" lies outside its page's visible area (MediaBox/CropBox); its value is stored but never shown`,
       ]);
     }
+  });
+});
+
+describe('fields outside the shown area, on a prepared (cached) template', () => {
+  it('warns on every render for the same fields, whatever the render before it wrote or cleared', async () => {
+    const bytes = await outsideBoxesForm();
+    const analysis = await analyse(bytes);
+    const cache = new TemplateCache({ maxEntries: 1, maxBytes: 64 * 1024 * 1024 });
+    const text = (t: string) => ({ kind: 'text' as const, text: t });
+    const all = Object.fromEntries(analysis.fields.map((f) => [f.pdfMeta.originalName, text('x')]));
+    const outside = async (values: Record<string, FillValue>, flatten: boolean) =>
+      (await fillPdf(bytes, analysis, { values, flatten }, 'outside-boxes', cache)).warnings.filter((w) =>
+        w.includes('outside'),
+      );
+    const warning = (name: string) =>
+      `field "${name}" lies outside its page's visible area (MediaBox/CropBox); its value is stored but never shown`;
+    // the first render meets cropped only; the later ones meet it again, and offPage for the first time
+    expect(await outside({ cropped: text('a'), inside: text('b') }, true)).toEqual([warning('cropped')]);
+    expect(await outside(all, false)).toEqual([warning('cropped'), warning('offPage')]);
+    expect(await outside(all, true)).toEqual([warning('cropped'), warning('offPage')]);
+    // a cleared value is not shown anywhere: nothing to warn about
+    expect(await outside({ cropped: { kind: 'clear' }, offPage: text('c') }, true)).toEqual([warning('offPage')]);
   });
 });

@@ -148,6 +148,19 @@ function outsidePages(field: RawField, pages: PageNode[]): boolean {
   });
 }
 
+/**
+ * outsidePages() once per field and template: no render writes /Rect or a page's boxes (a render's
+ * changes are undone after it), and on a 600-field form the check was a sixth of what a render allocated.
+ */
+function outsideCached(field: RawField, index: FieldIndex): boolean {
+  let outside = index.outside.get(field);
+  if (outside === undefined) {
+    outside = outsidePages(field, index.pages);
+    index.outside.set(field, outside);
+  }
+  return outside;
+}
+
 /** What a render needs to find fields: resolved once per template. */
 export interface FieldIndex {
   catalog: PDFDict;
@@ -159,6 +172,8 @@ export interface FieldIndex {
   balances: BalanceCache;
   /** where flattening draws each widget's appearance */
   placements: PlacementCache;
+  /** per field: does every widget lie off its page's shown area (outsideCached), filled as renders meet them */
+  outside: Map<RawField, boolean>;
 }
 
 export function indexFields(
@@ -177,6 +192,7 @@ export function indexFields(
     infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])),
     balances: new WeakMap(),
     placements: new WeakMap(),
+    outside: new Map(),
   };
 }
 
@@ -224,7 +240,7 @@ export async function applyRequest(
     const label = info?.name ?? name;
     if (field.widgets.every((w) => !isVisible(w))) {
       fc.warnings.push(`field "${label}" is hidden in the template; its value is stored but not shown`);
-    } else if (value.kind !== 'clear' && outsidePages(field, index.pages)) {
+    } else if (value.kind !== 'clear' && outsideCached(field, index)) {
       fc.warnings.push(
         `field "${label}" lies outside its page's visible area (MediaBox/CropBox); its value is stored but never shown`,
       );
