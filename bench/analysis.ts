@@ -3,10 +3,10 @@
 // analyses does; the warm median is a worker's steady state. The targets compare with the analysis
 // before page captions (issue 21: in-process, warm, median of 5, quiet machine).
 import { fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AnalysisJob, AnalysisMemory, AnalysisTimes } from './analysis-child.js';
+import { childScript } from './child-rpc.js';
+import { workerFlags } from './engine-process.js';
 import type { TimeOptions } from './stats.js';
 
 /** Warm median before pdf.js text was read (ms, measured on the bench machine, quiet), by form. */
@@ -29,17 +29,10 @@ export interface AnalysisRow extends Partial<AnalysisTimes> {
   error?: string;
 }
 
-function child(): { file: string; execArgv: string[] } {
-  const js = fileURLToPath(new URL('./analysis-child.js', import.meta.url));
-  return existsSync(js)
-    ? { file: js, execArgv: [] }
-    : { file: fileURLToPath(new URL('./analysis-child.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
-}
-
 function runOne<T>(job: AnalysisJob): Promise<T> {
-  const { file, execArgv } = child();
+  const { file, execArgv } = childScript('analysis-child');
   // a render worker's young generation, so the RSS is a worker's
-  const flags = [...execArgv, '--max-semi-space-size=2', ...(job.mode === 'memory' ? ['--expose-gc'] : [])];
+  const flags = [...execArgv, ...workerFlags(), ...(job.mode === 'memory' ? ['--expose-gc'] : [])];
   const proc = fork(file, [], { execArgv: flags, stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     proc.once('message', (m) => resolve(m as T));

@@ -44,10 +44,20 @@ export function serveCalls<Calls extends CallTable<Calls>>(
   });
 }
 
-/** The parent's side: forks bench/`name` and sends it calls; a child that exits fails what it owed. */
-export async function forkRpc<Calls extends CallTable<Calls>>(name: string): Promise<RpcChild<Calls>> {
+/**
+ * The parent's side: forks bench/`name` (with `nodeFlags` besides the loader's) and sends it calls; a
+ * child that exits fails what it owed. Messages use structured clone, so byte arrays arrive as such.
+ */
+export async function forkRpc<Calls extends CallTable<Calls>>(
+  name: string,
+  nodeFlags: string[] = [],
+): Promise<RpcChild<Calls>> {
   const { file, execArgv } = childScript(name);
-  const child = fork(file, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(file, [], {
+    execArgv: [...execArgv, ...nodeFlags],
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', reject);

@@ -56,6 +56,7 @@ import {
   type RssPeak,
 } from './http.js';
 import type { InProcessResult } from './in-process.js';
+import { rerunWithWorkerFlags, startEngineChild, workerFlags } from './engine-process.js';
 import { benchPdftk, pdftkVersion, toXfdf, type PdftkResult } from './pdftk.js';
 import type { Summary, TimeOptions } from './stats.js';
 
@@ -484,6 +485,7 @@ function machine(): string {
       .join(' ')} at the end`,
     `- node ${process.version}; ${pdftkVersion() ?? 'pdftk not installed'}; ${qpdf}`,
     `- settings: BENCH_ITERATIONS=${ITERATIONS} (warm-up ${WARMUP}, at most ${CASE_SECONDS} s per case), BENCH_SECONDS=${LOAD_SECONDS} per autocannon run, BENCH_PDFTK_ITERATIONS=${PDFTK_ITERATIONS}, server RENDER_WORKERS=${process.env.BENCH_RENDER_WORKERS ?? `default (${os.availableParallelism()})`}`,
+    `- our engine timed in a process with a render worker's flags: ${workerFlags().join(' ')}`,
   ].join('\n');
 }
 
@@ -548,7 +550,6 @@ const COMBINE_ITEMS = 1000;
 
 /** Every corpus form against pdftk (bench/corpus.ts); outputs in `work`, or a folder of its own. */
 async function runCorpus(work: string | null, cliOnly = false): Promise<CorpusRow[]> {
-  const { benchCorpus } = await import('./corpus.js');
   const dir = path.join(corpus, 'pdfs');
   // BENCH_FORMS restricts the table to those files, as it does the peers
   const only = process.env.BENCH_FORMS?.split(',').map((s) => s.trim());
@@ -557,19 +558,25 @@ async function runCorpus(work: string | null, cliOnly = false): Promise<CorpusRo
     .sort()
     .map((f) => path.join(dir, f));
   const n = envInt('BENCH_CORPUS_ITERATIONS', 20);
-  return benchCorpus(
-    pdfs,
-    work ?? mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-out-')),
-    // BENCH_ONLY=cli: the in-process render once (its data and sizes), not timed
-    cliOnly
-      ? { iterations: 1, warmup: 0, maxSeconds: 0 }
-      : { iterations: n, warmup: WARMUP, maxSeconds: CASE_SECONDS / 2 },
-    // pdftk's time is mostly the JVM starting: a few timed calls per form (in turns with the offline
-    // render) keep the table to minutes.
-    pdftkVersion() ? { iterations: envInt('BENCH_CLI_RUNS', 3), warmup: 1, maxSeconds: CASE_SECONDS } : undefined,
-    log,
-    repoRoot,
-  );
+  const engine = await startEngineChild();
+  try {
+    return await engine.call('corpus', {
+      pdfs,
+      work: work ?? mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-out-')),
+      // BENCH_ONLY=cli: the in-process render once (its data and sizes), not timed
+      timing: cliOnly
+        ? { iterations: 1, warmup: 0, maxSeconds: 0 }
+        : { iterations: n, warmup: WARMUP, maxSeconds: CASE_SECONDS / 2 },
+      // pdftk's time is mostly the JVM starting: a few timed calls per form (in turns with the offline
+      // render) keep the table to minutes.
+      pdftk: pdftkVersion()
+        ? { iterations: envInt('BENCH_CLI_RUNS', 3), warmup: 1, maxSeconds: CASE_SECONDS }
+        : undefined,
+      repoRoot,
+    });
+  } finally {
+    engine.close();
+  }
 }
 
 /**
@@ -610,6 +617,15 @@ function scriptsTarget(sc: ScriptsResult, pass: (ok: boolean) => string): string
 
 async function main() {
   const started = Date.now();
+  // Modes that time only the engine (and peers) in this process: run as a render worker is started.
+  const only = process.env.BENCH_ONLY;
+  if (only === 'scripts' || only === 'signing' || only === 'peers' || process.argv.includes('--peers')) {
+    const rerun = rerunWithWorkerFlags();
+    if (rerun) {
+      process.exitCode = await rerun;
+      return;
+    }
+  }
   if (process.env.BENCH_ONLY === 'scripts') {
     log('form scripts: 50 calculated fields, scripts on vs off');
     const sc = await (await import('./scripts.js')).benchScripts(timing);
@@ -758,21 +774,27 @@ async function main() {
     await server.close();
   }
 
-  // 2. in-process engine, floor and pdftk, once the server is closed
-  const { benchFloor } = await import('./floor.js');
-  const { benchInProcess } = await import('./in-process.js');
+  // 2. in-process engine, floor and pdftk, once the server is closed; the engine in a process started as
+  //    a render worker is
+  const engine = await startEngineChild();
   for (const p of prepared) {
-    const { run, bytes, pdfPath, values } = p;
+    const { run, pdfPath, values } = p;
     const dir = path.join(work, run.file.replace(/\.pdf$/, ''));
     log(`${run.file}: floor`);
-    run.floor = await benchFloor(pdfPath, bytes, dir, timing);
+    run.floor = await engine.call('floor', { pdf: pdfPath, dir, timing });
     save(run, dir, 'load-save', run.floor.loadSaveBytes);
     run.outputs.template = pdfPath;
     if (!values) continue;
     log(`${run.file}: in-process`);
     try {
       // The file name stands in for the blob key the service passes as the template's cache key.
-      run.inProcess = await benchInProcess(bytes, run.analysis, values, timing, run.file);
+      run.inProcess = await engine.call('inProcess', {
+        pdf: pdfPath,
+        analysis: run.analysis,
+        values,
+        timing,
+        cacheKey: run.file,
+      });
       save(run, dir, 'ours-fill', run.inProcess.fillBytes);
       save(run, dir, 'ours-flatten', run.inProcess.fillFlattenBytes);
       if (run.inProcess.warnings.length)
@@ -795,6 +817,7 @@ async function main() {
       }
     }
   }
+  engine.close();
 
   // 3. every corpus form against pdftk, then the CLI against node itself, and Unicode against Latin text
   const extras: {

@@ -112,6 +112,7 @@ export async function createRuntime(
           size: config.limits.renderWorkers,
           timeoutMs: config.limits.renderTimeoutMs,
           maxMemoryMb: config.limits.renderMemoryMb,
+          semiSpaceMb: config.limits.renderSemiSpaceMb,
           maxWaitMs: config.limits.renderQueueWaitMs,
           limits: config.limits,
           templateCache: { maxEntries: config.caches.templateEntries, maxBytes: config.caches.templateMb * MB },

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { RENDER_SEMI_SPACE_MB } from './workers/worker-flags.js';
 
 // Environment -> typed Config. Every problem is collected and reported at once, naming the variable,
 // so an operator fixes a bad deployment in one round.
@@ -122,6 +123,8 @@ export interface Limits {
   authFailuresPerMinute: number;
   /** Resident memory budget of one render worker process, MiB. */
   renderMemoryMb: number;
+  /** Young-generation semi-space of each render worker, MiB. */
+  renderSemiSpaceMb: number;
   /** Retention sweeper period, ms. */
   sweepIntervalMs: number;
   /**
@@ -251,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderWorkers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
     // An idle worker is ~135 MB RSS; corpus renders (CJK font embedding included) peak at ~190 MB.
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
+    renderSemiSpaceMb: int('RENDER_SEMI_SPACE_MB', RENDER_SEMI_SPACE_MB, 1, 256),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     renderQueueWaitMs: int('RENDER_QUEUE_WAIT_MS', 10_000, 0, 600_000),
     sweepIntervalMs: int('SWEEP_INTERVAL_MS', 60 * 60 * 1000, 1000, 24 * 3600 * 1000),

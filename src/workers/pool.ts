@@ -31,6 +31,7 @@ import {
 } from './protocol.js';
 
 import { EngineBusyError, EngineCrashedError } from '../errors.js';
+import { RENDER_SEMI_SPACE_MB, renderWorkerExecArgv } from './worker-flags.js';
 
 export interface PoolOptions {
   /** Worker processes (started on demand, then kept). */
@@ -51,6 +52,8 @@ export interface PoolOptions {
   templateCache?: WorkerSettings['templateCache'];
   /** Each worker's cache of shaped words (default 4096). */
   fontShapeEntries?: number;
+  /** Young-generation semi-space per worker, MiB; default RENDER_SEMI_SPACE_MB. */
+  semiSpaceMb?: number;
   /** Told when a worker is stopped or dies (timeouts, memory, crashes). */
   onWorkerLost?: (event: { pid?: number; reason: StopReason; kind?: JobKind; rssMb?: number }) => void;
   /** @internal Tests only: the fair share's clock, ms (default performance.now). */
@@ -124,8 +127,6 @@ interface Worker {
 const MEMORY_POLL_MS = 25;
 /** A worker that has not said "ready" by then is broken (through the tsx fallback, a cold cache compiles in ~1-2 s). */
 const START_TIMEOUT_MS = 30_000;
-/** Young-generation semi-space of a worker's heap, MiB (see spawn). */
-const SEMI_SPACE_MB = 2;
 /**
  * glibc malloc for workers: fixed thresholds instead of the dynamic ones, which grow (up to a 32 MB mmap
  * threshold and twice that kept untrimmed) as PDF-sized buffers come and go, so memory freed by a
@@ -340,9 +341,7 @@ export class WorkerPool {
   private spawn(): void {
     const child = fork(this.script!, [], {
       // Our own flags only: the parent's (tsx loader, --inspect) must not leak into workers.
-      // A 2 MB young generation (V8's default grows to 16 MB per semi-space): measured ~30 MB less RSS per
-      // busy worker at the same renders/s; a render's short-lived garbage is small.
-      execArgv: [`--max-old-space-size=${this.opts.maxMemoryMb}`, `--max-semi-space-size=${SEMI_SPACE_MB}`],
+      execArgv: renderWorkerExecArgv(this.opts.maxMemoryMb, this.opts.semiSpaceMb ?? RENDER_SEMI_SPACE_MB),
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {

@@ -46,6 +46,8 @@ export const testJobs: Record<string, Job> = {
   'test:throw-engine': async (code: PdfEngineError['code'], message: string) => {
     throw new PdfEngineError(code, message);
   },
+  /** The Node flags this worker process was started with. */
+  'test:exec-argv': async () => process.execArgv,
   /** An environment variable as the worker process sees it. */
   'test:env': async (name: string) => process.env[name] ?? null,
   /** Whether this thread has loaded pdf.js (its worker module sets globalThis.pdfjsWorker). */

@@ -48,6 +48,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ OTEL_ENABLED: 'yes' })).toThrow(/OTEL_ENABLED must be true or false/);
   });
 
+  it("sizes the render workers' young generation, 16 MB by default", () => {
+    expect(loadConfig({}).limits.renderSemiSpaceMb).toBe(16);
+    expect(loadConfig({ RENDER_SEMI_SPACE_MB: '2' }).limits.renderSemiSpaceMb).toBe(2);
+    expect(() => loadConfig({ RENDER_SEMI_SPACE_MB: '0' })).toThrow(/RENDER_SEMI_SPACE_MB/);
+  });
+
   it('sizes the caches from the environment, the template cache a quarter of a worker by default', () => {
     expect(loadConfig({}).caches).toMatchObject({
       templateEntries: 32,

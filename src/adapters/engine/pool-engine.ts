@@ -20,6 +20,8 @@ export interface PoolEngineOptions {
   timeoutMs?: number;
   /** Resident memory budget per worker process, MiB; default 512. */
   maxMemoryMb?: number;
+  /** Young-generation semi-space per worker, MiB (see WorkerPool). */
+  semiSpaceMb?: number;
   /** Jobs allowed to wait for a worker, a hard cap; default 256 per worker. */
   maxQueue?: number;
   /** Longest expected wait for a worker before a job is refused, ms; default 10 s. */
@@ -47,6 +49,7 @@ export function createPoolEngine(options: PoolEngineOptions = {}): PoolEngine {
     size,
     timeoutMs: options.timeoutMs ?? 30_000,
     maxMemoryMb: options.maxMemoryMb ?? 512,
+    semiSpaceMb: options.semiSpaceMb,
     maxQueue: options.maxQueue ?? size * 256,
     maxWaitMs: options.maxWaitMs ?? 10_000,
     templateCache: options.templateCache,
