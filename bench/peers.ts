@@ -4,7 +4,7 @@
 // Python service would run them). Each output is read back with pdftotext, so a peer that draws less
 // does not win by it. Peers that are not installed are reported as skipped, never silently left out.
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -315,11 +315,4 @@ async function runPeer(
       };
     }
   }
-}
-
-/** The corpus's PDFs, or BENCH_FORMS. */
-export function peerForms(corpus: string, only: string | undefined): string[] {
-  const dir = path.join(corpus, 'pdfs');
-  const names = only ? only.split(',').map((s) => s.trim()) : readdirSync(dir).filter((f) => f.endsWith('.pdf'));
-  return names.sort().map((f) => path.join(dir, f));
 }

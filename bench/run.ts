@@ -25,7 +25,7 @@
 // and writes bench-results/peers.md and peers.json (BENCH_PEERS_OUT: another folder).
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,7 @@ import {
   type RssPeak,
 } from './http.js';
 import type { InProcessResult } from './in-process.js';
+import { corpusForms } from './forms.js';
 import { rerunWithWorkerFlags, startEngineChild, workerFlags } from './engine-process.js';
 import { benchPdftk, pdftkVersion, toXfdf, type PdftkResult } from './pdftk.js';
 import type { Summary, TimeOptions } from './stats.js';
@@ -499,7 +500,7 @@ function peerList(text: string, known: readonly Peer[]): Peer[] {
 
 /** `--peers`: every corpus form by us and by each peer; the report is rewritten after each form, so a cut run keeps its rows. */
 async function runPeers() {
-  const { benchPeers, PEERS, peerForms } = await import('./peers.js');
+  const { benchPeers, PEERS } = await import('./peers.js');
   const work = mkdtempSync(path.join(os.tmpdir(), 'formcast-bench-peers-'));
   const iterations = envInt('BENCH_PEERS_ITERATIONS', 10);
   const peersTiming = { iterations, warmup: 3, maxSeconds: CASE_SECONDS };
@@ -526,7 +527,7 @@ async function runPeers() {
     writeFileSync(path.join(outDir, 'peers.json'), `${JSON.stringify(peersJson(rows, methods, extra), null, 1)}\n`);
     return md;
   };
-  const rows = await benchPeers(peerForms(corpus, process.env.BENCH_FORMS), work, repoRoot, {
+  const rows = await benchPeers(corpusForms(corpus, process.env.BENCH_FORMS), work, repoRoot, {
     ours: timing,
     pdftk: { iterations: PDFTK_ITERATIONS, warmup: 1, maxSeconds: CASE_SECONDS },
     peers: peersTiming,
@@ -550,13 +551,7 @@ const COMBINE_ITEMS = 1000;
 
 /** Every corpus form against pdftk (bench/corpus.ts); outputs in `work`, or a folder of its own. */
 async function runCorpus(work: string | null, cliOnly = false): Promise<CorpusRow[]> {
-  const dir = path.join(corpus, 'pdfs');
-  // BENCH_FORMS restricts the table to those files, as it does the peers
-  const only = process.env.BENCH_FORMS?.split(',').map((s) => s.trim());
-  const pdfs = readdirSync(dir)
-    .filter((f) => f.endsWith('.pdf') && (!only || only.includes(f)))
-    .sort()
-    .map((f) => path.join(dir, f));
+  const pdfs = corpusForms(corpus, process.env.BENCH_FORMS);
   const n = envInt('BENCH_CORPUS_ITERATIONS', 20);
   const engine = await startEngineChild();
   try {
