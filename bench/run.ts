@@ -23,6 +23,8 @@
 // BENCH_PEERS_STEADY_MS, the CPU ours and pdf-lib spend warming up and timed, default 3000;
 // BENCH_THREADS=1 prints each in-process timing's CPU by thread: the fills' main thread, V8's GC and compiler)
 // and writes bench-results/peers.md and peers.json (BENCH_PEERS_OUT: another folder).
+// Our engine's in-process rows, the corpus table and the peers run in a process started with a render
+// worker's Node flags, from RENDER_MEMORY_MB and RENDER_SEMI_SPACE_MB as the server reads them.
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
