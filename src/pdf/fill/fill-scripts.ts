@@ -7,6 +7,7 @@ import type { SessionPlan } from '../scripts/session-plan.js';
 import { runScripts, type ScriptResults } from '../scripts/run-scripts.js';
 import type { ScriptSandbox } from '../scripts/sandbox.js';
 import { scriptValue } from '../scripts/script-value.js';
+import { specialAccepts } from '../scripts/special-check.js';
 import type { RawField } from '../field-tree.js';
 import type { AnalysedField, FillRequest, ScriptReport } from '../types.js';
 import { fieldLabel, type FillContext } from './fill-context.js';
@@ -51,6 +52,12 @@ export function startScripts(
     const direct = plan.setDirectly.get(f.name);
     if (direct === 'any' || (direct !== undefined && direct === format?.kind)) unchecked.add(f.name);
     if (seen && plan.needsSession.has(f.name)) checked = true;
+    // AFSpecial_Keystroke alone: a value it accepts is committed unchanged; one it refuses is reported by a session
+    const psf = plan.specialChecks.get(f.name);
+    if (psf !== undefined && typeof seen === 'string') {
+      if (specialAccepts(seen, psf)) unchecked.add(f.name);
+      else checked = true;
+    }
     if (v.kind === 'text') sent.set(f.name, v.text);
     else if (v.kind === 'choice') sent.set(f.name, v.value);
   }

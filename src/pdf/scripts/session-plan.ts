@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FieldFormat } from '../types.js';
 import type { FormScripts, ScriptField } from './form-model.js';
 import { OWN_ACTIONS, VALUES_ACTION } from './sandbox-setup.js';
+import { specialKeystroke } from './special-check.js';
 
 export const DOC_CALC_OFF = OWN_ACTIONS[0];
 export const DOC_CALCULATE = OWN_ACTIONS[1];
@@ -48,6 +49,11 @@ export interface SessionPlan {
    * ('any') or one of Acrobat's native checks, for values render-data formatted as that kind.
    */
   setDirectly: Map<string, FieldFormat['kind'] | 'any'>;
+  /**
+   * Fields whose only check is AFSpecial_Keystroke(psf), by psf: a value it accepts (special-check.ts)
+   * needs no session and may be set directly; one it refuses is committed in a session, which reports it.
+   */
+  specialChecks: Map<string, number>;
   unsupported: UnsupportedScript[];
   /** hash of the form data without the buttons' states */
   key: string;
@@ -174,8 +180,11 @@ export function planSessions(scripts: FormScripts, skip: ReadonlySet<string> = n
   const calculationOrder = scripts.calculationOrder.map((n) => ids.get(n)!).filter((id) => calculated.has(id));
   const needsSession = new Set<string>();
   const setDirectly = new Map<string, FieldFormat['kind'] | 'any'>();
+  const specialChecks = new Map<string, number>();
   for (const f of scripts.fields) {
-    if (needsSandbox(f.actions.Keystroke) || needsSandbox(f.actions.Validate)) needsSession.add(f.name);
+    const psf = f.actions.Validate ? undefined : specialKeystroke(f.actions.Keystroke);
+    if (psf !== undefined) specialChecks.set(f.name, psf);
+    else if (needsSandbox(f.actions.Keystroke) || needsSandbox(f.actions.Validate)) needsSession.add(f.name);
     const how = directly(f);
     if (how) setDirectly.set(f.name, how);
   }
@@ -195,6 +204,7 @@ export function planSessions(scripts: FormScripts, skip: ReadonlySet<string> = n
     buttons: scripts.fields.filter(isButton),
     needsSession,
     setDirectly,
+    specialChecks,
     unsupported,
     key,
   };

@@ -1,0 +1,110 @@
+// AFSpecial_Keystroke (zip, zip+4, phone, SSN) checked without a script session when it accepts the value
+// (special-check.ts): the same verdicts as pdf.js's own check in the sandbox, value by value, and no
+// session at all for a render whose values it all accepts.
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { fillPdf } from '../../src/pdf/fill/fill.js';
+import { TemplateCache } from '../../src/pdf/fill/template-cache.js';
+import { ScriptSandbox } from '../../src/pdf/scripts/sandbox.js';
+import { specialAccepts, specialKeystroke } from '../../src/pdf/scripts/special-check.js';
+import { buildCalcForm, fillValues } from '../helpers/calc-forms.js';
+
+const sandbox = new ScriptSandbox();
+const cache = new TemplateCache({ maxEntries: 8, maxBytes: 64 * 1024 * 1024, sandbox });
+afterAll(() => sandbox.close());
+
+const PSFS = [0, 1, 2, 3];
+/** Boundaries of each mask: lengths, separators, letters, other scripts' digits, spaces. */
+const VALUES = [
+  '12345',
+  '1234',
+  '123456',
+  '12345-6789',
+  '123456789',
+  '12345 6789',
+  '1234-56789',
+  '(123) 456-7890',
+  '1234567890',
+  '123-4567',
+  '1234567',
+  '12345678',
+  '(123)456-7890',
+  '123-456-7890',
+  '123-45-6789',
+  '12-345-6789',
+  'abcde',
+  '١٢٣٤٥٦٧٨٩٠',
+  '１２３４５',
+  ' 12345',
+  '12345 ',
+  '(12) 3456-789',
+  'x',
+];
+
+describe('AFSpecial_Keystroke without a session', () => {
+  it('recognises the call alone, with a literal format number', () => {
+    expect(specialKeystroke('AFSpecial_Keystroke(2);')).toBe(2);
+    expect(specialKeystroke(' AFSpecial_Keystroke( 0 ) ')).toBe(0);
+    expect(specialKeystroke('AFSpecial_Keystroke(4);')).toBeUndefined();
+    expect(specialKeystroke('AFSpecial_Keystroke(1); // and more')).toBeUndefined();
+    expect(specialKeystroke('AFSpecial_KeystrokeEx("999");')).toBeUndefined();
+    expect(specialKeystroke(undefined)).toBeUndefined();
+  });
+
+  it("gives pdf.js's own verdict on every value, for each of the four formats", async () => {
+    // z<psf>: the check alone (answered here when it accepts); s<psf>: the same check followed by a comment,
+    // which is not the call alone, so pdf.js's check runs in the sandbox for every value.
+    const form = await buildCalcForm({
+      fields: PSFS.flatMap((psf) => [
+        { name: `z${psf}`, K: `AFSpecial_Keystroke(${psf});` },
+        { name: `s${psf}`, K: `AFSpecial_Keystroke(${psf}); // through the sandbox` },
+      ]),
+    });
+    for (const value of VALUES) {
+      const values = Object.fromEntries(
+        PSFS.flatMap((psf) => [
+          [`z${psf}`, value],
+          [`s${psf}`, value],
+        ]),
+      );
+      const r = await fillPdf(
+        form.bytes,
+        form.analysis,
+        { values: fillValues(values), flatten: false },
+        undefined,
+        cache,
+      );
+      const refused = new Set((r.scriptRejections ?? []).map((x) => x.field));
+      for (const psf of PSFS) {
+        const sandboxVerdict = !refused.has(`s${psf}`);
+        expect({ value, psf, accepted: !refused.has(`z${psf}`) }).toEqual({ value, psf, accepted: sandboxVerdict });
+        expect({ value, psf, accepted: specialAccepts(value, psf) }).toEqual({ value, psf, accepted: sandboxVerdict });
+      }
+    }
+  });
+
+  it('runs no session when the check accepts every value, and one when it refuses a value', async () => {
+    const form = await buildCalcForm({
+      fields: [
+        { name: 'zip', K: 'AFSpecial_Keystroke(1);', F: 'AFSpecial_Format(1);' },
+        { name: 'ssn', K: 'AFSpecial_Keystroke(3);', F: 'AFSpecial_Format(3);' },
+        { name: 'amount', K: 'AFNumber_Keystroke(2, 0, 0, 0, "", true);', F: 'AFNumber_Format(2, 0, 0, 0, "", true);' },
+      ],
+    });
+    const runs = vi.spyOn(sandbox, 'run');
+    const render = (zip: string) =>
+      fillPdf(
+        form.bytes,
+        form.analysis,
+        { values: fillValues({ zip, ssn: '123-45-6789', amount: '12.50' }), flatten: true },
+        undefined,
+        cache,
+      );
+    const ok = await render('12345-6789');
+    expect(runs).not.toHaveBeenCalled();
+    expect(ok.scriptRejections ?? []).toEqual([]);
+    const refused = await render('12345');
+    expect(runs).toHaveBeenCalledTimes(1);
+    expect((refused.scriptRejections ?? []).map((x) => [x.field, x.value])).toEqual([['zip', '12345']]);
+    runs.mockRestore();
+  });
+});
