@@ -52,10 +52,10 @@ export function startScripts(
     const direct = plan.setDirectly.get(f.name);
     if (direct === 'any' || (direct !== undefined && direct === format?.kind)) unchecked.add(f.name);
     if (seen && plan.needsSession.has(f.name)) checked = true;
-    // AFSpecial_Keystroke alone: a value it accepts is committed unchanged; one it refuses is reported by a session
-    const psf = plan.specialChecks.get(f.name);
-    if (psf !== undefined && typeof seen === 'string') {
-      if (specialAccepts(seen, psf)) unchecked.add(f.name);
+    // AFSpecial_Keystroke(Ex) alone: a value it accepts is committed unchanged; one it refuses is reported by a session
+    const special = plan.specialChecks.get(f.name);
+    if (special !== undefined && typeof seen === 'string') {
+      if (specialAccepts(seen, special)) unchecked.add(f.name);
       else checked = true;
     }
     if (v.kind === 'text') sent.set(f.name, v.text);

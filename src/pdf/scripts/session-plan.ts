@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FieldFormat } from '../types.js';
 import type { FormScripts, ScriptField } from './form-model.js';
 import { OWN_ACTIONS, VALUES_ACTION } from './sandbox-setup.js';
-import { specialKeystroke } from './special-check.js';
+import { type SpecialCheck, specialKeystroke } from './special-check.js';
 
 export const DOC_CALC_OFF = OWN_ACTIONS[0];
 export const DOC_CALCULATE = OWN_ACTIONS[1];
@@ -50,10 +50,11 @@ export interface SessionPlan {
    */
   setDirectly: Map<string, FieldFormat['kind'] | 'any'>;
   /**
-   * Fields whose only check is AFSpecial_Keystroke(psf), by psf: a value it accepts (special-check.ts)
-   * needs no session and may be set directly; one it refuses is committed in a session, which reports it.
+   * Fields whose only check is AFSpecial_Keystroke or AFSpecial_KeystrokeEx alone: a value it accepts
+   * (special-check.ts) needs no session and may be set directly; one it refuses is committed in a session,
+   * which reports it.
    */
-  specialChecks: Map<string, number>;
+  specialChecks: Map<string, SpecialCheck>;
   unsupported: UnsupportedScript[];
   /** hash of the form data without the buttons' states */
   key: string;
@@ -180,10 +181,10 @@ export function planSessions(scripts: FormScripts, skip: ReadonlySet<string> = n
   const calculationOrder = scripts.calculationOrder.map((n) => ids.get(n)!).filter((id) => calculated.has(id));
   const needsSession = new Set<string>();
   const setDirectly = new Map<string, FieldFormat['kind'] | 'any'>();
-  const specialChecks = new Map<string, number>();
+  const specialChecks = new Map<string, SpecialCheck>();
   for (const f of scripts.fields) {
-    const psf = f.actions.Validate ? undefined : specialKeystroke(f.actions.Keystroke);
-    if (psf !== undefined) specialChecks.set(f.name, psf);
+    const special = f.actions.Validate ? undefined : specialKeystroke(f.actions.Keystroke);
+    if (special !== undefined) specialChecks.set(f.name, special);
     else if (needsSandbox(f.actions.Keystroke) || needsSandbox(f.actions.Validate)) needsSession.add(f.name);
     const how = directly(f);
     if (how) setDirectly.set(f.name, how);

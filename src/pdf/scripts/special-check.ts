@@ -1,16 +1,22 @@
-// Acrobat's AFSpecial_Keystroke(psf) commit check (zip, zip+4, phone, SSN), as pdf.js's scripting layer
-// runs it in the sandbox (pdfjs-dist's pdf.sandbox.mjs: AFSpecial_Keystroke, AFSpecial_KeystrokeEx and its
+// Acrobat's AFSpecial_Keystroke(psf) (zip, zip+4, phone, SSN) and AFSpecial_KeystrokeEx(mask) commit
+// checks, as pdf.js's scripting layer runs them in the sandbox (pdfjs-dist's pdf.sandbox.mjs: AFSpecial_Keystroke, AFSpecial_KeystrokeEx and its
 // helper on commit). A value it accepts is committed unchanged, so a render whose only checks are these
 // and accept every value needs no script session. A value it refuses still goes to the sandbox, which
 // reports the refusal (test/pdf/scripts-special-check.test.ts compares the two on many values).
 
-/** AFSpecial_Keystroke with a literal 0-3, alone: the only form of it this check stands in for. */
+/** AFSpecial_Keystroke with a literal 0-3, or AFSpecial_KeystrokeEx with a plain string literal, alone. */
 const SPECIAL_KEYSTROKE = /^\s*AFSpecial_Keystroke\s*\(\s*([0-3])\s*\)\s*;?\s*$/;
+const SPECIAL_KEYSTROKE_EX = /^\s*AFSpecial_KeystrokeEx\s*\(\s*"([^"\\]*)"\s*\)\s*;?\s*$/;
 
-/** psf of a keystroke script that is AFSpecial_Keystroke(psf) alone, else undefined. */
-export function specialKeystroke(code: string | undefined): number | undefined {
-  const m = code === undefined ? null : SPECIAL_KEYSTROKE.exec(code);
-  return m ? Number(m[1]) : undefined;
+/** The check: AFSpecial_Keystroke's format number, or AFSpecial_KeystrokeEx's mask. */
+export type SpecialCheck = number | string;
+
+/** The check of a keystroke script that is one of the two calls alone, else undefined. */
+export function specialKeystroke(code: string | undefined): SpecialCheck | undefined {
+  if (code === undefined) return undefined;
+  const psf = SPECIAL_KEYSTROKE.exec(code);
+  if (psf) return Number(psf[1]);
+  return SPECIAL_KEYSTROKE_EX.exec(code)?.[1];
 }
 
 const CHECKERS: Record<string, (c: string) => boolean> = {
@@ -38,18 +44,18 @@ function fits(value: string, mask: string): boolean {
  */
 const PDFJS_ALL_DIGITS = /^p\{N\}+$/;
 
-/** Whether AFSpecial_Keystroke(psf) accepts `value` when it is committed. */
-export function specialAccepts(value: string, psf: number): boolean {
-  const mask =
-    psf === 0
-      ? '99999'
-      : psf === 1
-        ? '99999-9999'
-        : psf === 2
-          ? value.startsWith('(') || (value.length > 7 && PDFJS_ALL_DIGITS.test(value))
-            ? '(999) 999-9999'
-            : '999-9999'
-          : '999-99-9999';
-  // AFSpecial_KeystrokeEx: the mask's placeholders alone first (digits typed without separators), then the mask
+/** AFSpecial_Keystroke's mask for `value` (pdf.js picks the phone mask by the value). */
+function maskOf(value: string, psf: number): string {
+  if (psf === 0) return '99999';
+  if (psf === 1) return '99999-9999';
+  if (psf === 2)
+    return value.startsWith('(') || (value.length > 7 && PDFJS_ALL_DIGITS.test(value)) ? '(999) 999-9999' : '999-9999';
+  return '999-99-9999';
+}
+
+/** Whether the check accepts `value` when it is committed. */
+export function specialAccepts(value: string, check: SpecialCheck): boolean {
+  const mask = typeof check === 'number' ? maskOf(value, check) : check;
+  // AFSpecial_KeystrokeEx: the mask's placeholders alone first (typed without separators), then the mask
   return fits(value, mask.replace(/[^9AOX]/g, '')) || fits(value, mask);
 }
