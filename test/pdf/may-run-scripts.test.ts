@@ -7,6 +7,7 @@ import { analyse } from '../../src/pdf/analysis/analyse.js';
 import { prepareTemplate } from '../../src/pdf/fill/prepare.js';
 import { loadPdf } from '../../src/pdf/load.js';
 import { mayRunScripts } from '../../src/pdf/scripts/may-run-scripts.js';
+import { mayOpenSession } from '../../src/pdf/scripts/session-plan.js';
 import { corpusDir } from '../helpers/corpus.js';
 
 const corpus = corpusDir();
@@ -14,18 +15,28 @@ const dir = corpus && path.join(corpus, 'pdfs');
 
 describe('mayRunScripts', () => {
   it.skipIf(!dir)(
-    'says yes for every corpus form whose preparation plans scripts',
+    'says yes for every corpus form whose renders may open a session, and no for those whose checks need none',
     async () => {
       const forms = fs.readdirSync(dir!).filter((f) => f.endsWith('.pdf') && !f.startsWith('negative'));
-      let planned = 0;
+      const opens: string[] = [];
+      const none: string[] = [];
       for (const f of forms) {
         const bytes = new Uint8Array(fs.readFileSync(path.join(dir!, f)));
-        const prepared = await prepareTemplate(bytes, await analyse(bytes));
-        if (!prepared.state.scripts) continue;
-        planned++;
-        expect(mayRunScripts((await loadPdf(bytes)).context), f).toBe(true);
+        const plan = (await prepareTemplate(bytes, await analyse(bytes))).state.scripts;
+        if (!plan) continue;
+        const early = mayRunScripts((await loadPdf(bytes)).context);
+        if (mayOpenSession(plan)) {
+          opens.push(f);
+          expect(early, f).toBe(true);
+        } else {
+          none.push(f);
+          expect(early, f).toBe(false);
+        }
       }
-      expect(planned).toBeGreaterThan(3);
+      expect(opens.length).toBeGreaterThanOrEqual(2);
+      expect(none.length).toBeGreaterThanOrEqual(3);
+      // forms whose scripts are Acrobat's number, date and AFSpecial checks and formats alone (B107 among them)
+      expect(none).toContain('uscourts-b107-financial-affairs.pdf');
     },
     300_000,
   );
@@ -43,5 +54,25 @@ describe('mayRunScripts', () => {
     doc.addPage().node.set(PDFName.of('Annots'), ctx.obj([widget]));
     const loaded = await loadPdf(await doc.save());
     expect(mayRunScripts(loaded.context)).toBe(true);
+  });
+
+  it('says no for keystroke checks answered without a session and for format scripts, yes for any other check', async () => {
+    const withActions = async (aa: Record<string, string>) => {
+      const doc = await PDFDocument.create();
+      const ctx = doc.context;
+      const actions = Object.fromEntries(
+        Object.entries(aa).map(([k, js]) => [k, ctx.register(ctx.obj({ S: 'JavaScript', JS: PDFString.of(js) }))]),
+      );
+      const widget = ctx.obj({ Type: 'Annot', Subtype: 'Widget', AA: ctx.obj(actions) });
+      doc.addPage().node.set(PDFName.of('Annots'), ctx.obj([widget]));
+      return mayRunScripts((await loadPdf(await doc.save())).context);
+    };
+    expect(await withActions({ K: 'AFSpecial_Keystroke(3);', F: 'AFSpecial_Format(3);' })).toBe(false);
+    expect(await withActions({ K: 'AFNumber_Keystroke(2, 0, 0, 0, "", true);' })).toBe(false);
+    expect(await withActions({ K: 'AFSpecial_KeystrokeEx("999-99");' })).toBe(false);
+    expect(await withActions({ F: 'event.value = "x";' })).toBe(false);
+    expect(await withActions({ K: 'if (event.change) event.rc = false;' })).toBe(true);
+    expect(await withActions({ V: 'event.rc = event.value > 0;' })).toBe(true);
+    expect(await withActions({ C: 'AFSimple_Calculate("SUM", ["a"]);' })).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { resolveLimits } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { mayRunScripts } from '../scripts/may-run-scripts.js';
 import { ScriptSandbox } from '../scripts/sandbox.js';
+import { mayOpenSession } from '../scripts/session-plan.js';
 import type { FillRequest, FillResult, TemplateAnalysis } from '../types.js';
 import { joinParts, prepareLoaded, renderPreparedParts } from './prepare.js';
 
@@ -63,8 +64,9 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
           bytes,
           analysis,
           { keepUriLinks: request.keepUriLinks ?? false, sandbox },
-          () => {
-            if (warm) sandbox.warm();
+          (plan) => {
+            // a form whose checks are all answered without a session (special-check.ts) starts none here
+            if (warm && mayOpenSession(plan)) sandbox.warm();
           },
         );
         inMemory = prepared.inMemory;

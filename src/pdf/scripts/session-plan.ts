@@ -88,6 +88,16 @@ const NATIVE_KIND: Record<string, FieldFormat['kind']> = {
   AFTime: 'time',
 };
 
+/** Whether a keystroke script is one of Acrobat's native checks alone (the render data makes it). */
+export function nativeCheck(code: string): boolean {
+  return NATIVE_CHECK.test(code);
+}
+
+/** Whether a render of the form may open a session whatever its values (AFSpecial checks aside). */
+export function mayOpenSession(plan: SessionPlan): boolean {
+  return plan.calculationOrder.length > 0 || plan.needsSession.size > 0;
+}
+
 function needsSandbox(code: string | undefined): boolean {
   return code !== undefined && code.trim() !== '' && !NATIVE_CHECK.test(code);
 }
