@@ -8,6 +8,7 @@
 // BENCH_RENDER_WORKERS (the server's RENDER_WORKERS; default: the service default, one per core),
 // BENCH_KEEP=1 (keep the outputs and the XFDF in the temp folder it names, for inspection),
 // BENCH_CORPUS=0 (skip the every-form table against pdftk), BENCH_CORPUS_ITERATIONS (default 20),
+// BENCH_CORPUS_WARMUP_MS (each form's warm-up goes on at least this long, default 1000),
 // BENCH_DETECT=0 (skip field detection: the corpus scores and the 10-page time), BENCH_COMBINE=0 (skip the
 // 1,000-copy combine in a server process), BENCH_ONLY=combine (run only that, print its target rows; BENCH_COMBINE_SIGNED=1 signs the combined file),
 // BENCH_ONLY=corpus (only the every-form table against pdftk: speed and output sizes, and its targets; BENCH_FORMS restricts it),
@@ -563,7 +564,12 @@ async function runCorpus(work: string | null, cliOnly = false): Promise<CorpusRo
       // BENCH_ONLY=cli: the in-process render once (its data and sizes), not timed
       timing: cliOnly
         ? { iterations: 1, warmup: 0, maxSeconds: 0 }
-        : { iterations: n, warmup: WARMUP, maxSeconds: CASE_SECONDS / 2 },
+        : {
+            iterations: n,
+            warmup: WARMUP,
+            warmupMs: envInt('BENCH_CORPUS_WARMUP_MS', 1000),
+            maxSeconds: CASE_SECONDS / 2,
+          },
       // pdftk's time is mostly the JVM starting: a few timed calls per form (in turns with the offline
       // render) keep the table to minutes.
       pdftk: pdftkVersion()

@@ -36,6 +36,11 @@ export interface TimeOptions {
   iterations: number;
   /** unmeasured iterations first */
   warmup: number;
+  /**
+   * and go on warming up until this many ms have passed: the first form a fresh process renders meets V8
+   * compiling the whole engine (its first 20 renders of a 713-field form ran with the compiler's threads busy)
+   */
+  warmupMs?: number;
   /** stop measuring after this many seconds (at least minIterations are always done) */
   maxSeconds: number;
   minIterations?: number;
@@ -43,7 +48,8 @@ export interface TimeOptions {
 
 /** Times fn() sequentially; each sample is one call's wall time in ms. */
 export async function timeIt(fn: () => unknown, opts: TimeOptions): Promise<Summary> {
-  for (let i = 0; i < opts.warmup; i++) await fn();
+  const warmUntil = performance.now() + (opts.warmupMs ?? 0);
+  for (let i = 0; i < opts.warmup || performance.now() < warmUntil; i++) await fn();
   const samples: number[] = [];
   const min = Math.min(opts.iterations, opts.minIterations ?? 5);
   const deadline = performance.now() + opts.maxSeconds * 1000;

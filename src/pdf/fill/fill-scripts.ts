@@ -25,6 +25,25 @@ function setHidden(fc: FillContext, field: RawField, hidden: boolean): void {
   }
 }
 
+/** Whether a caller's value goes through a check only a session runs (the loop of startScripts, in short). */
+function checksNeedSession(
+  plan: SessionPlan,
+  index: { infoByName: ReadonlyMap<string, AnalysedField> },
+  request: FillRequest,
+): boolean {
+  for (const f of plan.scripts.fields) {
+    const special = plan.specialChecks.get(f.name);
+    if (special === undefined && !plan.needsSession.has(f.name)) continue;
+    const v = request.values[f.name];
+    if (!v) continue;
+    const seen = scriptValue(v, f, index.infoByName.get(f.name)?.detail.format);
+    if (!seen) continue;
+    if (special === undefined) return true; // needsSession: as startScripts's loop decides
+    if (typeof seen === 'string' && !specialAccepts(seen, special)) return true;
+  }
+  return false;
+}
+
 /**
  * Starts the render's script session, if it needs one (undefined: nothing to run). It reads only the
  * request and the form, so it runs in the sandbox's thread while the caller's values are being written;
@@ -38,6 +57,9 @@ export function startScripts(
   sandbox: ScriptSandbox,
 ): Promise<ScriptResults> | undefined {
   const { scripts } = plan;
+  // A form that computes nothing opens a session only for a value one of its checks must see: decided
+  // over those fields alone (B107: 600 fields, 69 checked, none needing a session for valid values).
+  if (!scripts.calculationOrder.length && !checksNeedSession(plan, index, request)) return undefined;
   const values = new Map<string, string | string[]>();
   const sent = new Map<string, string>();
   const unchecked = new Set<string>();
