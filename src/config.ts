@@ -252,7 +252,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxFields: int('MAX_TEMPLATE_FIELDS', 5000, 1, 100_000),
     renderTimeoutMs: int('RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
     renderWorkers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
-    // An idle worker is ~135 MB RSS; corpus renders (CJK font embedding included) peak at ~190 MB.
+    // An idle worker is ~135 MB RSS; corpus renders (CJK font embedding included) peak at ~190 MB, ~230 MB
+    // with the 16 MB young generation and several large forms prepared (README: RENDER_SEMI_SPACE_MB).
     renderMemoryMb: int('RENDER_MEMORY_MB', 512, 192, 64 * 1024),
     renderSemiSpaceMb: int('RENDER_SEMI_SPACE_MB', RENDER_SEMI_SPACE_MB, 1, 256),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),

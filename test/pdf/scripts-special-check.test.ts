@@ -61,6 +61,7 @@ describe('AFSpecial_Keystroke without a session', () => {
     expect(specialKeystroke('AFSpecial_KeystrokeEx("999-99");')).toBe('999-99');
     expect(specialKeystroke('AFSpecial_KeystrokeEx("9\\"9");')).toBeUndefined();
     expect(specialKeystroke('AFSpecial_KeystrokeEx(mask);')).toBeUndefined();
+    expect(specialKeystroke('AFSpecial_KeystrokeEx("99\n99");')).toBeUndefined(); // a syntax error: the sandbox says so
     expect(specialKeystroke(undefined)).toBeUndefined();
   });
 

@@ -6,7 +6,8 @@
 
 /** AFSpecial_Keystroke with a literal 0-3, or AFSpecial_KeystrokeEx with a plain string literal, alone. */
 const SPECIAL_KEYSTROKE = /^\s*AFSpecial_Keystroke\s*\(\s*([0-3])\s*\)\s*;?\s*$/;
-const SPECIAL_KEYSTROKE_EX = /^\s*AFSpecial_KeystrokeEx\s*\(\s*"([^"\\]*)"\s*\)\s*;?\s*$/;
+// (a line break inside the literal is a syntax error in JavaScript: left to the sandbox, which reports it)
+const SPECIAL_KEYSTROKE_EX = /^\s*AFSpecial_KeystrokeEx\s*\(\s*"([^"\\\r\n]*)"\s*\)\s*;?\s*$/;
 
 /** The check: AFSpecial_Keystroke's format number, or AFSpecial_KeystrokeEx's mask. */
 export type SpecialCheck = number | string;
