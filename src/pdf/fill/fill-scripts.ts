@@ -25,21 +25,28 @@ function setHidden(fc: FillContext, field: RawField, hidden: boolean): void {
   }
 }
 
-/** Whether a caller's value goes through a check only a session runs (the loop of startScripts, in short). */
+/**
+ * Whether the caller's value `seen` of a field goes through a check only a session runs: a check other than
+ * Acrobat's native ones, or an AFSpecial check that refuses it (one that accepts it commits it unchanged).
+ */
+function needsSessionCheck(plan: SessionPlan, name: string, seen: string | string[] | undefined): boolean {
+  if (!seen) return false;
+  const special = plan.specialChecks.get(name);
+  if (special === undefined) return plan.needsSession.has(name);
+  return typeof seen === 'string' && !specialAccepts(seen, special);
+}
+
+/** Whether any caller's value needs a session's check (startScripts's loop, over the checked fields alone). */
 function checksNeedSession(
   plan: SessionPlan,
   index: { infoByName: ReadonlyMap<string, AnalysedField> },
   request: FillRequest,
 ): boolean {
   for (const f of plan.scripts.fields) {
-    const special = plan.specialChecks.get(f.name);
-    if (special === undefined && !plan.needsSession.has(f.name)) continue;
+    if (!plan.specialChecks.has(f.name) && !plan.needsSession.has(f.name)) continue;
     const v = request.values[f.name];
-    if (!v) continue;
-    const seen = scriptValue(v, f, index.infoByName.get(f.name)?.detail.format);
-    if (!seen) continue;
-    if (special === undefined) return true; // needsSession: as startScripts's loop decides
-    if (typeof seen === 'string' && !specialAccepts(seen, special)) return true;
+    if (v && needsSessionCheck(plan, f.name, scriptValue(v, f, index.infoByName.get(f.name)?.detail.format)))
+      return true;
   }
   return false;
 }
@@ -73,13 +80,9 @@ export function startScripts(
     // a value the render data already checked as the field's own keystroke check would
     const direct = plan.setDirectly.get(f.name);
     if (direct === 'any' || (direct !== undefined && direct === format?.kind)) unchecked.add(f.name);
-    if (seen && plan.needsSession.has(f.name)) checked = true;
-    // AFSpecial_Keystroke(Ex) alone: a value it accepts is committed unchanged; one it refuses is reported by a session
-    const special = plan.specialChecks.get(f.name);
-    if (special !== undefined && typeof seen === 'string') {
-      if (specialAccepts(seen, special)) unchecked.add(f.name);
-      else checked = true;
-    }
+    if (needsSessionCheck(plan, f.name, seen)) checked = true;
+    // AFSpecial_Keystroke(Ex) alone, accepting the value: committed unchanged, so set directly
+    else if (plan.specialChecks.has(f.name) && typeof seen === 'string') unchecked.add(f.name);
     if (v.kind === 'text') sent.set(f.name, v.text);
     else if (v.kind === 'choice') sent.set(f.name, v.value);
   }
