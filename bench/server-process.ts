@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SERVER_NODE_FLAGS } from '../src/heap-tuning.js';
 
 export interface ServerProcess {
   base: string;
@@ -53,7 +54,8 @@ export async function startServerProcess(
     keys.push((JSON.parse(out) as { apiKey: string }).apiKey);
   }
   const base = `http://127.0.0.1:${env.PORT}`;
-  const server = spawn(process.execPath, [bin, 'serve'], { env, stdio: 'ignore' });
+  // the server as deployed: Node's flags as `npm start` gives them
+  const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, bin, 'serve'], { env, stdio: 'ignore' });
   const close = async () => {
     if (server.exitCode === null) {
       server.kill('SIGTERM');

@@ -11,6 +11,13 @@ import v8 from 'node:v8';
 const HEAP_GROWING_PERCENT = 10;
 
 /**
+ * Node's command-line flags for the API server, as `npm start` and the Dockerfile's CMD pass them (a test
+ * keeps the three in step; the benches start their server processes with these): a 2 MB young
+ * generation, which V8 sizes only when the heap is created. See docs/decisions.md "Operations".
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+
+/**
  * Tunes this process's V8 heap for the API server: `serve` and the bench's server process (not render
  * workers, CLI commands or tests). Set at run time because NODE_OPTIONS does not allow this flag and
  * `npx formcast serve` passes no node flags; V8 reads it at every GC. Node 20's V8 and V8's current

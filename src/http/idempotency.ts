@@ -34,6 +34,18 @@ export function hashBody(...parts: (string | Uint8Array)[]): string {
 }
 
 /**
+ * `hashBody(prefix + text)` of a JSON body, from its bytes: the same digest as hashing its decoded text,
+ * so keys stored before bodies were kept as bytes still match.
+ */
+export function hashJsonBody(bytes: Buffer | undefined, prefix = ''): string {
+  const h = createHash('sha256');
+  h.update(prefix);
+  if (bytes) h.update(bytes);
+  h.update('\0');
+  return h.digest('hex');
+}
+
+/**
  * How a route's answer is kept for replays when it holds secrets (a signed download link): `store`
  * gives what may rest in the database, `restore` rebuilds the answer from it at replay time (a fresh
  * signature), so no live link sits in `idempotency_keys.response`.

@@ -1,11 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import { AppError } from '../errors.js';
+import { decodeUtf8 } from '../lib/utf8.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** the JSON body as received, for idempotency hashing */
-    rawBody?: string;
+    /**
+     * The JSON body's bytes as received, for idempotency hashing: bytes outside V8's heap, not a second copy
+     * of the text, which a long render would promote to the old generation with every large value in it.
+     */
+    rawBody?: Buffer;
   }
 }
 
@@ -40,11 +44,12 @@ function stringEnd(text: string, from: number): number {
   return -1;
 }
 
-/** application/json: bounded size (bodyLimit), bounded depth, prototype-poisoning safe, raw text kept. */
+/** application/json: bounded size (bodyLimit), bounded depth, prototype-poisoning safe, raw bytes kept. */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    const text = decodeUtf8(bytes);
     if (text.trim() === '')
       return done(
         new AppError('BAD_REQUEST', 'The request body is empty but Content-Type is application/json'),
@@ -56,7 +61,7 @@ export function registerJsonBody(app: FastifyInstance): void {
         undefined,
       );
     try {
-      request.rawBody = text;
+      request.rawBody = bytes;
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {
       done(new AppError('BAD_REQUEST', 'The request body is not valid JSON'), undefined);

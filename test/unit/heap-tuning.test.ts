@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { SERVER_NODE_FLAGS } from '../../src/heap-tuning.js';
 import { repoRoot } from '../helpers/corpus.js';
 
 const run = promisify(execFile);
@@ -25,5 +27,19 @@ describe('tuneServerHeap', () => {
     );
     expect(stdout.trim()).toBe('tuned');
     expect(stderr).toBe('');
+  });
+});
+
+describe('SERVER_NODE_FLAGS', () => {
+  // The benches start their servers with SERVER_NODE_FLAGS: they measure the server as deployed only if
+  // `npm start` and the image run it with the same flags.
+  it("are the flags of `npm start` and of the Dockerfile's CMD", () => {
+    const start = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts.start as string;
+    const cmd = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8').match(/^CMD (\[.*\])$/m)?.[1];
+    expect(cmd, 'the Dockerfile has an exec-form CMD').toBeDefined();
+    const startFlags = start.split(/\s+/).filter((a) => a.startsWith('--max-') || a.startsWith('--min-'));
+    const cmdFlags = (JSON.parse(cmd!) as string[]).filter((a) => a.startsWith('--max-') || a.startsWith('--min-'));
+    expect(startFlags).toEqual([...SERVER_NODE_FLAGS]);
+    expect(cmdFlags).toEqual([...SERVER_NODE_FLAGS]);
   });
 });

@@ -10,7 +10,7 @@ import {
   ref,
   IdParams,
 } from '../../http/openapi.js';
-import { hashBody, idempotent } from '../../http/idempotency.js';
+import { hashJsonBody, idempotent } from '../../http/idempotency.js';
 import { RenderRequest } from '../render-data/request-schemas.js';
 import { createBatch } from './create-batch.js';
 import { getBatch } from './get-batch.js';
@@ -169,7 +169,7 @@ export const batchRoutes =
           request,
           reply,
           'POST /v1/renders/batch',
-          () => hashBody(request.rawBody ?? ''),
+          () => hashJsonBody(request.rawBody),
           async () => {
             const { accountId: id, plan, renderDefaults } = request.auth;
             const data = await createBatch(deps, { id, plan, renderDefaults }, request.body);

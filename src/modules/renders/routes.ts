@@ -16,7 +16,7 @@ import {
   IdParams,
 } from '../../http/openapi.js';
 import { CursorPageQuery } from '../../http/pagination.js';
-import { hashBody, idempotent, type ReplayCodec } from '../../http/idempotency.js';
+import { hashJsonBody, idempotent, type ReplayCodec } from '../../http/idempotency.js';
 import { createRender } from './create-render.js';
 import { deleteRender, getRender, listRenders } from './manage-renders.js';
 import { RenderOptions, RenderRequest } from '../render-data/request-schemas.js';
@@ -235,7 +235,7 @@ export const renderRoutes =
           reply,
           'POST /v1/renders',
           // the preference changes the answer: part of what a key is bound to
-          () => hashBody(`${preferAsync ? 'async:' : ''}${request.rawBody ?? ''}`),
+          () => hashJsonBody(request.rawBody, preferAsync ? 'async:' : ''),
           async () => {
             const { accountId: id, plan, renderDefaults } = request.auth;
             const data = await createRender(deps, { id, plan, renderDefaults }, body);
