@@ -13,9 +13,10 @@ const HEAP_GROWING_PERCENT = 10;
 /**
  * Node's command-line flags for the API server, as `npm start` and the Dockerfile's CMD pass them (a test
  * keeps the three in step; the benches start their server processes with these): a 2 MB young
- * generation, which V8 sizes only when the heap is created. See docs/decisions.md "Operations".
+ * generation, which V8 sizes only when the heap is created, and source maps for stack traces. See
+ * docs/decisions.md "Operations".
  */
-export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2', '--enable-source-maps'];
 
 /**
  * Tunes this process's V8 heap for the API server: `serve` and the bench's server process (not render

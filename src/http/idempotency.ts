@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
@@ -34,13 +35,14 @@ export function hashBody(...parts: (string | Uint8Array)[]): string {
 }
 
 /**
- * `hashBody(prefix + text)` of a JSON body, from its bytes: the same digest as hashing its decoded text,
- * so keys stored before bodies were kept as bytes still match.
+ * `hashBody(prefix + text)` of a JSON body, from its bytes: the digest of its decoded text, so keys stored
+ * before bodies were kept as bytes still match. Valid UTF-8 is hashed as it is (its decoding encodes back
+ * to the same bytes); malformed UTF-8 through its decoding, whose replacement characters the old digest saw.
  */
 export function hashJsonBody(bytes: Buffer | undefined, prefix = ''): string {
   const h = createHash('sha256');
   h.update(prefix);
-  if (bytes) h.update(bytes);
+  if (bytes) h.update(isUtf8(bytes) ? bytes : bytes.toString('utf8'));
   h.update('\0');
   return h.digest('hex');
 }

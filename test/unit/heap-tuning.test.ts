@@ -37,8 +37,10 @@ describe('SERVER_NODE_FLAGS', () => {
     const start = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts.start as string;
     const cmd = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8').match(/^CMD (\[.*\])$/m)?.[1];
     expect(cmd, 'the Dockerfile has an exec-form CMD').toBeDefined();
-    const startFlags = start.split(/\s+/).filter((a) => a.startsWith('--max-') || a.startsWith('--min-'));
-    const cmdFlags = (JSON.parse(cmd!) as string[]).filter((a) => a.startsWith('--max-') || a.startsWith('--min-'));
+    // every flag between `node` and the script
+    const flagsOf = (argv: string[]) => argv.slice(argv.indexOf('node') + 1).filter((a) => a.startsWith('--'));
+    const startFlags = flagsOf(start.split(/\s+/));
+    const cmdFlags = flagsOf(JSON.parse(cmd!) as string[]);
     expect(startFlags).toEqual([...SERVER_NODE_FLAGS]);
     expect(cmdFlags).toEqual([...SERVER_NODE_FLAGS]);
   });

@@ -45,6 +45,15 @@ describe('hashJsonBody', () => {
     expect(hashJsonBody(bytes, 'async:')).toBe(hashBody(`async:${text}`));
   });
 
+  // a client sending Latin-1 as JSON, say: the old digest saw the replacement characters of its decoding
+  it('hashes malformed UTF-8 as hashBody hashed its decoded text', () => {
+    for (const bad of [[0xe9], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf5, 0x80, 0x80, 0x80], [0xff, 0xfe]]) {
+      const bytes = Buffer.concat([Buffer.from('{"name":"Ren'), Buffer.from(bad), Buffer.from('e"}')]);
+      expect(hashJsonBody(bytes)).toBe(hashBody(bytes.toString('utf8')));
+      expect(hashJsonBody(bytes, 'async:')).toBe(hashBody(`async:${bytes.toString('utf8')}`));
+    }
+  });
+
   it('tells bodies apart, and the prefix from the body', () => {
     expect(hashJsonBody(Buffer.from('{"a":1}'))).not.toBe(hashJsonBody(Buffer.from('{"a":2}')));
     expect(hashJsonBody(Buffer.from('{"a":1}'), 'async:')).not.toBe(hashJsonBody(Buffer.from('{"a":1}')));

@@ -15,18 +15,18 @@ const MARK = /[\p{M}\u200c\u200d]/u;
 const MAY_HOLD_MARKS = /[^\u0000-\u02ff]/;
 
 /**
- * Whether each BMP code point is a mark, as the regex answers it, kept once asked (0: not asked yet, 1: a
- * mark, 2: not one); a value's few distinct characters are asked once per process, not once per character.
- * Read per character, it keeps streamSafe linear and cheap: the regex it replaces, a run of 31 or more
- * marks, spent ~22 ns a character in Unicode mode and backtracked over every run of exactly 30 (50 ms for
- * 100,000 code points of letters with 30 marks each, 2-3 ms for a letter and 99,999 marks). A memo of a
- * Unicode property, the same for every caller.
+ * Whether each code point of the BMP and of plane 1 (emoji, most astral marks) is a mark, as MARK answers
+ * it, kept once asked (0: not asked yet, 1: a mark, 2: not one): a value's distinct characters are asked
+ * once per process, not once per character, which keeps streamSafe linear and cheap (docs/decisions.md
+ * "A large value's cost in the API process and the worker"). Other planes are asked each time. A memo of
+ * a Unicode property, the same for every caller.
  */
-const bmpKinds = new Uint8Array(0x10000);
+const kinds = new Uint8Array(0x20000);
 
-function isBmpMark(c: number): boolean {
-  let kind = bmpKinds[c]!;
-  if (kind === 0) bmpKinds[c] = kind = MARK.test(String.fromCharCode(c)) ? 1 : 2;
+function isMark(cp: number): boolean {
+  if (cp >= kinds.length) return MARK.test(String.fromCodePoint(cp));
+  let kind = kinds[cp]!;
+  if (kind === 0) kinds[cp] = kind = MARK.test(String.fromCodePoint(cp)) ? 1 : 2;
   return kind === 1;
 }
 
@@ -41,13 +41,14 @@ export function streamSafe(text: string): { text: string; dropped: number } {
   for (let i = 0; i < text.length; ) {
     const c = text.charCodeAt(i);
     let width = 1;
-    let mark: boolean;
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      // a surrogate pair: an astral mark is rare (musical symbols, Brahmi signs), so the regex decides
-      if (d >= 0xdc00 && d <= 0xdfff) width = 2;
-      mark = width === 2 && MARK.test(text.slice(i, i + 2));
-    } else mark = c >= 0xd800 && c <= 0xdfff ? false : isBmpMark(c);
+    let mark = false;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        width = 2;
+        mark = isMark(0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00));
+      }
+    } else if (c < 0xdc00 || c > 0xdfff) mark = isMark(c); // a lone low surrogate is no mark
     if (mark) {
       if (++run > MAX_MARKS_IN_A_ROW) {
         if (cutFrom < 0) cutFrom = i;
