@@ -22,9 +22,22 @@ const UNPAID_REFUSALS: ReadonlySet<ErrorCode> = new Set([
   'PAYLOAD_TOO_LARGE',
 ]);
 
+/**
+ * Unpaid work is charged by size: one unit per request of up to 64 KiB of JSON, one more per 64 KiB started
+ * beyond. Its cost in the main process (reading, decoding, parsing, collecting and copying the value to a
+ * worker) grows with the body, not with the request count: a 200 KB preview took ~10 ms of the loop where a
+ * small one took ~4 (performance.md "Session 15"). The cap keeps one honest large preview from holding the
+ * account for long: 16 units are ~3 s of the default refill.
+ */
+export const UNPAID_UNIT_BYTES = 64 * 1024;
+export const MAX_UNPAID_UNITS_PER_REQUEST = 16;
+
 function unpaidWork(request: FastifyRequest): number {
-  if (request.routeOptions.config.unpaidWork) return 1;
-  return request.errorCode && UNPAID_REFUSALS.has(request.errorCode) ? 1 : 0;
+  const unpaid =
+    request.routeOptions.config.unpaidWork || (request.errorCode && UNPAID_REFUSALS.has(request.errorCode));
+  if (!unpaid) return 0;
+  const bytes = request.rawBody?.byteLength ?? 0;
+  return Math.min(MAX_UNPAID_UNITS_PER_REQUEST, Math.max(1, Math.ceil(bytes / UNPAID_UNIT_BYTES)));
 }
 
 /**

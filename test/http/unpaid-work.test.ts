@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainedAdmission } from '../../src/adapters/admission/chained-admission.js';
 import type { UnpaidWorkBudget } from '../../src/adapters/admission/unpaid-work.js';
+import { MAX_UNPAID_UNITS_PER_REQUEST, UNPAID_UNIT_BYTES } from '../../src/http/admission.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { api, DATABASES, startServer, type Tenant, type TestServer, uploadForm } from '../helpers/server.js';
 
@@ -105,6 +106,44 @@ describe.each(DATABASES.filter((d) => d.enabled && corpus))('budget of unpaid wo
       const text = await metrics(s);
       expect(text).toMatch(/^formcast_unpaid_work_held_seconds_count\{outcome="rate_limited"\} 2$/m);
       expect(text).toMatch(/^formcast_unpaid_work_total 2$/m);
+    });
+  });
+
+  describe('large previews', () => {
+    let s: TestServer;
+    let tpl: string;
+    beforeAll(async () => {
+      s = await startServer(name, {
+        env: { UNPAID_WORK_PER_MINUTE: '1', UNPAID_WORK_BURST: '20', UNPAID_WORK_WAIT_MS: '200' },
+      });
+      tpl = await upload(s, s.a);
+    });
+    afterAll(async () => s?.close());
+
+    /** A preview whose JSON body is `bytes` long (the same data, padded with whitespace). */
+    const previewOf = (bytes: number) => {
+      const json = '{"data":{}}';
+      return fetch(`${s.url}/v1/templates/${tpl}/preview`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.a.key}`, 'content-type': 'application/json' },
+        body: json + ' '.repeat(bytes - json.length),
+      });
+    };
+
+    it('are charged one unit per 64 KiB of body started, at most 16 a request', async () => {
+      const budget = budgetOf(s);
+      expect((await previewOf(UNPAID_UNIT_BYTES)).status).toBe(200);
+      expect(await metrics(s)).toMatch(/^formcast_unpaid_work_total 1$/m);
+      expect((await previewOf(3 * UNPAID_UNIT_BYTES + 1)).status).toBe(200);
+      expect(await metrics(s)).toMatch(/^formcast_unpaid_work_total 5$/m);
+      expect(Math.round(budget.level(s.a.accountId))).toBe(15);
+
+      // 2 MB: the cap, not 32 units; the budget is then spent and the next request waits, then 429
+      expect((await previewOf(2 * 1024 * 1024)).status).toBe(200);
+      expect(await metrics(s)).toMatch(
+        new RegExp(`^formcast_unpaid_work_total ${5 + MAX_UNPAID_UNITS_PER_REQUEST}$`, 'm'),
+      );
+      expect((await previewOf(100)).status).toBe(429);
     });
   });
 });
