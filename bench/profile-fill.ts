@@ -1,7 +1,8 @@
 // A loop of the corpus bench's fill+flatten of chosen forms, for `node --cpu-prof`: the same template
 // cache, font library, data and options as bench/corpus.ts, timed over rounds of CPU time; each round prints
 // the median, CPU and page faults per fill, and the CPU of each thread (V8's GC and compiler threads apart).
-// Usage: node dist-bench/bench/profile-fill.js FORM.pdf... (env PROFILE_MS: CPU ms per form, default 3000)
+// Usage: node dist-bench/bench/profile-fill.js FORM.pdf... (env PROFILE_MS: CPU ms per form, default 3000;
+// PROFILE_DATA=unicode: the peers bench's Unicode values instead of the corpus bench's)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateData } from '../src/modules/render-data/validate-data.js';
@@ -10,6 +11,7 @@ import { fillPdf } from '../src/pdf/fill/fill.js';
 import { TemplateCache } from '../src/pdf/fill/template-cache.js';
 import { FontLibrary } from '../src/pdf/fonts/font-library.js';
 import { generateData } from './data.js';
+import { unicodeData } from './peer-values.js';
 import { threadCpuDelta, threadCpuMs } from './thread-cpu.js';
 
 const cpuMs = () => {
@@ -28,7 +30,8 @@ async function main(): Promise<void> {
     const file = path.basename(pdf);
     const bytes = new Uint8Array(readFileSync(pdf));
     const analysis = await analyse(bytes);
-    const { data } = generateData(analysis.fields);
+    const generated = generateData(analysis.fields).data;
+    const data = process.env.PROFILE_DATA === 'unicode' ? unicodeData(analysis, generated) : generated;
     const { values } = validateData(analysis.fields, data, { strict: false, locale: 'en-US', timezone: 'UTC' });
     const fill = () => fillPdf(bytes, analysis, { values, flatten: true }, `corpus:${file}`, cache);
     for (let phase = 0; phase < 3; phase++) {
