@@ -140,7 +140,9 @@ globalThis.window = {
     out = [];
     sandbox.dispatchEvent({ id: 'doc', name: SETUP });
     if (out.length || crashed) throw new Error('the script setup failed');
-    remember(key, takeSnapshot());
+    // none kept (a one-shot render): finding QuickJS's end reads all 16 MiB, which costs a page fault per
+    // 4 KiB page on kernels without a shared zero page
+    if (workerData.maxSnapshots > 0) remember(key, takeSnapshot());
     parentPort.postMessage({ type: 'created' });
     return true;
   };

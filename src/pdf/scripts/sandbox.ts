@@ -62,6 +62,11 @@ export interface SandboxOptions {
    * next session starts a fresh thread and makes its context again.
    */
   idleMs?: number;
+  /**
+   * Keep each form's pristine context for the next render of it (default true). A one-shot render has no
+   * next one: keeping it would only cost the scan of QuickJS's whole memory for its end.
+   */
+  keepContexts?: boolean;
 }
 
 /** A thread that grew past this after a session is replaced, to give the memory back. */
@@ -89,12 +94,14 @@ export class ScriptSandbox {
   /** threads that reported a crash between sessions: replaced before their next session */
   private readonly broken = new WeakSet<Worker>();
   private readonly idleMs: number | undefined;
+  private readonly maxSnapshots: number;
   private idle: NodeJS.Timeout | undefined;
 
   constructor(opts: SandboxOptions = {}) {
     this.timeMs = opts.timeMs ?? 2000;
     this.maxMemoryBytes = (opts.maxMemoryMb ?? 64) * 1024 * 1024;
     this.idleMs = opts.idleMs;
+    this.maxSnapshots = opts.keepContexts === false ? 0 : MAX_SNAPSHOTS;
   }
 
   /**
@@ -155,7 +162,7 @@ export class ScriptSandbox {
         sandboxUrl: url,
         maxMemoryBytes: this.maxMemoryBytes,
         maxOutputBytes: MAX_OUTPUT_BYTES,
-        maxSnapshots: MAX_SNAPSHOTS,
+        maxSnapshots: this.maxSnapshots,
         maxSnapshotBytes: MAX_SNAPSHOT_BYTES,
         setupSource: SETUP_SOURCE,
         progress,
