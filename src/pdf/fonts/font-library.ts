@@ -3,13 +3,15 @@
 // OpenType layout is most of a Unicode render's cost). Nothing here depends on a document, so one
 // library serves every template; the composition root (in-process engine, render worker) creates it
 // and passes it down. Per-template state (the subsets) lives in the prepared template instead.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Fontkit from '@cantoo/fontkit';
 import type { KitFont, ParsedFont, ShapedCluster } from './font-types.js';
 import { withTrueCodePoints } from './unicode-font.js';
 import { StandardMetrics } from './standard-metrics.js';
 import { Lru } from '../../lib/lru.js';
+import { CodePointRanges } from './coverage-ranges.js';
+import { FALLBACK_COVERAGE } from './fallback-coverage.js';
 
 /** The bundled fallback chain, in order of preference. Files are read and parsed once per library. */
 export const FALLBACK_FILES = [
@@ -65,6 +67,8 @@ const KNOWN_SHIFT = 16;
 
 export class FontLibrary {
   private readonly parsed: (ParsedFont | null | undefined)[] = [];
+  /** per fallback font: the generated table of its code points (null: none, or its file is not the table's) */
+  private readonly tables: (CodePointRanges | null | undefined)[] = [];
   /**
    * code point -> what is known of it: bit i when fallback font i has a glyph for it, bit 16 + i once
    * font i was asked (fonts are parsed only when asked: a value's first covering font is often the first)
@@ -91,7 +95,9 @@ export class FontLibrary {
     if (entry === undefined) {
       const fontkit = loadFontkit(); // outside the try: a missing fontkit is an error, not a missing font
       try {
-        const bytes = new Uint8Array(readFileSync(require.resolve(FALLBACK_FILES[index])));
+        // A view of the read Buffer, not a copy: a copy of the 10 MB CJK font is 2,600 fresh pages to fault in.
+        const read = readFileSync(require.resolve(FALLBACK_FILES[index]));
+        const bytes = new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
         entry = {
           key: FALLBACK_FILES[index],
           bytes,
@@ -110,10 +116,31 @@ export class FontLibrary {
     const entry = this.coverage.get(cp);
     const bit = 1 << index;
     if (entry !== undefined && entry & (bit << KNOWN_SHIFT)) return (entry & bit) !== 0;
-    const has = this.font(index)?.font.hasGlyphForCodePoint(cp) ?? false;
+    const table = this.table(index);
+    const has = table ? table.has(cp) : (this.font(index)?.font.hasGlyphForCodePoint(cp) ?? false);
     if (entry === undefined && this.coverage.size >= MAX_COVERAGE_ENTRIES) this.coverage.clear();
     this.coverage.set(cp, (entry ?? 0) | (bit << KNOWN_SHIFT) | (has ? bit : 0));
     return has;
+  }
+
+  /**
+   * The generated coverage of fallback font `index` (fallback-coverage.ts), when its installed file is the
+   * one the table was made from (same size): asking it needs no read or parse of the font.
+   */
+  private table(index: number): CodePointRanges | null {
+    let t = this.tables[index];
+    if (t === undefined) {
+      t = null;
+      const entry = FALLBACK_COVERAGE[index];
+      try {
+        if (entry?.file === FALLBACK_FILES[index] && statSync(require.resolve(entry.file)).size === entry.size)
+          t = new CodePointRanges(entry.ranges);
+      } catch {
+        // a missing package: font() says so, as before
+      }
+      this.tables[index] = t;
+    }
+    return t;
   }
 
   /**
