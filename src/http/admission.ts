@@ -26,8 +26,9 @@ const UNPAID_REFUSALS: ReadonlySet<ErrorCode> = new Set([
  * Unpaid work is charged by size: one unit per request of up to 64 KiB of JSON, one more per 64 KiB started
  * beyond. Its cost in the main process (reading, decoding, parsing, collecting and copying the value to a
  * worker) grows with the body, not with the request count: a 200 KB preview took ~10 ms of the loop where a
- * small one took ~4 (performance.md "Session 15"). The cap keeps one honest large preview from holding the
- * account for long: 16 units are ~3 s of the default refill.
+ * small one took ~4 (performance.md "Session 14"). A JSON body refused for its size was read up to the
+ * limit: the cap. The cap keeps one honest large preview from holding the account for long: 16 units are
+ * ~3 s of the default refill.
  */
 export const UNPAID_UNIT_BYTES = 64 * 1024;
 export const MAX_UNPAID_UNITS_PER_REQUEST = 16;
@@ -36,7 +37,11 @@ function unpaidWork(request: FastifyRequest): number {
   const unpaid =
     request.routeOptions.config.unpaidWork || (request.errorCode && UNPAID_REFUSALS.has(request.errorCode));
   if (!unpaid) return 0;
-  const bytes = request.rawBody?.byteLength ?? 0;
+  const bytes =
+    request.rawBody?.byteLength ??
+    (request.errorCode === 'PAYLOAD_TOO_LARGE' && request.headers['content-type']?.startsWith('application/json')
+      ? Number.POSITIVE_INFINITY
+      : 0);
   return Math.min(MAX_UNPAID_UNITS_PER_REQUEST, Math.max(1, Math.ceil(bytes / UNPAID_UNIT_BYTES)));
 }
 

@@ -6,7 +6,7 @@ import { decodeUtf8 } from '../lib/utf8.js';
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * The JSON body's bytes as received, for idempotency hashing: bytes outside V8's heap, not a second copy
+     * The JSON body's bytes as received, for idempotency hashing and the price of unpaid work: bytes outside V8's heap, not a second copy
      * of the text, which a long render would promote to the old generation with every large value in it.
      */
     rawBody?: Buffer;
@@ -49,6 +49,8 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
+    // before any check: a refused body is charged by its size too (http/admission.ts)
+    request.rawBody = bytes;
     const text = decodeUtf8(bytes);
     if (text.trim() === '')
       return done(
@@ -61,7 +63,6 @@ export function registerJsonBody(app: FastifyInstance): void {
         undefined,
       );
     try {
-      request.rawBody = bytes;
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {
       done(new AppError('BAD_REQUEST', 'The request body is not valid JSON'), undefined);

@@ -114,36 +114,48 @@ describe.each(DATABASES.filter((d) => d.enabled && corpus))('budget of unpaid wo
     let tpl: string;
     beforeAll(async () => {
       s = await startServer(name, {
-        env: { UNPAID_WORK_PER_MINUTE: '1', UNPAID_WORK_BURST: '20', UNPAID_WORK_WAIT_MS: '200' },
+        env: {
+          UNPAID_WORK_PER_MINUTE: '1',
+          UNPAID_WORK_BURST: '40',
+          UNPAID_WORK_WAIT_MS: '200',
+          MAX_JSON_BODY_BYTES: String(1024 * 1024),
+        },
       });
       tpl = await upload(s, s.a);
     });
     afterAll(async () => s?.close());
 
-    /** A preview whose JSON body is `bytes` long (the same data, padded with whitespace). */
-    const previewOf = (bytes: number) => {
-      const json = '{"data":{}}';
-      return fetch(`${s.url}/v1/templates/${tpl}/preview`, {
+    /** A preview whose JSON body is `bytes` long (`json`, padded with whitespace); its answer read whole. */
+    const previewOf = async (bytes: number, json = '{"data":{}}') => {
+      const res = await fetch(`${s.url}/v1/templates/${tpl}/preview`, {
         method: 'POST',
         headers: { authorization: `Bearer ${s.a.key}`, 'content-type': 'application/json' },
         body: json + ' '.repeat(bytes - json.length),
       });
+      await res.arrayBuffer();
+      return res.status;
     };
+    const charged = async (units: number) =>
+      expect(await metrics(s)).toMatch(new RegExp(`^formcast_unpaid_work_total ${units}$`, 'm'));
 
-    it('are charged one unit per 64 KiB of body started, at most 16 a request', async () => {
-      const budget = budgetOf(s);
-      expect((await previewOf(UNPAID_UNIT_BYTES)).status).toBe(200);
-      expect(await metrics(s)).toMatch(/^formcast_unpaid_work_total 1$/m);
-      expect((await previewOf(3 * UNPAID_UNIT_BYTES + 1)).status).toBe(200);
-      expect(await metrics(s)).toMatch(/^formcast_unpaid_work_total 5$/m);
-      expect(Math.round(budget.level(s.a.accountId))).toBe(15);
-
-      // 2 MB: the cap, not 32 units; the budget is then spent and the next request waits, then 429
-      expect((await previewOf(2 * 1024 * 1024)).status).toBe(200);
-      expect(await metrics(s)).toMatch(
-        new RegExp(`^formcast_unpaid_work_total ${5 + MAX_UNPAID_UNITS_PER_REQUEST}$`, 'm'),
-      );
-      expect((await previewOf(100)).status).toBe(429);
+    // the budget refills one unit a minute: nothing refills while this runs
+    it('are charged one unit per 64 KiB of body started, at most 16 a request, refused ones too', async () => {
+      expect(await previewOf(UNPAID_UNIT_BYTES)).toBe(200);
+      await charged(1);
+      expect(await previewOf(3 * UNPAID_UNIT_BYTES + 1)).toBe(200);
+      await charged(5);
+      expect(Math.round(budgetOf(s).level(s.a.accountId))).toBe(35);
+      // 1,000,000 bytes would be 16 units: the cap
+      expect(await previewOf(1_000_000)).toBe(200);
+      await charged(5 + MAX_UNPAID_UNITS_PER_REQUEST);
+      // refused for what it is (not JSON): charged by its size all the same (5 units)
+      expect(await previewOf(300_000, '{"data":')).toBe(400);
+      await charged(26);
+      // over the body limit (1 MiB here): read up to the limit, charged the cap
+      expect(await previewOf(2 * 1024 * 1024)).toBe(413);
+      await charged(26 + MAX_UNPAID_UNITS_PER_REQUEST);
+      // the budget is spent (in debt): the next request waits, then 429
+      expect(await previewOf(100)).toBe(429);
     });
   });
 });

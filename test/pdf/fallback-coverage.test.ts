@@ -59,6 +59,16 @@ describe('the fallback fonts coverage table', () => {
     expect(font.mock.calls.map(([i]) => i)).toEqual([kr]);
   });
 
+  it('asks the fonts themselves when an installed file is not the one the table was made from', () => {
+    const stale = FALLBACK_COVERAGE.map((e) => ({ ...e, size: e.size + 1 }));
+    const library = new FontLibrary({ shapeCacheEntries: 16, coverage: stale });
+    const font = vi.spyOn(library, 'font');
+    const hangul = '한'.codePointAt(0)!;
+    const kr = FALLBACK_FILES.findIndex((f) => f.includes('noto-sans-kr'));
+    expect(library.firstCovering([hangul])).toBe(kr);
+    expect(font.mock.calls.map(([i]) => i)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
   it('agrees with the fonts themselves on every code point of the planes in use', () => {
     const library = new FontLibrary();
     for (let i = 0; i < FALLBACK_FILES.length; i++) {

@@ -3,7 +3,8 @@
 // A render that succeeds is paid for: it uses the monthly quota. A refusal (a bomb's upload, render or
 // preview refused by the engine or by a remembered refusal, a file too large) and a preview cost workers
 // and the main process but no quota, so nothing else bounds an account sending them in a loop. Each account
-// has a token bucket of such work: every unpaid request takes one unit when it ends. An account whose
+// has a token bucket of such work: every unpaid request takes its units when it ends (one per 64 KiB of JSON
+// body started, http/admission.ts). An account whose
 // bucket is empty has its next requests held here, before their body is read (a held request costs the
 // process a socket and a promise; a closed-loop client slows down to the refill rate), and let go one per
 // unit refilled; a request held longer than the wait is refused with 429 RATE_LIMITED. An account that

@@ -72,7 +72,7 @@ export class PromMetrics implements Metrics {
   });
   private readonly unpaidWorkUnits = new Counter({
     name: 'formcast_unpaid_work_total',
-    help: "Refused and preview requests charged to their account's budget of unpaid work",
+    help: "Units of unpaid work (refused and preview requests, one per 64 KiB of JSON body) charged to their account's budget",
     registers: [this.registry],
   });
 

@@ -315,7 +315,9 @@ interface Embeddables {
 
 async function renderOnce(p: PreparedTemplate, request: FillRequest): Promise<RenderParts> {
   const { doc, ctx, acroForm, index, tracker, fonts, library, subsets, scripts } = p.state;
-  const ownSandbox = scripts && request.calculate !== false && !p.state.sandbox ? new ScriptSandbox() : undefined;
+  // a sandbox of this render alone: one session, no context worth keeping
+  const ownSandbox =
+    scripts && request.calculate !== false && !p.state.sandbox ? new ScriptSandbox({ keepContexts: false }) : undefined;
   const sandbox = p.state.sandbox ?? ownSandbox;
   const lists = doc as unknown as Embeddables;
   const counts = { fonts: lists.fonts.length, images: lists.images.length };

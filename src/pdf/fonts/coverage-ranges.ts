@@ -1,6 +1,6 @@
 // A set of code points as a short string: sorted ranges, each written as the gap from the previous range's
-// end and the range's length, in base 36, comma-separated. The fallback fonts' 91,000 code points fit in
-// ~40 KB this way (fallback-coverage.ts); a lookup is a binary search over the decoded bounds.
+// end and the range's length, in base 36, comma-separated. The fallback fonts' ~64,000 code points fit in
+// ~24 KB this way (fallback-coverage.ts); a lookup is a binary search over the decoded bounds.
 
 /** `cps` sorted ascending, without repeats. */
 export function encodeRanges(cps: readonly number[]): string {

@@ -44,6 +44,8 @@ export type PlannedPart =
 export interface FontLibraryOptions {
   /** shaped words, and planned values, kept (least recently used dropped first); 0 shapes every time */
   shapeCacheEntries: number;
+  /** the fallback fonts' generated coverage (tests give another) */
+  coverage?: typeof FALLBACK_COVERAGE;
 }
 
 const require = createRequire(import.meta.url);
@@ -83,7 +85,10 @@ export class FontLibrary {
   /** codes and advances of the standard faces */
   readonly standard = new StandardMetrics();
 
+  private readonly coverageTable: typeof FALLBACK_COVERAGE;
+
   constructor(opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {
+    this.coverageTable = opts.coverage ?? FALLBACK_COVERAGE;
     this.shaped = new Lru(opts.shapeCacheEntries);
     // Values, unlike words, can be long: the memo holds at most PLANNED_CHARS characters of them.
     this.planned = new Lru(opts.shapeCacheEntries, PLANNED_CHARS, (parts) => plannedLength(parts));
@@ -131,7 +136,7 @@ export class FontLibrary {
     let t = this.tables[index];
     if (t === undefined) {
       t = null;
-      const entry = FALLBACK_COVERAGE[index];
+      const entry = this.coverageTable[index];
       try {
         if (entry?.file === FALLBACK_FILES[index] && statSync(require.resolve(entry.file)).size === entry.size)
           t = new CodePointRanges(entry.ranges);

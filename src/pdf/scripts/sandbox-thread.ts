@@ -12,7 +12,8 @@
 // copies its own first), which puts every object, global and prototype exactly as it was before any
 // script ran: nothing a session did (globals, prototype tricks, a caller's values) survives into the
 // next, whoever's render it is. Memory past the snapshot is free space to QuickJS's allocator, as freed
-// memory was when each session made a context of its own.
+// memory was when each session made a context of its own. A one-shot render keeps none (maxSnapshots 0): its
+// one session needs no pristine copy, and finding QuickJS's end reads all of its memory.
 //
 // What a session says (steps, values, alerts, errors) is gathered and sent back in one message at its
 // end; inside, the layer sends it in batches (one per event; in a careful session also one before each
