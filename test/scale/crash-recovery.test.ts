@@ -64,7 +64,9 @@ for (const db of DATABASES) {
         if (pgSchema) env.DATABASE_URL = pgSchema.url;
         const config = loadConfig(env);
         const pdf = readFileSync(path.join(corpus!, 'pdfs', 'pdfjs-required-fields.pdf'));
-        const runtime = await createRuntime(config);
+        // The accounts and templates are made in this process's engine, without the served instances' short
+        // render budget: a cold worker's first analysis can take longer than 4 s on a busy 2-core machine.
+        const runtime = await createRuntime(loadConfig({ ...env, RENDER_TIMEOUT_MS: undefined, RENDER_WORKERS: '0' }));
         const x = await createAccount(runtime, { name: 'x', plan: 'Business' });
         const y = await createAccount(runtime, { name: 'y', plan: 'Business' });
         const tplX = await createTemplate(
