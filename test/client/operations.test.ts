@@ -18,6 +18,7 @@ import {
 } from '../../packages/client/src/index.js';
 import { corpusDir } from '../helpers/corpus.js';
 import { DATABASES, startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const corpus = corpusDir();
 const pdf = (name: string) => new Uint8Array(readFileSync(path.join(corpus!, 'pdfs', name)));
@@ -191,7 +192,11 @@ for (const db of DATABASES)
         const delivery = await client.webhookEndpoints.sendTest(endpoint.id);
         const test = await receiver.next((e) => e.type === 'webhook.test' && e.id === delivery.eventId);
         expect(test.data).toMatchObject({ endpointId: endpoint.id });
-        const withPayload = await client.webhookDeliveries.get(delivery.id);
+        // the receiver answers before the sender records the attempt: retry once it is recorded (else 409)
+        const withPayload = await until(async () => {
+          const d = await client.webhookDeliveries.get(delivery.id);
+          return d.status === 'succeeded' ? d : undefined;
+        }, 'the test delivery to be recorded');
         expect(withPayload.payload).toMatchObject({ id: delivery.eventId, type: 'webhook.test' });
         const listed = await client.webhookEndpoints.deliveries(endpoint.id);
         expect(listed.data.map((d) => d.id)).toContain(delivery.id);
