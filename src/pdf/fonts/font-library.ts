@@ -118,11 +118,13 @@ export class FontLibrary {
 
   /** Whether fallback font `index` has a glyph for `cp` (false when its package is missing). */
   has(index: number, cp: number): boolean {
+    // the generated table answers in a binary search: the memo is for fonts asked directly
+    const table = this.table(index);
+    if (table) return table.has(cp);
     const entry = this.coverage.get(cp);
     const bit = 1 << index;
     if (entry !== undefined && entry & (bit << KNOWN_SHIFT)) return (entry & bit) !== 0;
-    const table = this.table(index);
-    const has = table ? table.has(cp) : (this.font(index)?.font.hasGlyphForCodePoint(cp) ?? false);
+    const has = this.font(index)?.font.hasGlyphForCodePoint(cp) ?? false;
     if (entry === undefined && this.coverage.size >= MAX_COVERAGE_ENTRIES) this.coverage.clear();
     this.coverage.set(cp, (entry ?? 0) | (bit << KNOWN_SHIFT) | (has ? bit : 0));
     return has;
