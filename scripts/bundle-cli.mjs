@@ -119,13 +119,54 @@ await esbuild.build({
   sourcemap: true,
   logLevel: 'warning',
 });
-// esbuild escapes non-ASCII characters in strings but leaves them in comments and regular expressions. One
-// such character makes V8 hold the whole 2.4 MB source as two-byte characters and Node decode it as UTF-8
-// (~15-40 ms at each start); ASCII is read as Latin-1 (a copy). \uXXXX means the same character in a
-// regular expression (a surrogate pair is one code point under /u) and is plain text in a comment.
-const renderFile = path.join(outdir, 'render.cjs');
-const bundled = readFileSync(renderFile, 'utf8');
-// (after a backslash, the escape would not stand for the character)
-if (/\\[^\0-\x7f]/.test(bundled)) throw new Error(`${renderFile}: a backslash before a non-ASCII character`);
-const escaped = bundled.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-writeFileSync(renderFile, escaped);
+/**
+ * esbuild escapes non-ASCII characters in strings but leaves them in comments and regular expressions. One
+ * such character makes V8 hold the whole source as two-byte characters and Node decode it as UTF-8 (~15-40
+ * ms at each start of the 2.4 MB render bundle); ASCII is read as Latin-1 (a copy). \uXXXX means the same
+ * character in a regular expression (a surrogate pair is one code point under /u) and is plain text in a
+ * comment.
+ */
+function escapeToAscii(file) {
+  const bundled = readFileSync(file, 'utf8');
+  // (after a backslash, the escape would not stand for the character)
+  if (/\\[^\0-\x7f]/.test(bundled)) throw new Error(`${file}: a backslash before a non-ASCII character`);
+  writeFileSync(
+    file,
+    bundled.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+}
+escapeToAscii(path.join(outdir, 'render.cjs'));
+
+// fontkit, for the renders that draw with a fallback font (src/cli/fontkit-bundle.ts): one file run through
+// the code cache, where the package is a 560 KB file V8 compiles at each start. brotli's decoder, whose
+// dictionary is decoded when its module runs (~37 ms) and which only WOFF2 fonts use, is required on its
+// first call, from the installed fontkit's folder (the version fontkit depends on).
+const fontkitMain = createRequire(import.meta.url).resolve('@cantoo/fontkit');
+const lazyBrotli = {
+  name: 'lazy-brotli',
+  setup(build) {
+    build.onResolve({ filter: /^brotli\/decompress\.js$/ }, (args) => ({ path: args.path, namespace: 'lazy-brotli' }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-brotli' }, (args) => ({
+      contents: [
+        'let m;',
+        "const fontkit = () => require('node:module').createRequire(require.resolve('@cantoo/fontkit'));",
+        `const load = () => (m ??= fontkit()(${JSON.stringify(args.path)}));`,
+        'module.exports = (...a) => load()(...a);',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+await esbuild.build({
+  entryPoints: [fontkitMain],
+  outfile: path.join(outdir, 'fontkit.cjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  plugins: [lazyBrotli],
+  external: ['@cantoo/fontkit'], // only its folder is asked for (require.resolve), to find brotli
+  sourcemap: true,
+  logLevel: 'warning',
+});
+escapeToAscii(path.join(outdir, 'fontkit.cjs'));

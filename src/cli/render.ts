@@ -2,6 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { outputFolderProblem } from './output-path.js';
 import { usageError } from './help.js';
 import { openOneShot } from '../pdf/fill/one-shot.js';
+import { FontLibrary } from '../pdf/fonts/font-library.js';
+import { fontkitLoader } from './fontkit-bundle.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { validateData } from '../modules/render-data/validate-data.js';
 import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
@@ -21,6 +23,9 @@ interface Flags {
   tsa?: string;
 }
 
+/** Shaped words kept by the one render's font library (a value's words repeat within a form). */
+const ONE_RENDER_SHAPES = 4096;
+
 /** Offline: the same analysis, validation and fill as the API, on local files. */
 export async function renderCommand(args: string[], flags: Flags): Promise<number> {
   const [templatePath, dataPath] = args;
@@ -28,6 +33,7 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     return usageError('render needs TEMPLATE.pdf DATA.json -o OUT.pdf', 'render');
   const folderProblem = outputFolderProblem(flags.output);
   if (folderProblem) return fail(folderProblem);
+  const fontkit = fontkitLoader();
   try {
     // the signing code (PKI.js, node-forge) loads only for a render that signs
     const sign = flags.sign;
@@ -38,7 +44,11 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     const calculate = !flags['no-calculate'];
     // One parse for the analysis, the preparation and the render (the output is the service's, byte for
     // byte). No page captions: a render does not use them, and reading them loads pdf.js.
-    const opened = await openOneShot(template, { captions: false, calculate });
+    const opened = await openOneShot(template, {
+      captions: false,
+      calculate,
+      fonts: new FontLibrary({ shapeCacheEntries: ONE_RENDER_SHAPES, fontkit: fontkit.load }),
+    });
     const { analysis } = opened;
     const strict = flags.strict ?? false;
     let validated: ReturnType<typeof validateData>;
@@ -77,5 +87,7 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       return fail(`file not found: ${(err as NodeJS.ErrnoException).path}`);
     throw err;
+  } finally {
+    fontkit.save();
   }
 }

@@ -128,8 +128,9 @@ describe.skipIf(!corpusDir())('formcast render and its code cache (the build)', 
     const folder = path.join(dir, 'xdg', 'formcast');
 
     await render(path.join(dir, '1.pdf'));
-    const [name] = cacheFiles(folder);
+    const [name, ...others] = cacheFiles(folder);
     expect(name).toMatch(/^render\.cjs-/);
+    expect(others).toEqual([]); // no value needed a fallback font: fontkit was not loaded
     const file = path.join(folder, name);
     const written = statSync(file).mtimeMs;
     await render(path.join(dir, '2.pdf'));
@@ -141,5 +142,48 @@ describe.skipIf(!corpusDir())('formcast render and its code cache (the build)', 
     const first = readFileSync(path.join(dir, '1.pdf'));
     expect(readFileSync(path.join(dir, '2.pdf')).equals(first)).toBe(true);
     expect(readFileSync(path.join(dir, '3.pdf')).equals(first)).toBe(true);
+  });
+});
+
+describe.skipIf(!corpusDir())('formcast render of a value drawn with a fallback font (the build)', () => {
+  it('loads fontkit from its own bundle through a code cache: written once, then used, same bytes', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-fontkit-'));
+    const env = { ...process.env, XDG_CACHE_HOME: path.join(dir, 'xdg') };
+    const template = path.join(corpusDir()!, 'pdfs', 'pdfjs-required-fields.pdf');
+    // Greek and Hebrew: not in the standard faces, drawn with the bundled Noto fonts
+    writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ Text1: 'Ελληνικά', Text2: 'שלום' }));
+    const render = (out: string) =>
+      run(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'render', template, 'data.json', '-o', out], {
+        env,
+        cwd: dir,
+      });
+    const folder = path.join(dir, 'xdg', 'formcast');
+    await render('1.pdf');
+    const fontkitCache = cacheFiles(folder).find((f) => f.startsWith('fontkit.cjs-'));
+    expect(fontkitCache, cacheFiles(folder).join(', ')).toBeTruthy();
+    const written = statSync(path.join(folder, fontkitCache!)).mtimeMs;
+    await render('2.pdf');
+    expect(statSync(path.join(folder, fontkitCache!)).mtimeMs).toBe(written); // used, not written again
+    expect(cacheFiles(folder)).toHaveLength(2);
+    const first = readFileSync(path.join(dir, '1.pdf'));
+    expect(readFileSync(path.join(dir, '2.pdf')).equals(first)).toBe(true);
+    // the drawn text is the values' (pdftotext is one reader; the reader matrix checks the rest)
+    const { stdout } = await run('pdftotext', [path.join(dir, '1.pdf'), '-']).catch(() => ({ stdout: null }));
+    if (stdout !== null) expect(stdout).toContain('Ελληνικά');
+  });
+
+  it("defers brotli's decoder (WOFF2 only) to its first use", async () => {
+    const code = `import { loadBundle } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/code-cache.js'))};
+import { createRequire } from 'node:module';
+const bundle = ${JSON.stringify(path.join(repoRoot, 'dist/cli/fontkit.cjs'))};
+const fontkit = loadBundle(bundle, undefined).exports;
+const loaded = Object.keys(createRequire(bundle).cache).filter((k) => k.includes('brotli'));
+// where the stand-in will look for it: from the installed fontkit's folder
+const at = createRequire(createRequire(bundle).resolve('@cantoo/fontkit')).resolve('brotli/decompress.js');
+console.log(JSON.stringify({ create: typeof fontkit.create, loaded, at }));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code]);
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({ create: 'function', loaded: [] });
+    expect(out.at).toMatch(/brotli/);
   });
 });

@@ -3,6 +3,7 @@
 // preparation, the prepared base file read back) to keep that base for every later render. The output is
 // the same bytes as the service's render of the same template and values (prepare.ts, settle.ts).
 import { analyseLoaded, type AnalyseOptions } from '../analysis/analyse.js';
+import type { FontLibrary } from '../fonts/font-library.js';
 import { resolveLimits } from '../limits.js';
 import { loadPdf } from '../load.js';
 import { mayRunScripts } from '../scripts/may-run-scripts.js';
@@ -14,6 +15,8 @@ import { joinParts, prepareLoaded, renderPreparedParts } from './prepare.js';
 export interface OneShotOptions extends AnalyseOptions {
   /** the render will run the form's scripts (default true): their sandbox then starts during preparation */
   calculate?: boolean;
+  /** the font library the render draws with (default: one of its own) */
+  fonts?: FontLibrary;
 }
 
 /** A template opened for a single render: its analysis, and the render (at most once). */
@@ -63,7 +66,7 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
           loaded,
           bytes,
           analysis,
-          { keepUriLinks: request.keepUriLinks ?? false, sandbox },
+          { keepUriLinks: request.keepUriLinks ?? false, sandbox, fonts: options.fonts },
           (plan) => {
             // a form whose checks are all answered without a session (special-check.ts) starts none here
             if (warm && mayOpenSession(plan)) sandbox.warm();

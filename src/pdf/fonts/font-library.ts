@@ -46,6 +46,8 @@ export interface FontLibraryOptions {
   shapeCacheEntries: number;
   /** the fallback fonts' generated coverage (tests give another) */
   coverage?: typeof FALLBACK_COVERAGE;
+  /** loads fontkit on the first font parsed (default: the package; the offline CLI loads its code-cached bundle) */
+  fontkit?: () => typeof Fontkit;
 }
 
 const require = createRequire(import.meta.url);
@@ -86,9 +88,11 @@ export class FontLibrary {
   readonly standard = new StandardMetrics();
 
   private readonly coverageTable: typeof FALLBACK_COVERAGE;
+  private readonly loadFontkit: () => typeof Fontkit;
 
   constructor(opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {
     this.coverageTable = opts.coverage ?? FALLBACK_COVERAGE;
+    this.loadFontkit = opts.fontkit ?? loadFontkit;
     this.shaped = new Lru(opts.shapeCacheEntries);
     // Values, unlike words, can be long: the memo holds at most PLANNED_CHARS characters of them.
     this.planned = new Lru(opts.shapeCacheEntries, PLANNED_CHARS, (parts) => plannedLength(parts));
@@ -98,7 +102,7 @@ export class FontLibrary {
   font(index: number): ParsedFont | null {
     let entry = this.parsed[index];
     if (entry === undefined) {
-      const fontkit = loadFontkit(); // outside the try: a missing fontkit is an error, not a missing font
+      const fontkit = this.loadFontkit(); // outside the try: a missing fontkit is an error, not a missing font
       try {
         // A view of the read Buffer, not a copy: a copy of the 10 MB CJK font is 2,600 fresh pages to fault in.
         const read = readFileSync(require.resolve(FALLBACK_FILES[index]));
