@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CachedBundle } from './cli/code-cache.js';
@@ -78,6 +79,11 @@ async function main(argv: string[]): Promise<number> {
   }
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
   if (command === 'render') {
+    // QuickJS (WebAssembly) runs on its baseline code only: V8 would compile the interpreter's hottest
+    // functions again with TurboFan in the background, which one render's scripts finish before, and
+    // ending the sandbox's thread then waits for those compilations (~100-170 ms here). Set before the
+    // bundle loads: V8's code caches record the flags, and a cache made under other flags is refused.
+    v8.setFlagsFromString('--liftoff-only');
     const render = await loadRender();
     try {
       return await render.exports.renderCommand([sub, ...rest].filter(Boolean) as string[], values);
