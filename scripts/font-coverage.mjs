@@ -13,12 +13,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(root, 'package.json'));
 const fontkit = require('@cantoo/fontkit');
 const { FALLBACK_FILES } = await import(path.join(root, 'dist/pdf/fonts/font-library.js'));
-const { coveredCodePoints, encodeRanges } = await import(path.join(root, 'dist/pdf/fonts/coverage-ranges.js'));
+const { encodeRanges } = await import(path.join(root, 'dist/pdf/fonts/coverage-ranges.js'));
 
 const entries = FALLBACK_FILES.map((file) => {
   const at = require.resolve(file);
   const font = fontkit.create(readFileSync(at));
-  return { file, size: statSync(at).size, ranges: encodeRanges(coveredCodePoints(font)) };
+  // every code point asked as the engine asks it (the cmap's sentinel U+FFFF answers yes in two fonts,
+  // though their character sets leave it out)
+  const cps = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) if (font.hasGlyphForCodePoint(cp)) cps.push(cp);
+  return { file, size: statSync(at).size, ranges: encodeRanges(cps) };
 });
 
 const out = path.join(root, 'src/pdf/fonts/fallback-coverage.ts');

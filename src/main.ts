@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { CachedBundle } from './cli/code-cache.js';
 import { commandHelp, isCommand, OVERVIEW, usageError } from './cli/help.js';
 import { ConfigError, loadConfig } from './config.js';
+import { tuneOneShotRender } from './heap-tuning.js';
 
 /** The version of the installed package (package.json sits beside src/ and dist/). */
 function version(): string {
@@ -79,17 +79,13 @@ async function main(argv: string[]): Promise<number> {
   }
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
   if (command === 'render') {
-    // QuickJS (WebAssembly) runs on its baseline code only: V8 would compile the interpreter's hottest
-    // functions again with TurboFan in the background, which one render's scripts finish before, and
-    // ending the sandbox's thread then waits for those compilations (~100-170 ms here). Set before the
-    // bundle loads: V8's code caches record the flags, and a cache made under other flags is refused.
-    v8.setFlagsFromString('--liftoff-only');
+    // before the bundle loads: V8's code caches record the flags, and refuse a cache made under others
+    tuneOneShotRender();
     const render = await loadRender();
-    try {
-      return await render.exports.renderCommand([sub, ...rest].filter(Boolean) as string[], values);
-    } finally {
-      render.save();
-    }
+    const code = await render.exports.renderCommand([sub, ...rest].filter(Boolean) as string[], values);
+    // after a render that succeeded: a cache holds what its run compiled (a failed run's would be thin)
+    if (code === 0) render.save();
+    return code;
   }
   if (command === 'openapi') return (await import('./cli/openapi.js')).openapiCommand(values);
   if (command === 'types')

@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** Our header before V8's data: a tag and the SHA-256 of the data (V8 checks its own header, not its payload). */
@@ -73,7 +74,15 @@ const hash = (...parts: (string | Buffer)[]) => {
 function cacheFile(folder: string, bundle: string, source: Buffer): CacheTarget {
   const place = `${path.basename(bundle)}-${hash(path.resolve(bundle))}-`;
   const build = `${place}${hash(source)}-`;
-  const runtime = [process.version, process.arch, process.versions.v8, process.execArgv.join(' ')];
+  // cachedDataVersionTag: V8's version and flags now, those set at run time included (formcast render
+  // sets one, heap-tuning.ts), which execArgv does not show
+  const runtime = [
+    process.version,
+    process.arch,
+    process.versions.v8,
+    String(v8.cachedDataVersionTag()),
+    process.execArgv.join(' '),
+  ];
   return {
     file: path.join(folder, `${build}${hash(...runtime, process.env.NODE_OPTIONS ?? '')}.v8cache`),
     place,

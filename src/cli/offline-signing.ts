@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { signatureFieldOf } from '../modules/renders/seal-output.js';
 import { readPkcs12 } from '../modules/signing/pkcs12.js';
 import { detachedSigning, signBytes, signerFromPem, type DetachedSigning } from '../modules/signing/sign-output.js';
+import type { FontLibrary } from '../pdf/fonts/font-library.js';
 import type { TemplateAnalysis } from '../pdf/types.js';
 import { CliError } from './fail.js';
 
@@ -22,6 +23,8 @@ export interface OfflineSigner {
     bytes: Uint8Array,
     analysis: Pick<TemplateAnalysis, 'fields'>,
     values: Record<string, unknown>,
+    /** the render's font library (a signer's name in any script is drawn with the fonts it parsed) */
+    fonts?: FontLibrary,
   ): Promise<Uint8Array>;
   /** an invisible signature for a file built elsewhere: a batch's combined file (combine-files.ts) */
   detached(): DetachedSigning;
@@ -43,8 +46,9 @@ export async function offlineSigner(flags: SigningFlags & { sign: string }): Pro
   const timestamp = tsa ? { url: tsa, timeoutMs: TSA_TIMEOUT_MS } : undefined;
   return {
     subject: material.subject,
-    sign: (bytes, analysis, values) =>
+    sign: (bytes, analysis, values, fonts) =>
       signBytes(bytes, signer, {
+        fonts,
         subject: material.subject,
         now: new Date(),
         field: signatureFieldOf(analysis, values),

@@ -23,9 +23,6 @@ interface Flags {
   tsa?: string;
 }
 
-/** Shaped words kept by the one render's font library (a value's words repeat within a form). */
-const ONE_RENDER_SHAPES = 4096;
-
 /** Offline: the same analysis, validation and fill as the API, on local files. */
 export async function renderCommand(args: string[], flags: Flags): Promise<number> {
   const [templatePath, dataPath] = args;
@@ -44,11 +41,8 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     const calculate = !flags['no-calculate'];
     // One parse for the analysis, the preparation and the render (the output is the service's, byte for
     // byte). No page captions: a render does not use them, and reading them loads pdf.js.
-    const opened = await openOneShot(template, {
-      captions: false,
-      calculate,
-      fonts: new FontLibrary({ shapeCacheEntries: ONE_RENDER_SHAPES, fontkit: fontkit.load }),
-    });
+    const fonts = new FontLibrary({ shapeCacheEntries: 4096, loadFontkit: fontkit.load });
+    const opened = await openOneShot(template, { captions: false, calculate, fonts });
     const { analysis } = opened;
     const strict = flags.strict ?? false;
     let validated: ReturnType<typeof validateData>;
@@ -72,11 +66,13 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
       calculate,
     });
     const rejected = scriptRejectionWarnings(analysis.fields, result.scriptRejections, strict);
-    const out = signing ? await signing.sign(result.bytes, analysis, values) : result.bytes;
+    const out = signing ? await signing.sign(result.bytes, analysis, values, fonts) : result.bytes;
     await writeFile(flags.output, out);
     for (const w of [...warnings, ...result.warnings, ...rejected]) console.error(`warning: ${w}`);
     const signedBy = signing ? `, signed by ${signing.subject}${flags.tsa ? ', time-stamped' : ''}` : '';
     console.error(`wrote ${flags.output} (${out.byteLength} bytes${signedBy})`);
+    // after a render that succeeded (a cache holds what its run compiled: a failed run's would be thin)
+    fontkit.save();
     return 0;
   } catch (err) {
     if (err instanceof DataValidationError || err instanceof PdfEngineError || err instanceof CliError)
@@ -87,7 +83,5 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       return fail(`file not found: ${(err as NodeJS.ErrnoException).path}`);
     throw err;
-  } finally {
-    fontkit.save();
   }
 }

@@ -195,8 +195,9 @@ for (const db of DATABASES)
         // the receiver answers before the sender records the attempt: retry once it is recorded (else 409)
         const withPayload = await until(async () => {
           const d = await client.webhookDeliveries.get(delivery.id);
-          return d.status === 'succeeded' ? d : undefined;
+          return d.status === 'pending' ? undefined : d;
         }, 'the test delivery to be recorded');
+        expect(withPayload.status).toBe('succeeded');
         expect(withPayload.payload).toMatchObject({ id: delivery.eventId, type: 'webhook.test' });
         const listed = await client.webhookEndpoints.deliveries(endpoint.id);
         expect(listed.data.map((d) => d.id)).toContain(delivery.id);

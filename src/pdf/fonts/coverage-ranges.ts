@@ -2,16 +2,6 @@
 // end and the range's length, in base 36, comma-separated. The fallback fonts' ~64,000 code points fit in
 // ~24 KB this way (fallback-coverage.ts); a lookup is a binary search over the decoded bounds.
 
-/**
- * Every code point `font` says it has a glyph for, asked as the engine asks (the cmap's sentinel U+FFFF
- * answers yes in two fonts, though their character sets leave it out): what the generated table holds.
- */
-export function coveredCodePoints(font: { hasGlyphForCodePoint(cp: number): boolean }): number[] {
-  const cps: number[] = [];
-  for (let cp = 0; cp <= 0x10ffff; cp++) if (font.hasGlyphForCodePoint(cp)) cps.push(cp);
-  return cps;
-}
-
 /** `cps` sorted ascending, without repeats. */
 export function encodeRanges(cps: readonly number[]): string {
   const out: string[] = [];

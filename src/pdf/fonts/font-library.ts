@@ -47,7 +47,7 @@ export interface FontLibraryOptions {
   /** the fallback fonts' generated coverage (tests give another) */
   coverage?: typeof FALLBACK_COVERAGE;
   /** loads fontkit on the first font parsed (default: the package; the offline CLI loads its code-cached bundle) */
-  fontkit?: () => typeof Fontkit;
+  loadFontkit?: () => typeof Fontkit;
 }
 
 const require = createRequire(import.meta.url);
@@ -92,7 +92,7 @@ export class FontLibrary {
 
   constructor(opts: FontLibraryOptions = { shapeCacheEntries: 4096 }) {
     this.coverageTable = opts.coverage ?? FALLBACK_COVERAGE;
-    this.loadFontkit = opts.fontkit ?? loadFontkit;
+    this.loadFontkit = opts.loadFontkit ?? loadFontkit;
     this.shaped = new Lru(opts.shapeCacheEntries);
     // Values, unlike words, can be long: the memo holds at most PLANNED_CHARS characters of them.
     this.planned = new Lru(opts.shapeCacheEntries, PLANNED_CHARS, (parts) => plannedLength(parts));
@@ -122,7 +122,8 @@ export class FontLibrary {
 
   /** Whether fallback font `index` has a glyph for `cp` (false when its package is missing). */
   has(index: number, cp: number): boolean {
-    // the generated table answers in a binary search: the memo is for fonts asked directly
+    // the generated table answers in a binary search; the memo is for fonts without a usable table (an
+    // installed file that is not the one the table was made from)
     const table = this.table(index);
     if (table) return table.has(cp);
     const entry = this.coverage.get(cp);

