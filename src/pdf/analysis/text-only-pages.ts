@@ -14,6 +14,7 @@ import {
   type PDFContext,
   type PDFDict,
 } from '@cantoo/pdf-lib';
+import { DELIMITER, SPACE, literalStringEnd } from '../content-lexing.js';
 import type { PageNode } from '../pages.js';
 
 /** An operator of up to three characters as one number (its bytes, first byte highest). */
@@ -31,24 +32,6 @@ const TEXT_EFFECT = new Set(['BT', 'Tj', 'TJ', "'", '"', 'Do', 'BX', 'EX', 'd0',
 const [SAVE, RESTORE, BEGIN_MARK, BEGIN_MARK_PROPS, END_MARK, INLINE_DATA] = ['q', 'Q', 'BMC', 'BDC', 'EMC', 'ID'].map(
   code,
 );
-
-// white space: NUL, TAB, LF, FF, CR, space; delimiters: ( ) < > [ ] { } / %
-const SPACE = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) SPACE[c] = 1;
-const DELIMITER = new Uint8Array(256);
-for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) DELIMITER[c] = 1;
-
-/** End of the literal string opening at `i` (nested parentheses, backslash escapes). */
-function stringEnd(s: Uint8Array, i: number): number {
-  let depth = 0;
-  for (; i < s.length; i++) {
-    const c = s[i];
-    if (c === 0x5c) i++;
-    else if (c === 0x28) depth++;
-    else if (c === 0x29 && --depth === 0) return i + 1;
-  }
-  return s.length;
-}
 
 /** After an inline image's ID: past its data, to the end of "EI" followed by white space (as readers find it). */
 function inlineImageEnd(s: Uint8Array, i: number): number {
@@ -93,7 +76,7 @@ export function textOperators(s: Uint8Array): Uint8Array {
       while (i < s.length && s[i] !== 0x0a && s[i] !== 0x0d) i++;
       continue;
     }
-    if (c === 0x28) i = stringEnd(s, i);
+    if (c === 0x28) i = literalStringEnd(s, i);
     else if ((c === 0x3c && s[i + 1] === 0x3c) || (c === 0x3e && s[i + 1] === 0x3e)) i += 2;
     else if (c === 0x3c) {
       while (i < s.length && s[i] !== 0x3e) i++;

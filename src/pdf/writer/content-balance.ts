@@ -7,6 +7,8 @@
 // and counts the q and Q operators. Division into several streams happens at token boundaries
 // (PDF 32000-1, 7.8.2), so the balance of a page is the composition of its streams' balances.
 
+import { DELIMITER, SPACE, isRegular, literalStringEnd } from '../content-lexing.js';
+
 export interface Balance {
   /** depth after the stream, relative to its start */
   net: number;
@@ -16,41 +18,16 @@ export interface Balance {
 
 export const BALANCED: Balance = { net: 0, min: 0 };
 
-/**
- * Each byte's class, looked up by index: a page's content is megabytes on some forms, scanned once per
- * template (per render in the offline CLI), mostly by code V8 has not optimised yet (two Set lookups a
- * byte were ~90 ms of DS-11's offline render; the table made it 777 -> 738 ms).
- */
-const REGULAR = 0;
-const WHITE = 1;
-const DELIM = 2;
-const CLASS = new Uint8Array(256);
-for (const b of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[b] = WHITE;
-for (const b of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[b] = DELIM;
+// A page's content is megabytes on some forms, scanned once per template (per render in the offline CLI),
+// mostly by code V8 has not optimised yet: the byte classes are tables (two Set lookups a byte were ~90 ms
+// of DS-11's offline render; the tables made it 777 -> 738 ms).
 const q = 0x71;
 const Q = 0x51;
-
-function isRegular(b: number): boolean {
-  return CLASS[b] === REGULAR;
-}
-
-/** End of a literal string starting at `i` (the '('), balanced parentheses and escapes honoured. */
-function skipString(s: Uint8Array, i: number): number {
-  let depth = 0;
-  for (; i < s.length; i++) {
-    const b = s[i];
-    if (b === 0x5c)
-      i++; // backslash escapes the next byte
-    else if (b === 0x28) depth++;
-    else if (b === 0x29 && --depth === 0) return i + 1;
-  }
-  return s.length;
-}
 
 /** End of inline image data after the ID operator: the next EI delimited by white space. */
 function skipInlineImage(s: Uint8Array, i: number): number {
   for (let j = i + 1; j + 1 < s.length; j++) {
-    if (s[j] === 0x45 && s[j + 1] === 0x49 && CLASS[s[j - 1]] === WHITE && (j + 2 >= s.length || !isRegular(s[j + 2])))
+    if (s[j] === 0x45 && s[j + 1] === 0x49 && SPACE[s[j - 1]] && (j + 2 >= s.length || !isRegular(s[j + 2])))
       return j + 2;
   }
   return s.length;
@@ -62,11 +39,10 @@ export function contentBalance(s: Uint8Array): Balance {
   let i = 0;
   while (i < s.length) {
     const b = s[i];
-    const c = CLASS[b];
-    if (c === WHITE) i++;
+    if (SPACE[b]) i++;
     else if (b === 0x25) {
       while (i < s.length && s[i] !== 0x0a && s[i] !== 0x0d) i++;
-    } else if (b === 0x28) i = skipString(s, i);
+    } else if (b === 0x28) i = literalStringEnd(s, i);
     else if (b === 0x3c) {
       if (s[i + 1] === 0x3c) i += 2;
       else {
@@ -76,7 +52,7 @@ export function contentBalance(s: Uint8Array): Balance {
     } else if (b === 0x2f) {
       i++; // a name: its characters are no operator
       while (i < s.length && isRegular(s[i])) i++;
-    } else if (c === DELIM) i++;
+    } else if (DELIMITER[b]) i++;
     else {
       const start = i;
       while (i < s.length && isRegular(s[i])) i++;
