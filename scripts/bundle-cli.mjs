@@ -140,8 +140,11 @@ escapeToAscii(path.join(outdir, 'render.cjs'));
 // fontkit, for the renders that draw with a fallback font (src/cli/fontkit-bundle.ts): one file run through
 // the code cache, where the package is a 560 KB file V8 compiles at each start. brotli's decoder, whose
 // dictionary is decoded when its module runs (~37 ms) and which only WOFF2 fonts use, is required on its
-// first call, from the installed fontkit's folder (the version fontkit depends on).
-const fontkitMain = createRequire(import.meta.url).resolve('@cantoo/fontkit');
+// first call, from the installed fontkit's folder (the version fontkit depends on). The entry is fontkit's
+// ES module build: its imports of restructure then bind to restructure's ES modules, where the CommonJS
+// build wraps restructure's exports in getters 60 times over (~10 ms at each start, and a getter call on
+// every use of a type while a font is decoded).
+const fontkitMain = path.join(path.dirname(createRequire(import.meta.url).resolve('@cantoo/fontkit')), 'module.mjs');
 const lazyBrotli = {
   name: 'lazy-brotli',
   setup(build) {

@@ -3,11 +3,12 @@
 // OpenType layout is most of a Unicode render's cost). Nothing here depends on a document, so one
 // library serves every template; the composition root (in-process engine, render worker) creates it
 // and passes it down. Per-template state (the subsets) lives in the prepared template instead.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Fontkit from '@cantoo/fontkit';
 import type { KitFont, ParsedFont, ShapedCluster } from './font-types.js';
 import { withTrueCodePoints } from './unicode-font.js';
+import { openFontFile } from './font-file.js';
 import { StandardMetrics } from './standard-metrics.js';
 import { Lru } from '../../lib/lru.js';
 import { CodePointRanges } from './coverage-ranges.js';
@@ -104,13 +105,12 @@ export class FontLibrary {
     if (entry === undefined) {
       const fontkit = this.loadFontkit(); // outside the try: a missing fontkit is an error, not a missing font
       try {
-        // A view of the read Buffer, not a copy: a copy of the 10 MB CJK font is 2,600 fresh pages to fault in.
-        const read = readFileSync(require.resolve(FALLBACK_FILES[index]));
-        const bytes = new Uint8Array(read.buffer, read.byteOffset, read.byteLength);
+        // the glyph outlines are read as glyphs are first used (font-file.ts)
+        const file = openFontFile(require.resolve(FALLBACK_FILES[index]));
         entry = {
           key: FALLBACK_FILES[index],
-          bytes,
-          font: withTrueCodePoints(fontkit.create(bytes) as unknown as KitFont),
+          bytes: file.bytes,
+          font: withTrueCodePoints(file.attach(fontkit.create(file.bytes) as unknown as KitFont)),
         };
       } catch {
         entry = null; // a missing optional font package only narrows coverage

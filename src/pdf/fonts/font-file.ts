@@ -1,0 +1,133 @@
+// A bundled TrueType file read as it is used: every table at once but the glyph outlines, and each
+// glyph's outline when fontkit first makes that glyph. The CJK fallbacks are 6 and 10 MB, 92 % of it
+// outlines, and a render draws a few dozen glyphs: reading the whole file faulted in every page of it
+// (~25 ms of the offline CLI's 450 ms Korean render on this VM) and a render worker kept it all resident.
+// Fonts this does not fit (no glyf/loca, colour or bitmap glyphs, variations) are read whole.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { KitFont } from './font-types.js';
+
+/** A font file's bytes; `attach` makes a font parsed from them load each glyph's outline before fontkit reads it. */
+export interface FontFile {
+  readonly bytes: Uint8Array;
+  attach(font: KitFont): KitFont;
+}
+
+/** Tables whose glyphs fontkit reads without going through `_getBaseGlyph`, or through other tables. */
+const WHOLE_FILE_TABLES = ['sbix', 'COLR', 'CBLC', 'EBLC', 'gvar', 'CFF ', 'CFF2'];
+
+/** The fontkit internals the lazy outlines rely on (checked in attach; tested against fontkit's own reads). */
+interface FontkitTtf {
+  _getBaseGlyph?: (id: number, chars?: number[]) => unknown;
+  _tables?: Record<string, unknown>;
+}
+
+/** Closes a lazily read file's descriptor once its font is collected (a library lives as long as its process). */
+const descriptors = new FinalizationRegistry<number>((fd) => closeQuietly(fd));
+
+export function openFontFile(path: string): FontFile {
+  const fd = openSync(path, 'r');
+  let keepOpen = false;
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = new Uint8Array(size); // zeroed pages are mapped on first touch: only what is read costs
+    const read = (offset: number, length: number) => readAt(fd, bytes, offset, length);
+    read(0, 12);
+    const tables = tableDirectory(bytes, read);
+    const glyf = tables?.get('glyf');
+    const locaTable = tables?.get('loca');
+    const head = tables?.get('head');
+    if (!tables || !glyf || !locaTable || !head || WHOLE_FILE_TABLES.some((t) => tables.has(t))) {
+      read(0, size);
+      return { bytes, attach: (font) => font };
+    }
+    for (const [tag, t] of tables) if (tag !== 'glyf') read(t.offset, t.length);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const long = view.getInt16(head.offset + 50) === 1; // head.indexToLocFormat
+    const offsets = locaOffsets(view, locaTable, long);
+    const loaded = new Uint8Array(Math.max(0, offsets.length - 1));
+
+    // fontkit makes every glyph it reads through _getBaseGlyph, a composite glyph's parts included (tested)
+    const load = (id: number): void => {
+      if (!(id >= 0 && id < loaded.length) || loaded[id]) return;
+      loaded[id] = 1;
+      const start = Math.min(offsets[id], glyf.length);
+      const end = Math.min(offsets[id + 1], glyf.length);
+      if (end > start) read(glyf.offset + start, end - start);
+    };
+
+    keepOpen = true;
+    return {
+      bytes,
+      attach(font) {
+        const kit = font as unknown as FontkitTtf;
+        const base = kit._getBaseGlyph;
+        if (typeof base !== 'function' || !kit._tables) {
+          // not the fontkit this was written for: the outlines are read now, whole
+          read(glyf.offset, glyf.length);
+          closeQuietly(fd);
+          return font;
+        }
+        // fontkit's own decode of loca is the same numbers (tested), ~10-20 ms in code not yet optimised
+        kit._tables.loca ??= { version: long ? 1 : 0, offsets, _processed: true };
+        kit._getBaseGlyph = (id, chars) => {
+          load(id);
+          return base.call(font, id, chars);
+        };
+        descriptors.register(font, fd);
+        return font;
+      },
+    };
+  } finally {
+    if (!keepOpen) closeQuietly(fd);
+  }
+}
+
+/** The sfnt table directory (tag -> place), or undefined when the file is no TrueType font. */
+function tableDirectory(
+  bytes: Uint8Array,
+  read: (offset: number, length: number) => void,
+): Map<string, { offset: number; length: number }> | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 12) return undefined;
+  const version = view.getUint32(0);
+  if (version !== 0x00010000 && version !== 0x74727565 /* 'true' */) return undefined;
+  const count = view.getUint16(4);
+  if (12 + count * 16 > bytes.length) return undefined;
+  read(12, count * 16);
+  const tables = new Map<string, { offset: number; length: number }>();
+  for (let i = 0; i < count; i++) {
+    const at = 12 + i * 16;
+    const tag = String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
+    const offset = view.getUint32(at + 8);
+    const length = view.getUint32(at + 12);
+    if (offset + length > bytes.length) return undefined;
+    tables.set(tag, { offset, length });
+  }
+  return tables;
+}
+
+/** loca as fontkit decodes it: every entry of the table, as byte offsets into glyf. */
+function locaOffsets(view: DataView, loca: { offset: number; length: number }, long: boolean): number[] {
+  const size = long ? 4 : 2;
+  const offsets = new Array<number>(Math.floor(loca.length / size));
+  for (let i = 0; i < offsets.length; i++)
+    offsets[i] = long ? view.getUint32(loca.offset + i * 4) : view.getUint16(loca.offset + i * 2) * 2;
+  return offsets;
+}
+
+function readAt(fd: number, into: Uint8Array, offset: number, length: number): void {
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, into, offset + done, length - done, offset + done);
+    if (n === 0) throw new Error('a font file is shorter than its size');
+    done += n;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
