@@ -101,12 +101,33 @@ function hasPredictor(parms: PDFDict | undefined): boolean {
 function inflateBounded(input: Uint8Array, maxBytes: number, wantHead: boolean): Uint8Array {
   const zlibHeader = input.length >= 2 && (input[0] & 0x0f) === 8 && ((input[0] << 8) | input[1]) % 31 === 0;
   try {
-    return (zlibHeader ? inflateSync : inflateRawSync)(input, { maxOutputLength: maxBytes });
+    const out = (zlibHeader ? inflateSync : inflateRawSync)(input, {
+      maxOutputLength: maxBytes,
+      chunkSize: outputChunk(input.length, maxBytes),
+    });
+    // a chunk mostly unused is not kept alive by a small result (its untouched pages cost nothing until then)
+    return out.buffer.byteLength > 2 * out.length + OUTPUT_CHUNK_MIN ? Buffer.from(out) : out;
   } catch (err) {
     // past the ceiling: only fflate keeps a head to give
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' && !wantHead) throw new StreamTooLarge(maxBytes);
   }
   return inflateLeniently(input, maxBytes, zlibHeader);
+}
+
+/** zlib's default output chunk, and the least we ask for. */
+const OUTPUT_CHUNK_MIN = 16 * 1024;
+/** Page content deflates 3-6x: a chunk this many times the input holds most streams' output whole. */
+const EXPECTED_RATIO = 8;
+/** Past this, output comes in chunks of this size (joined): the address space asked for stays bounded. */
+const OUTPUT_CHUNK_MAX = 16 * 1024 * 1024;
+
+/**
+ * The size of zlib's output chunks for `inputBytes` of deflate: node inflates into chunks of this size and
+ * joins them (a 2.5 MB page stream was 160 chunks of 16 KB and a copy of all of them); one chunk as large
+ * as the output is returned as it is. Its pages past the output are never touched.
+ */
+function outputChunk(inputBytes: number, maxBytes: number): number {
+  return Math.max(OUTPUT_CHUNK_MIN, Math.min(maxBytes + 1, inputBytes * EXPECTED_RATIO, OUTPUT_CHUNK_MAX));
 }
 
 /** fflate's inflater, a kilobyte of input at a time: stops past `maxBytes`, keeps what damaged data gave. */

@@ -36,6 +36,19 @@ describe('decodedBytes', () => {
     expect(decodedBytes(zeros, 4 * MB).length).toBe(MB);
   });
 
+  it('inflates streams that deflate far more or far less than page content does, whole, without holding a large chunk for a small result', async () => {
+    const doc = await PDFDocument.create();
+    let seed = 1;
+    const noise = Buffer.from(Array.from({ length: 300_000 }, () => (seed = (seed * 48271) % 0x7fffffff) & 0xff));
+    const repetitive = Buffer.from('0 0 m 10 10 l S\n'.repeat(200_000)); // 3.2 MB, deflates ~1000x
+    for (const plain of [noise, repetitive, Buffer.from('q Q')]) {
+      const stream = PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode' }), deflateSync(plain));
+      const out = decodedBytes(stream, 64 * MB);
+      expect(Buffer.from(out).equals(plain)).toBe(true);
+      expect(out.buffer.byteLength).toBeLessThanOrEqual(2 * out.length + 16 * 1024);
+    }
+  });
+
   it('follows a chain of filters in order (ASCIIHex over Flate)', async () => {
     const doc = await PDFDocument.create();
     const text = Buffer.from('BT /F1 12 Tf (hello) Tj ET '.repeat(100));
