@@ -1,4 +1,4 @@
-// What the content-stream scanners share (writer/content-balance.ts counts q and Q; analysis/
+// What the content-stream scanners share (content-balance.ts counts q and Q; analysis/
 // text-only-pages.ts keeps the operators that place text): PDF's byte classes (PDF 32000-1, 7.2.2) as
 // tables indexed by byte, cheaper than a Set in code V8 has not optimised yet, and the end of a literal
 // string.

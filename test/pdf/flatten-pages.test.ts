@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { PDFDocument, PDFName, PDFNumber } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse } from '../../src/pdf/analysis/analyse.js';
-import { composeBalances, contentBalance, enclosing } from '../../src/pdf/writer/content-balance.js';
+import { composeBalances, contentBalance, enclosing } from '../../src/pdf/content-balance.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { TemplateCache } from '../../src/pdf/fill/template-cache.js';
 import type { FillValue } from '../../src/pdf/types.js';

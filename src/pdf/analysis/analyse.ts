@@ -15,6 +15,7 @@ import { collectPages } from '../pages.js';
 import { scriptBudget } from './script-source.js';
 import { getDict } from '../pdf-objects.js';
 import { checkStreamSizes } from './stream-sizes.js';
+import type { BalanceCache } from '../content-balance.js';
 import { PdfEngineError, type AnalysedField, type TemplateAnalysis } from '../types.js';
 
 export type { AnalyseLimits } from '../limits.js';
@@ -36,6 +37,11 @@ export interface AnalyseOptions {
    * offline CLI then never loads pdf.js.
    */
   captions?: boolean;
+  /**
+   * Filled with the q/Q balance of each page content stream the size check decodes anyway: a one-shot
+   * render prepares the same objects and then does not decode them again (one-shot.ts).
+   */
+  balances?: BalanceCache;
 }
 
 export async function analyse(
@@ -62,7 +68,7 @@ export async function analyseLoaded(
   try {
     const pages = collectPages(ctx, catalog, lim);
     // before anything decodes a stream: a bomb is refused here, not met by every render (issue 27)
-    const undecodable = checkStreamSizes(ctx, pages, lim);
+    const undecodable = checkStreamSizes(ctx, pages, lim, options.balances);
     const acroForm = getDict(catalog, 'AcroForm');
     if (!acroForm) throw new PdfEngineError('INVALID_PDF', 'the PDF is not a form (no AcroForm)');
 

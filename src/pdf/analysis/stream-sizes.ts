@@ -3,22 +3,30 @@
 // (issue 27: a 4 KB page stream, Flate over Flate, inflated every flattened render's worker past its
 // memory budget). A template the engine could only refuse later is refused now, with INVALID_PDF.
 import { PDFArray, PDFDict, PDFStream, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
-import type { AnalyseLimits } from '../limits.js';
+import { DEFAULT_LIMITS, type AnalyseLimits } from '../limits.js';
 import type { PageNode } from '../pages.js';
 import { N, deref, getDict, inherited } from '../pdf-objects.js';
 import { StreamTooLarge, decodedBytes } from '../stream-bytes.js';
 import { PdfEngineError } from '../types.js';
+import { contentBalance, type BalanceCache } from '../content-balance.js';
 
 const MB = 1024 * 1024;
+const CONTENT = 'the content';
 
 type Limits = Pick<AnalyseLimits, 'maxStreamBytes' | 'maxDecodedBytes' | 'maxDepth'>;
 
 /**
  * Throws PDF_LIMIT when a stream of a page decodes past `maxStreamBytes`, or all of them past
  * `maxDecodedBytes`. Answers the 1-based pages with a stream that cannot be decoded at all: text
- * extraction (pdf.js, whose decoders have no ceiling) must stay away from them.
+ * extraction (pdf.js, whose decoders have no ceiling) must stay away from them. `balances`: given the
+ * q/Q balance of each page content stream, as page-content.ts would read it.
  */
-export function checkStreamSizes(ctx: PDFContext, pages: PageNode[], lim: Limits): Set<number> {
+export function checkStreamSizes(
+  ctx: PDFContext,
+  pages: PageNode[],
+  lim: Limits,
+  balances?: BalanceCache,
+): Set<number> {
   const seen = new Set<PDFObject>();
   const undecodable = new Set<number>();
   let total = 0;
@@ -30,7 +38,11 @@ export function checkStreamSizes(ctx: PDFContext, pages: PageNode[], lim: Limits
       if (!(s instanceof PDFStream) || seen.has(s)) return undefined;
       seen.add(s);
       try {
-        total += decodedBytes(s, lim.maxStreamBytes).length;
+        const bytes = decodedBytes(s, lim.maxStreamBytes);
+        total += bytes.length;
+        // (past the renders' own ceiling, page-content.ts refuses the stream: it decides then)
+        if (balances && what === CONTENT && bytes.length <= DEFAULT_LIMITS.maxStreamBytes)
+          balances.set(s, contentBalance(bytes));
       } catch (err) {
         if (err instanceof StreamTooLarge)
           throw new PdfEngineError(
@@ -76,8 +88,8 @@ export function checkStreamSizes(ctx: PDFContext, pages: PageNode[], lim: Limits
     };
 
     const contents = deref(ctx, page.get(N('Contents')));
-    if (contents instanceof PDFArray) for (const part of contents.asArray()) stream(part, 'the content');
-    else stream(contents, 'the content');
+    if (contents instanceof PDFArray) for (const part of contents.asArray()) stream(part, CONTENT);
+    else stream(contents, CONTENT);
     const own = inherited(page, 'Resources', lim.maxDepth);
     resources(own instanceof PDFDict ? own : undefined, 0);
 

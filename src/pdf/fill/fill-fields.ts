@@ -11,7 +11,8 @@ import { FF, fieldFlags, fieldLabel, type FillContext } from './fill-context.js'
 import { N, getDict, getNumbers, inherited, textOf } from '../pdf-objects.js';
 import { shownArea } from '../page-geometry.js';
 import { flatten, type PlacementCache } from './flatten.js';
-import { PageWriter, type BalanceCache } from '../writer/page-content.js';
+import { PageWriter } from '../writer/page-content.js';
+import type { BalanceCache } from '../content-balance.js';
 import type { PageNode } from '../pages.js';
 import { fillSignatureImage, fillSignatureText } from './signature-image.js';
 import type { AnalysedField, FillRequest, FillValue, ScriptReport } from '../types.js';
@@ -181,6 +182,7 @@ export function indexFields(
   pages: PageNode[],
   fields: RawField[],
   analysisFields: AnalysedField[],
+  balances: BalanceCache = new WeakMap(),
 ): FieldIndex {
   const byName = new Map<string, RawField>();
   for (const f of fields) if (!byName.has(f.fullName)) byName.set(f.fullName, f);
@@ -190,7 +192,7 @@ export function indexFields(
     fields,
     byName,
     infoByName: new Map(analysisFields.map((f) => [f.pdfMeta.originalName, f])),
-    balances: new WeakMap(),
+    balances,
     placements: new WeakMap(),
     outside: new Map(),
   };

@@ -11,6 +11,7 @@ import { ScriptSandbox } from '../scripts/sandbox.js';
 import { mayOpenSession } from '../scripts/session-plan.js';
 import type { FillRequest, FillResult, TemplateAnalysis } from '../types.js';
 import { joinParts, prepareLoaded, renderPreparedParts } from './prepare.js';
+import type { BalanceCache } from '../content-balance.js';
 
 export interface OneShotOptions extends AnalyseOptions {
   /** the render will run the form's scripts (default true): their sandbox then starts during preparation */
@@ -39,12 +40,14 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
   const loaded = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   const calculate = options.calculate !== false;
   const sandbox = new ScriptSandbox({ keepContexts: false });
+  // the analysis reads each page content's q/Q balance as it checks its size; the preparation reuses them
+  const balances: BalanceCache = new WeakMap();
   // A document with scripts starts the sandbox's thread now: QuickJS loads during the analysis and the
   // preparation, where it used to start only once preparation had read the form's scripts.
   if (calculate && mayRunScripts(loaded.context)) sandbox.warm();
   let analysis: TemplateAnalysis;
   try {
-    analysis = await analyseLoaded(loaded, bytes, lim, options);
+    analysis = await analyseLoaded(loaded, bytes, lim, { ...options, balances });
   } catch (err) {
     await sandbox.close();
     throw err;
@@ -66,7 +69,7 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
           loaded,
           bytes,
           analysis,
-          { keepUriLinks: request.keepUriLinks ?? false, sandbox, fonts: options.fonts },
+          { keepUriLinks: request.keepUriLinks ?? false, sandbox, fonts: options.fonts, balances },
           (plan) => {
             // a form whose checks are all answered without a session (special-check.ts) starts none here
             if (warm && mayOpenSession(plan)) sandbox.warm();

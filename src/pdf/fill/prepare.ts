@@ -47,6 +47,7 @@ import { dropXfaAndNeedAppearances } from './xfa.js';
 import { readFormScripts } from '../scripts/form-model.js';
 import { planSessions, type SessionPlan } from '../scripts/session-plan.js';
 import { ScriptSandbox } from '../scripts/sandbox.js';
+import type { BalanceCache } from '../content-balance.js';
 
 export interface PreparedTemplate {
   /** the compact layout every render is written on (its prefix starts every output) */
@@ -167,6 +168,8 @@ export interface PrepareOptions {
    * that runs scripts starts a sandbox of its own and stops it after.
    */
   sandbox?: ScriptSandbox;
+  /** q/Q balances of this document's page contents, already read (a one-shot render's analysis) */
+  balances?: BalanceCache;
 }
 
 export async function prepareTemplate(
@@ -220,6 +223,7 @@ export async function prepareLoaded(
     const info = {
       library,
       sandbox: options.sandbox,
+      balances: options.balances,
       memory: bytes.length * MEMORY_FACTOR,
       sourceLength: bytes.length,
     };
@@ -228,8 +232,10 @@ export async function prepareLoaded(
       return fromBase(loaded, version, normalized, analysis, { ...info, inMemory: true });
     }
     const base = await reparsedBase(loaded.doc);
+    // other objects than the analysis read: their balances are read again
     return fromBase(base.loaded, base.version, normalized, analysis, {
       ...info,
+      balances: undefined,
       memory: base.size * MEMORY_FACTOR,
       inMemory: false,
     });
@@ -255,6 +261,8 @@ function fromBase(
     memory: number;
     sourceLength: number;
     inMemory: boolean;
+    /** q/Q balances already read from these objects */
+    balances?: BalanceCache;
   },
 ): PreparedTemplate {
   const pages = collectPages(ctx, catalog, DEFAULT_LIMITS);
@@ -284,7 +292,7 @@ function fromBase(
       doc,
       ctx,
       acroForm,
-      index: indexFields(catalog, pages, fields, analysis.fields),
+      index: indexFields(catalog, pages, fields, analysis.fields, info.balances),
       tracker: new ChangeTracker(ctx),
       fonts,
       library: info.library,

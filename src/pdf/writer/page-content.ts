@@ -12,17 +12,19 @@ import {
   type PDFContext,
   type PDFObject,
 } from '@cantoo/pdf-lib';
-import { BALANCED, composeBalances, contentBalance, enclosing, type Balance } from './content-balance.js';
+import {
+  BALANCED,
+  TOO_LARGE,
+  composeBalances,
+  contentBalance,
+  enclosing,
+  type Balance,
+  type BalanceCache,
+} from '../content-balance.js';
 import { N, getDict, resolve, MAX_FIELD_DEPTH } from '../pdf-objects.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { StreamTooLarge, decodedBytes } from '../stream-bytes.js';
 import { PdfEngineError } from '../types.js';
-
-/** Balances of content streams already read (streams of a template never change): per template. */
-export type BalanceCache = WeakMap<PDFStream, Balance | typeof TOO_LARGE>;
-
-/** What the cache remembers of a stream past the ceiling. */
-const TOO_LARGE = 'too large';
 
 type ResourceKind = 'XObject' | 'ExtGState' | 'Font';
 

@@ -7,7 +7,17 @@
 // and counts the q and Q operators. Division into several streams happens at token boundaries
 // (PDF 32000-1, 7.8.2), so the balance of a page is the composition of its streams' balances.
 
-import { DELIMITER, SPACE, isRegular, literalStringEnd } from '../content-lexing.js';
+import type { PDFStream } from '@cantoo/pdf-lib';
+import { DELIMITER, SPACE, isRegular, literalStringEnd } from './content-lexing.js';
+
+/** What a BalanceCache remembers of a stream past the renders' ceiling. */
+export const TOO_LARGE = 'too large';
+
+/**
+ * Balances of content streams already read (streams of a template never change): per template, filled by
+ * page-content.ts and, in a one-shot render, by the analysis's size check.
+ */
+export type BalanceCache = WeakMap<PDFStream, Balance | typeof TOO_LARGE>;
 
 export interface Balance {
   /** depth after the stream, relative to its start */
