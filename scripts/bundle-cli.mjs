@@ -144,7 +144,7 @@ escapeToAscii(path.join(outdir, 'render.cjs'));
 // ES module build: its imports of restructure then bind to restructure's ES modules, where the CommonJS
 // build wraps restructure's exports in getters 60 times over (~10 ms at each start, and a getter call on
 // every use of a type while a font is decoded).
-const fontkitMain = path.join(path.dirname(createRequire(import.meta.url).resolve('@cantoo/fontkit')), 'module.mjs');
+const fontkitMain = fileURLToPath(import.meta.resolve('@cantoo/fontkit')); // its export map: dist/module.mjs
 const lazyBrotli = {
   name: 'lazy-brotli',
   setup(build) {

@@ -42,7 +42,8 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     // One parse for the analysis, the preparation and the render (the output is the service's, byte for
     // byte). No page captions: a render does not use them, and reading them loads pdf.js.
     const fonts = new FontLibrary({ shapeCacheEntries: 4096, loadFontkit: fontkit.load });
-    const opened = await openOneShot(template, { captions: false, calculate, fonts });
+    const drawsOnPages = !flags['no-flatten'] || flags.watermark === true;
+    const opened = await openOneShot(template, { captions: false, calculate, fonts, drawsOnPages });
     const { analysis } = opened;
     const strict = flags.strict ?? false;
     let validated: ReturnType<typeof validateData>;

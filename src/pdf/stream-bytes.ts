@@ -1,8 +1,8 @@
 // A stream's decoded bytes with a ceiling on what decoding may produce (issue 27: a 4 KB stream,
 // Flate over Flate, inflates to 2 GiB). pdf-lib's decoders (pdf.js's) inflate a whole deflate block
 // per step, and one block may hold gigabytes, so no read through them can be cut in time. Flate is
-// therefore inflated by node's zlib with `maxOutputLength` (it inflates in 16 KB chunks and stops past
-// the ceiling), and data zlib refuses (a bad checksum, a cut-off end) by fflate's streaming inflater,
+// therefore inflated by node's zlib with `maxOutputLength` (it inflates chunk by chunk, 4 MB at most, and
+// stops past the ceiling), and data zlib refuses (a bad checksum, a cut-off end) by fflate's streaming inflater,
 // fed a kilobyte at a time (a kilobyte of deflate makes at most ~1 MB) and stopped past the ceiling,
 // keeping what it inflated as readers do. The other filters (LZW, RunLength, ASCII85, ASCIIHex,
 // predictors) produce a bounded block per step and run through pdf-lib, read block by block.
@@ -118,8 +118,11 @@ function inflateBounded(input: Uint8Array, maxBytes: number, wantHead: boolean):
 const OUTPUT_CHUNK_MIN = 16 * 1024;
 /** Page content deflates 3-6x: a chunk this many times the input holds most streams' output whole. */
 const EXPECTED_RATIO = 8;
-/** Past this, output comes in chunks of this size (joined): the address space asked for stays bounded. */
-const OUTPUT_CHUNK_MAX = 16 * 1024 * 1024;
+/**
+ * Past this, output comes in chunks of this size (joined). node checks the ceiling after each chunk, so a
+ * bomb may write one chunk past it before it is stopped: 4 MB past a 64 MB ceiling (16 KB before).
+ */
+const OUTPUT_CHUNK_MAX = 4 * 1024 * 1024;
 
 /**
  * The size of zlib's output chunks for `inputBytes` of deflate: node inflates into chunks of this size and

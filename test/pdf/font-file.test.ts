@@ -1,7 +1,9 @@
 // The fallback fonts read as they are used (font-file.ts): a font parsed from the lazily read file must
 // shape, measure, draw and subset exactly as fontkit does with the whole file in memory, and outlines
 // nobody asked for must stay unread.
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Fontkit from '@cantoo/fontkit';
 import { describe, expect, it } from 'vitest';
@@ -96,6 +98,34 @@ describe('fallback font files read as they are used', () => {
     expect(nonZero(lazyFile.bytes.subarray(...range))).toBe(0);
     font.getGlyph(last);
     expect(Buffer.from(lazyFile.bytes.subarray(...range)).equals(onDisk.subarray(...range))).toBe(true);
+  });
+
+  it('reads every outline at once for a fontkit without the method it hooks', () => {
+    const file = installed.find((f) => f.includes('NotoSansHebrew'))!;
+    const lazyFile = openFontFile(file);
+    const font = fontkit.create(lazyFile.bytes) as unknown as KitFont;
+    // another fontkit: no _getBaseGlyph to wrap
+    Object.defineProperty(font, '_getBaseGlyph', { value: undefined });
+    lazyFile.attach(font);
+    expect(Buffer.from(lazyFile.bytes).equals(readFileSync(file))).toBe(true);
+  });
+
+  it('refuses to read outlines from a file replaced since it was first read', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'font-file-'));
+    try {
+      const file = path.join(dir, 'font.ttf');
+      copyFileSync(installed.find((f) => f.includes('NotoSansHebrew'))!, file);
+      const lazyFile = openFontFile(file);
+      const font = lazyFile.attach(fontkit.create(lazyFile.bytes) as unknown as KitFont) as Full;
+      const before = font.layout('שלום').glyphs.map((g) => g.id);
+      expect(before.length).toBe(4);
+      // an upgrade writes a new file and renames it over the old one
+      copyFileSync(installed.find((f) => f.includes('NotoSansThai'))!, `${file}.new`);
+      renameSync(`${file}.new`, file);
+      expect(() => font.layout('אבגדהוזחטיכלמנסעפצקרשת')).toThrow(/changed since it was first read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads a file that is no TrueType font whole, as it is', () => {

@@ -4,7 +4,7 @@
 import { PDFDocument, PDFName, type PDFRawStream, type PDFRef } from '@cantoo/pdf-lib';
 import { describe, expect, it, vi } from 'vitest';
 import { analyseLoaded } from '../../src/pdf/analysis/analyse.js';
-import type { BalanceCache } from '../../src/pdf/content-balance.js';
+import { type BalanceCache, contentBalance } from '../../src/pdf/content-balance.js';
 import { fillPdf } from '../../src/pdf/fill/fill.js';
 import { openOneShot } from '../../src/pdf/fill/one-shot.js';
 import { resolveLimits } from '../../src/pdf/limits.js';
@@ -12,6 +12,10 @@ import { loadPdf } from '../../src/pdf/load.js';
 import { decodedBytes } from '../../src/pdf/stream-bytes.js';
 import type { FillRequest } from '../../src/pdf/types.js';
 
+vi.mock('../../src/pdf/content-balance.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/pdf/content-balance.js')>();
+  return { ...real, contentBalance: vi.fn(real.contentBalance) };
+});
 vi.mock('../../src/pdf/stream-bytes.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/pdf/stream-bytes.js')>();
   return { ...real, decodedBytes: vi.fn(real.decodedBytes) };
@@ -67,6 +71,28 @@ describe('the q/Q balances of a one-shot render', () => {
     vi.mocked(decodedBytes).mockClear();
     const service = await fillPdf(bytes, analysis, request);
     expect(readsOf(FIRST)).toBe(1);
+    expect(Buffer.from(out.bytes).equals(Buffer.from(service.bytes))).toBe(true);
+  });
+
+  it('are not read for a render that draws on no page (not flattened, no watermark)', async () => {
+    const bytes = await unbalancedForm();
+    const request: FillRequest = { values: { name: { kind: 'text', text: 'Ada Lovelace' } }, flatten: false };
+    vi.mocked(decodedBytes).mockClear();
+    vi.mocked(contentBalance).mockClear();
+    const once = await openOneShot(bytes, { captions: false, drawsOnPages: false });
+    const out = await once.fill(request);
+    // the size check's read only; no balance counted (a count costs ~10 ms per MB of content)
+    expect(readsOf(FIRST)).toBe(1);
+    expect(contentBalance).not.toHaveBeenCalled();
+    // by default the analysis counts them
+    await (await openOneShot(bytes, { captions: false })).close();
+    expect(contentBalance).toHaveBeenCalledTimes(2);
+    const loaded = await loadPdf(bytes);
+    const service = await fillPdf(
+      bytes,
+      await analyseLoaded(loaded, bytes, resolveLimits(), { captions: false }),
+      request,
+    );
     expect(Buffer.from(out.bytes).equals(Buffer.from(service.bytes))).toBe(true);
   });
 });

@@ -41,12 +41,12 @@ describe('decodedBytes', () => {
     let seed = 1;
     const noise = Buffer.from(Array.from({ length: 300_000 }, () => (seed = (seed * 48271) % 0x7fffffff) & 0xff));
     const repetitive = Buffer.from('0 0 m 10 10 l S\n'.repeat(200_000)); // 3.2 MB, deflates ~1000x
-    for (const plain of [noise, repetitive, Buffer.from('q Q')]) {
-      const stream = PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode' }), deflateSync(plain));
-      const out = decodedBytes(stream, 64 * MB);
-      expect(Buffer.from(out).equals(plain)).toBe(true);
-      expect(out.buffer.byteLength).toBeLessThanOrEqual(2 * out.length + 16 * 1024);
-    }
+    const inflated = (plain: Buffer) =>
+      decodedBytes(PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode' }), deflateSync(plain)), 64 * MB);
+    for (const plain of [noise, repetitive, Buffer.from('q Q')])
+      expect(Buffer.from(inflated(plain)).equals(plain)).toBe(true);
+    // noise barely deflates: its output is an eighth of the chunk asked for, and is copied out of it
+    expect(inflated(noise).buffer.byteLength).toBe(noise.length);
   });
 
   it('follows a chain of filters in order (ASCIIHex over Flate)', async () => {

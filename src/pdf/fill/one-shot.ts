@@ -18,6 +18,11 @@ export interface OneShotOptions extends AnalyseOptions {
   calculate?: boolean;
   /** the font library the render draws with (default: one of its own) */
   fonts?: FontLibrary;
+  /**
+   * the render will draw on pages (flatten or watermark; default true): the analysis then reads each page
+   * content's q/Q balance as it checks its size, and the preparation takes them (no second decode)
+   */
+  drawsOnPages?: boolean;
 }
 
 /** A template opened for a single render: its analysis, and the render (at most once). */
@@ -40,8 +45,7 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
   const loaded = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   const calculate = options.calculate !== false;
   const sandbox = new ScriptSandbox({ keepContexts: false });
-  // the analysis reads each page content's q/Q balance as it checks its size; the preparation reuses them
-  const balances: BalanceCache = new WeakMap();
+  const balances: BalanceCache | undefined = options.drawsOnPages === false ? undefined : new WeakMap();
   // A document with scripts starts the sandbox's thread now: QuickJS loads during the analysis and the
   // preparation, where it used to start only once preparation had read the form's scripts.
   if (calculate && mayRunScripts(loaded.context)) sandbox.warm();

@@ -2,12 +2,17 @@
 // glyph's outline when fontkit first makes that glyph. The CJK fallbacks are 6 and 10 MB, 92 % of it
 // outlines, and a render draws a few dozen glyphs: reading the whole file faulted in every page of it
 // (~25 ms of the offline CLI's 450 ms Korean render on this VM) and a render worker kept it all resident.
-// Fonts this does not fit (no glyf/loca, colour or bitmap glyphs, variations) are read whole.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+// Fonts this does not fit (no glyf/loca, colour or bitmap glyphs, CFF, variations) are read whole.
+//
+// No descriptor is held between reads (font libraries are also made per call, by edits and one-off
+// preparations): an outline is read by opening the file again, which must still be the file first read.
+import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { endianness } from 'node:os';
 import type { KitFont } from './font-types.js';
 
 /** A font file's bytes; `attach` makes a font parsed from them load each glyph's outline before fontkit reads it. */
 export interface FontFile {
+  /** The file's bytes; with lazy outlines, those of glyphs not yet made are zeros. */
   readonly bytes: Uint8Array;
   attach(font: KitFont): KitFont;
 }
@@ -21,41 +26,34 @@ interface FontkitTtf {
   _tables?: Record<string, unknown>;
 }
 
-/** Closes a lazily read file's descriptor once its font is collected (a library lives as long as its process). */
-const descriptors = new FinalizationRegistry<number>((fd) => closeQuietly(fd));
-
 export function openFontFile(path: string): FontFile {
   const fd = openSync(path, 'r');
-  let keepOpen = false;
   try {
-    const size = fstatSync(fd).size;
-    const bytes = new Uint8Array(size); // zeroed pages are mapped on first touch: only what is read costs
+    const first = fstatSync(fd);
+    const bytes = new Uint8Array(first.size); // zeroed pages are mapped on first touch: only what is read costs
     const read = (offset: number, length: number) => readAt(fd, bytes, offset, length);
-    read(0, 12);
+    read(0, Math.min(12, first.size));
     const tables = tableDirectory(bytes, read);
     const glyf = tables?.get('glyf');
     const locaTable = tables?.get('loca');
     const head = tables?.get('head');
     if (!tables || !glyf || !locaTable || !head || WHOLE_FILE_TABLES.some((t) => tables.has(t))) {
-      read(0, size);
+      read(0, first.size);
       return { bytes, attach: (font) => font };
     }
     for (const [tag, t] of tables) if (tag !== 'glyf') read(t.offset, t.length);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const long = view.getInt16(head.offset + 50) === 1; // head.indexToLocFormat
+    const long = new DataView(bytes.buffer).getInt16(head.offset + 50) === 1; // head.indexToLocFormat
     const offsets = locaOffsets(bytes, locaTable, long);
     const loaded = new Uint8Array(Math.max(0, offsets.length - 1));
 
-    // fontkit makes every glyph it reads through _getBaseGlyph, a composite glyph's parts included (tested)
     const load = (id: number): void => {
       if (!(id >= 0 && id < loaded.length) || loaded[id]) return;
-      loaded[id] = 1;
       const start = Math.min(offsets[id], glyf.length);
       const end = Math.min(offsets[id + 1], glyf.length);
-      if (end > start) read(glyf.offset + start, end - start);
+      if (end > start) readAgain(path, first, bytes, glyf.offset + start, end - start);
+      loaded[id] = 1;
     };
 
-    keepOpen = true;
     return {
       bytes,
       attach(font) {
@@ -63,22 +61,21 @@ export function openFontFile(path: string): FontFile {
         const base = kit._getBaseGlyph;
         if (typeof base !== 'function' || !kit._tables) {
           // not the fontkit this was written for: the outlines are read now, whole
-          read(glyf.offset, glyf.length);
-          closeQuietly(fd);
+          readAgain(path, first, bytes, glyf.offset, glyf.length);
           return font;
         }
-        // fontkit's own decode of loca is the same numbers (tested), ~10-20 ms in code not yet optimised
+        // fontkit's own decode of loca gives the same numbers (tested), ~10-20 ms in code not yet optimised
         kit._tables.loca ??= { version: long ? 1 : 0, offsets, _processed: true };
-        kit._getBaseGlyph = (id, chars) => {
+        // fontkit makes every glyph it reads from glyf here, a composite glyph's parts included (tested)
+        kit._getBaseGlyph = function (this: unknown, id, chars) {
           load(id);
-          return base.call(font, id, chars);
+          return base.call(this, id, chars);
         };
-        descriptors.register(font, fd);
         return font;
       },
     };
   } finally {
-    if (!keepOpen) closeQuietly(fd);
+    closeSync(fd);
   }
 }
 
@@ -87,8 +84,8 @@ function tableDirectory(
   bytes: Uint8Array,
   read: (offset: number, length: number) => void,
 ): Map<string, { offset: number; length: number }> | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 12) return undefined;
+  const view = new DataView(bytes.buffer);
   const version = view.getUint32(0);
   if (version !== 0x00010000 && version !== 0x74727565 /* 'true' */) return undefined;
   const count = view.getUint16(4);
@@ -115,10 +112,29 @@ function locaOffsets(bytes: Uint8Array, loca: { offset: number; length: number }
   const count = Math.floor(loca.length / size);
   const table = Buffer.allocUnsafeSlow(count * size); // a buffer of its own: aligned for the Uint32Array view
   table.set(bytes.subarray(loca.offset, loca.offset + count * size));
-  if (long) return new Uint32Array(table.swap32().buffer, table.byteOffset, count);
+  if (long) {
+    if (endianness() === 'LE') table.swap32(); // the file is big-endian; a Uint32Array reads the machine's order
+    return new Uint32Array(table.buffer, table.byteOffset, count);
+  }
   const offsets = new Uint32Array(count);
   for (let i = 0; i < count; i++) offsets[i] = table.readUInt16BE(i * 2) * 2;
   return offsets;
+}
+
+/**
+ * Reads `length` bytes at `offset` of the file at `path` into `into`, refusing a file that is not the one
+ * first read (`first`): a package upgrade under a running process must not mix two files' glyphs.
+ */
+function readAgain(path: string, first: Stats, into: Uint8Array, offset: number, length: number): void {
+  const fd = openSync(path, 'r');
+  try {
+    const now = fstatSync(fd);
+    if (now.ino !== first.ino || now.dev !== first.dev || now.size !== first.size || now.mtimeMs !== first.mtimeMs)
+      throw new Error(`the font file ${path} changed since it was first read; restart the process to use the new one`);
+    readAt(fd, into, offset, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function readAt(fd: number, into: Uint8Array, offset: number, length: number): void {
@@ -127,13 +143,5 @@ function readAt(fd: number, into: Uint8Array, offset: number, length: number): v
     const n = readSync(fd, into, offset + done, length - done, offset + done);
     if (n === 0) throw new Error('a font file is shorter than its size');
     done += n;
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
   }
 }

@@ -109,7 +109,6 @@ export class FontLibrary {
         const file = openFontFile(require.resolve(FALLBACK_FILES[index]));
         entry = {
           key: FALLBACK_FILES[index],
-          bytes: file.bytes,
           font: withTrueCodePoints(file.attach(fontkit.create(file.bytes) as unknown as KitFont)),
         };
       } catch {

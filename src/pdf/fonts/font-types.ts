@@ -37,7 +37,6 @@ export interface KitFont {
 export interface ParsedFont {
   /** stable key (the package file) */
   key: string;
-  bytes: Uint8Array;
   font: KitFont;
 }
 
