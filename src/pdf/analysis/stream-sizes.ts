@@ -18,8 +18,8 @@ type Limits = Pick<AnalyseLimits, 'maxStreamBytes' | 'maxDecodedBytes' | 'maxDep
 /**
  * Throws PDF_LIMIT when a stream of a page decodes past `maxStreamBytes`, or all of them past
  * `maxDecodedBytes`. Answers the 1-based pages with a stream that cannot be decoded at all: text
- * extraction (pdf.js, whose decoders have no ceiling) must stay away from them. `balances`: given the
- * q/Q balance of each page content stream, as page-content.ts would read it.
+ * extraction (pdf.js, whose decoders have no ceiling) must stay away from them. `balances`, when given,
+ * is filled with the q/Q balance of each page content stream, as page-content.ts would read it.
  */
 export function checkStreamSizes(
   ctx: PDFContext,
