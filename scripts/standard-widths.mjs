@@ -1,8 +1,9 @@
 // Writes src/pdf/fonts/standard-widths.ts: the advance of every character code of the 14 standard faces,
 // from pdf-lib's AFM tables. Reading a face's table decompresses and parses its whole AFM (kerning pairs
 // included) the first time a process measures text in it: 14-27 ms of a one-shot `formcast render` that
-// only needs a few hundred widths. Run whenever @cantoo/pdf-lib changes: `node scripts/standard-widths.mjs`,
-// then `npx biome check --write src/pdf/fonts`. A test compares the table with pdf-lib's.
+// only needs a few hundred widths. Run whenever @cantoo/pdf-lib changes, after `npm run build:server`:
+// `node scripts/standard-widths.mjs`, then `npx biome check --write src/pdf/fonts`. A test compares the
+// table with pdf-lib's.
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,15 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(root, 'package.json'));
-const { Encodings, Font, FontNames } = require('@cantoo/pdf-lib/standard-fonts');
-
-// the encoding pdf-lib's StandardFontEmbedder gives each face
-const encodingOf = (face) =>
-  face === FontNames.ZapfDingbats
-    ? Encodings.ZapfDingbats
-    : face === FontNames.Symbol
-      ? Encodings.Symbol
-      : Encodings.WinAnsi;
+const { Font, FontNames } = require('@cantoo/pdf-lib/standard-fonts');
+// the encoding the engine gives each face, as pdf-lib's StandardFontEmbedder does (tested)
+const { encodingOf } = await import(path.join(root, 'dist/pdf/fonts/standard-metrics.js'));
 
 const faces = Object.values(FontNames).map((face) => {
   const encoding = encodingOf(face);
