@@ -1,6 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { XrefTable, type XrefEntry } from '../../src/pdf/writer/xref-table.js';
+import { byteWidth, PLAIN_MAX_BYTES, XrefTable, type XrefEntry } from '../../src/pdf/writer/xref-table.js';
 
 // The cross-reference rows of a compact render: the prefix's laid out once, the render's written over
 // a copy, and the PNG Up predictor chosen per layout. Decoded here as a reader does (inflate, undo the
@@ -9,7 +9,7 @@ import { XrefTable, type XrefEntry } from '../../src/pdf/writer/xref-table.js';
 /** The rows of an encoded table: [type, field 2, field 3] per object number. */
 function decode(data: Uint8Array, size: number, w2: number, w3: number, predicted: boolean): number[][] {
   const row = 1 + w2 + w3;
-  let raw = inflateSync(data);
+  let raw = Buffer.from(data);
   if (predicted) {
     const out = Buffer.alloc(size * row);
     for (let r = 0; r < size; r++) {
@@ -32,8 +32,13 @@ function decode(data: Uint8Array, size: number, w2: number, w3: number, predicte
 
 function expectRows(t: XrefTable, size: number, own: Map<number, XrefEntry>, freed: number[], expected: number[][]) {
   const e = t.encode(size, own, freed);
-  expect(e.decodeParms).toBe(t.predict ? `/DecodeParms << /Predictor 12 /Columns ${1 + e.w2 + e.w3} >>\n` : '');
-  expect(decode(e.data, size, e.w2, e.w3, t.predict)).toEqual(expected);
+  const row = 1 + e.w2 + e.w3;
+  // a small table is written plain
+  const plain = size * row < PLAIN_MAX_BYTES;
+  const parms = t.predict ? `/DecodeParms << /Predictor 12 /Columns ${row} >>\n` : '';
+  expect(e.filter).toBe(plain ? '' : `/Filter /FlateDecode\n${parms}`);
+  const data = plain ? e.data : inflateSync(e.data);
+  expect(decode(data, size, e.w2, e.w3, t.predict && !plain)).toEqual(expected);
 }
 
 describe('cross-reference stream of a compact render', () => {
@@ -46,9 +51,14 @@ describe('cross-reference stream of a compact render', () => {
     [900, [1, 300, 0]],
   ]);
 
+  // A small form's: a few dozen objects, a table of a few hundred bytes.
+  const small = new Map<number, XrefEntry>();
+  for (let n = 1; n < 40; n++) small.set(n, [1, 15 + n * 120, 0]);
+
   for (const [name, prefix, rows] of [
     ['dense prefix', dense, 401],
     ['sparse prefix', sparse, 1000],
+    ['small table, plain', small, 40],
   ] as const) {
     it(`writes the prefix's rows, the render's over them and freed ones as free (${name})`, () => {
       const t = new XrefTable(prefix, rows, 2);
@@ -78,6 +88,17 @@ describe('cross-reference stream of a compact render', () => {
       );
     });
   }
+
+  it("writes a small form's table plain and a larger one deflated", () => {
+    expect(new XrefTable(small, 40, 2).encode(42, new Map(), []).filter).toBe('');
+    expect(new XrefTable(dense, 401, 2).encode(402, new Map(), []).filter).toMatch(/^\/Filter \/FlateDecode\n/);
+    expect(new XrefTable(sparse, 1000, 2).encode(1001, new Map(), []).filter).toBe('/Filter /FlateDecode\n');
+  });
+
+  it('sizes each field to the bytes its largest value needs', () => {
+    const widths = [0, 255, 256, 65535, 65536, 2 ** 24 - 1, 2 ** 24, 2 ** 32 - 1, 2 ** 32].map(byteWidth);
+    expect(widths).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5]);
+  });
 
   it('predicts the dense table (smaller) and leaves the sparse one plain', () => {
     expect(new XrefTable(dense, 401, 2).predict).toBe(true);
