@@ -1,10 +1,11 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { byteWidth, PLAIN_MAX_BYTES, XrefTable, type XrefEntry } from '../../src/pdf/writer/xref-table.js';
+import { byteWidth, UNFILTERED_BELOW_BYTES, XrefTable, type XrefEntry } from '../../src/pdf/writer/xref-table.js';
 
 // The cross-reference rows of a compact render: the prefix's laid out once, the render's written over
-// a copy, and the PNG Up predictor chosen per layout. Decoded here as a reader does (inflate, undo the
-// predictor, split the rows by /W), every row must be the one the writer meant.
+// a copy, the PNG Up predictor chosen per layout, and a small table left unfiltered. Decoded here as a
+// reader does (inflate when filtered, undo the predictor, split the rows by /W), every row must be the one
+// the writer meant.
 
 /** The rows of an encoded table: [type, field 2, field 3] per object number. */
 function decode(data: Uint8Array, size: number, w2: number, w3: number, predicted: boolean): number[][] {
@@ -30,15 +31,21 @@ function decode(data: Uint8Array, size: number, w2: number, w3: number, predicte
   return rows;
 }
 
-function expectRows(t: XrefTable, size: number, own: Map<number, XrefEntry>, freed: number[], expected: number[][]) {
+/** `unfiltered`: the table is expected without a filter (and so without a predictor). */
+function expectRows(
+  t: XrefTable,
+  size: number,
+  own: Map<number, XrefEntry>,
+  freed: number[],
+  expected: number[][],
+  unfiltered: boolean,
+) {
   const e = t.encode(size, own, freed);
   const row = 1 + e.w2 + e.w3;
-  // a small table is written plain
-  const plain = size * row < PLAIN_MAX_BYTES;
   const parms = t.predict ? `/DecodeParms << /Predictor 12 /Columns ${row} >>\n` : '';
-  expect(e.filter).toBe(plain ? '' : `/Filter /FlateDecode\n${parms}`);
-  const data = plain ? e.data : inflateSync(e.data);
-  expect(decode(data, size, e.w2, e.w3, t.predict && !plain)).toEqual(expected);
+  expect(e.filterEntries).toBe(unfiltered ? '' : `/Filter /FlateDecode\n${parms}`);
+  const data = unfiltered ? e.data : inflateSync(e.data);
+  expect(decode(data, size, e.w2, e.w3, t.predict && !unfiltered)).toEqual(expected);
 }
 
 describe('cross-reference stream of a compact render', () => {
@@ -55,10 +62,10 @@ describe('cross-reference stream of a compact render', () => {
   const small = new Map<number, XrefEntry>();
   for (let n = 1; n < 40; n++) small.set(n, [1, 15 + n * 120, 0]);
 
-  for (const [name, prefix, rows] of [
-    ['dense prefix', dense, 401],
-    ['sparse prefix', sparse, 1000],
-    ['small table, plain', small, 40],
+  for (const [name, prefix, rows, unfiltered] of [
+    ['dense prefix', dense, 401, false],
+    ['sparse prefix', sparse, 1000, false],
+    ['small table, unfiltered', small, 40, true],
   ] as const) {
     it(`writes the prefix's rows, the render's over them and freed ones as free (${name})`, () => {
       const t = new XrefTable(prefix, rows, 2);
@@ -74,7 +81,7 @@ describe('cross-reference stream of a compact render', () => {
         const e = own.get(n) ?? (freed.includes(n) ? undefined : prefix.get(n));
         expected.push(n === 0 ? [0, 0, 65535] : e ? [...e] : [0, 0, 0]);
       }
-      expectRows(t, size, own, freed, expected);
+      expectRows(t, size, own, freed, expected, unfiltered);
       // the laid-out prefix is copied, never changed: a second render sees it whole
       const second = new Map<number, XrefEntry>([[rows + 1, [1, 500, 0]]]);
       expectRows(
@@ -85,22 +92,37 @@ describe('cross-reference stream of a compact render', () => {
         expected.map((r, n) =>
           n === rows + 1 ? [1, 500, 0] : (second.get(n) ?? (n === 0 ? r : (prefix.get(n) ?? [0, 0, 0]))).slice(),
         ),
+        unfiltered,
       );
     });
   }
 
-  it("writes a small form's table plain and a larger one deflated", () => {
-    expect(new XrefTable(small, 40, 2).encode(42, new Map(), []).filter).toBe('');
-    expect(new XrefTable(dense, 401, 2).encode(402, new Map(), []).filter).toMatch(/^\/Filter \/FlateDecode\n/);
-    expect(new XrefTable(sparse, 1000, 2).encode(1001, new Map(), []).filter).toBe('/Filter /FlateDecode\n');
+  it("writes a small form's table unfiltered and a larger one deflated", () => {
+    expect(new XrefTable(small, 40, 2).encode(42, new Map(), []).filterEntries).toBe('');
+    expect(new XrefTable(dense, 401, 2).encode(402, new Map(), []).filterEntries).toMatch(
+      /^\/Filter \/FlateDecode\n\/DecodeParms << \/Predictor 12 /,
+    );
+    expect(new XrefTable(sparse, 1000, 2).encode(1001, new Map(), []).filterEntries).toBe('/Filter /FlateDecode\n');
+  });
+
+  it('deflates a table of 512 bytes or more, and leaves a shorter one unfiltered', () => {
+    expect(UNFILTERED_BELOW_BYTES).toBe(512);
+    const t = new XrefTable(small, 40, 5); // offsets 5 bytes wide: rows of 1 + 5 + 2 bytes
+    const below = t.encode(63, new Map(), []);
+    expect([below.data.length, below.filterEntries]).toEqual([504, '']);
+    const at = t.encode(64, new Map(), []);
+    expect(at.filterEntries).toMatch(/^\/Filter \/FlateDecode\n/);
+    expect(inflateSync(at.data).length).toBe(t.predict ? 64 * 9 : 512);
   });
 
   it('sizes each field to the bytes its largest value needs', () => {
-    const widths = [0, 255, 256, 65535, 65536, 2 ** 24 - 1, 2 ** 24, 2 ** 32 - 1, 2 ** 32].map(byteWidth);
-    expect(widths).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5]);
+    const widths = [0, 255, 256, 65535, 65536, 2 ** 24 - 1, 2 ** 24, 2 ** 32 - 1, 2 ** 32, 2 ** 40, 2 ** 48 - 1].map(
+      byteWidth,
+    );
+    expect(widths).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 6]);
   });
 
-  it('predicts the dense table (smaller) and leaves the sparse one plain', () => {
+  it('predicts the dense table (smaller) and not the sparse one', () => {
     expect(new XrefTable(dense, 401, 2).predict).toBe(true);
     expect(new XrefTable(sparse, 1000, 2).predict).toBe(false);
   });

@@ -124,7 +124,7 @@ export function writeCompact(
   const xrefOffset = w.offset;
   own.set(xrefNum, [1, xrefOffset, 0]);
   const size = xrefNum + 1;
-  const { data, w2, w3, filter } = layout.xref.encode(size, own, freed);
+  const { data, w2, w3, filterEntries } = layout.xref.encode(size, own, freed);
   w.str(`${xrefNum} 0 obj\n<<\n/Type /XRef\n/Size ${size}\n/W [ 1 ${w2} ${w3} ]\n`);
   for (const [key, value] of [
     ['/Root', info.Root],
@@ -136,7 +136,7 @@ export function writeCompact(
     w.value(value);
     w.str('\n');
   }
-  w.str(`${filter}/Length ${data.length}\n>>\nstream\n`);
+  w.str(`${filterEntries}/Length ${data.length}\n>>\nstream\n`);
   w.bytes(data);
   w.str(`\nendstream\nendobj\nstartxref\n${xrefOffset}\n%%EOF\n`);
   w.flush();

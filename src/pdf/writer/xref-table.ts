@@ -3,10 +3,11 @@
 // and copied, and a render writes only its own rows over the copy (filling every row per render was
 // a third of a small form's render). Whether the rows go through the PNG Up predictor is decided
 // once per layout, on the prefix's rows: offsets that grow row by row shrink to small differences
-// that compress 2-5x better, while sparse tables (few objects per number) compress better plain.
+// that compress 2-5x better, while sparse tables (few objects per number) compress better unpredicted.
 // Deflate runs at level 1: on these tables level 6 cost 5-15x the time for 5-15 % fewer bytes. A table
-// under PLAIN_MAX_BYTES stays unfiltered: a small form's table is ~300 bytes, where deflate saved ~200
-// bytes and cost ~25 us a render (mostly node's set-up of a zlib stream), a tenth of the whole render.
+// under UNFILTERED_BELOW_BYTES has no filter at all (decided per render, on its own table): a small form's
+// is 300-350 bytes, where deflate saved ~200 bytes and cost 25-40 us a render (mostly node's set-up of a
+// zlib stream), ~8 % of a small form's fill.
 import { deflateSync } from 'node:zlib';
 
 /** One entry: type (0 free, 1 at an offset, 2 in an object stream), field 2, field 3 (7.5.8.3). */
@@ -14,10 +15,10 @@ export type XrefEntry = readonly [0 | 1 | 2, number, number];
 
 const LEVEL = 1;
 /**
- * Tables shorter than this are written plain. Longer ones are deflated: at 1 KB (a sparse prefix, free
- * rows between its objects) plain cost a 3 KB output 20 % more bytes.
+ * Tables shorter than this are written unfiltered; tables this long or longer are deflated. At 1 KB (a
+ * sparse prefix, free rows between its objects) the unfiltered table cost a 3 KB output 20 % more bytes.
  */
-export const PLAIN_MAX_BYTES = 512;
+export const UNFILTERED_BELOW_BYTES = 512;
 /** PNG Up predictor, per row (what /Predictor 12 names; every row starts with its filter type, 2). */
 const PNG_UP = 2;
 
@@ -32,13 +33,13 @@ export function byteWidth(n: number): number {
 }
 
 export interface EncodedXref {
-  /** the rows as written: deflated, or plain when the table is small */
+  /** the rows as written: deflated, or as they are when the table is small */
   data: Uint8Array;
   /** the /W array's widths of fields 2 and 3 */
   w2: number;
   w3: number;
-  /** the stream dictionary's /Filter and /DecodeParms entries, each on its line; '' when plain */
-  filter: string;
+  /** the stream dictionary's /Filter and /DecodeParms entries, each on its line; '' when unfiltered */
+  filterEntries: string;
 }
 
 export class XrefTable {
@@ -67,10 +68,11 @@ export class XrefTable {
     }
     this.prefixW2 = w2;
     this.prefixW3 = w3;
-    const plain = this.rowsFor(w2, w3);
+    const prefixRows = this.rowsFor(w2, w3);
     const row = 1 + w2 + w3;
     this.predict =
-      deflateSync(predicted(plain, row), { level: LEVEL }).length < deflateSync(plain, { level: LEVEL }).length;
+      deflateSync(predicted(prefixRows, row), { level: LEVEL }).length <
+      deflateSync(prefixRows, { level: LEVEL }).length;
   }
 
   /**
@@ -90,10 +92,10 @@ export class XrefTable {
     table.set(base.subarray(0, Math.min(base.length, table.length)));
     for (const n of freed) if (n < size) table.fill(0, n * row, (n + 1) * row);
     for (const [n, e] of own) writeRow(table, n * row, e, w2, w3);
-    if (table.length < PLAIN_MAX_BYTES) return { data: table, w2, w3, filter: '' };
+    if (table.length < UNFILTERED_BELOW_BYTES) return { data: table, w2, w3, filterEntries: '' };
     const data = deflateSync(this.predict ? predicted(table, row) : table, { level: LEVEL });
     const parms = this.predict ? `/DecodeParms << /Predictor 12 /Columns ${row} >>\n` : '';
-    return { data, w2, w3, filter: `/Filter /FlateDecode\n${parms}` };
+    return { data, w2, w3, filterEntries: `/Filter /FlateDecode\n${parms}` };
   }
 
   /** The prefix's rows at these widths (entries 0 and the prefix's; zeros elsewhere). */
