@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { signatureFieldOf } from '../modules/renders/seal-output.js';
 import { readPkcs12 } from '../modules/signing/pkcs12.js';
+import { hasBegun } from '../modules/signing/validity.js';
 import { detachedSigning, signBytes, signerFromPem, type DetachedSigning } from '../modules/signing/sign-output.js';
 import type { FontLibrary } from '../pdf/fonts/font-library.js';
 import type { TemplateAnalysis } from '../pdf/types.js';
@@ -35,7 +36,7 @@ export async function offlineSigner(flags: SigningFlags & { sign: string }): Pro
   const password = flags['sign-password'] ?? process.env.FORMCAST_SIGN_PASSWORD ?? '';
   const material = readPkcs12(await readFile(flags.sign), password);
   const now = new Date();
-  if (material.notBefore > now || material.notAfter <= now)
+  if (!hasBegun(material.notBefore, now) || material.notAfter <= now)
     throw new CliError(
       `${flags.sign}: the certificate is valid from ${material.notBefore.toISOString()} to ${material.notAfter.toISOString()}, not now`,
     );

@@ -80,6 +80,37 @@ for (const db of DATABASES) {
         expect((await api(s, s.b).get('/v1/signing-certificates')).json.data).toEqual([]);
       });
 
+      it('takes a certificate made this second where our clock runs a little behind its maker, not one a minute ahead', async () => {
+        // X.509 times are whole seconds and our clock is the database's read across a round trip: a
+        // certificate made a moment ago can start up to a second ahead of it (decisions.md: a minute's leeway)
+        const start = new Date(
+          execFileSync('openssl', ['x509', '-in', id.crt, '-noout', '-startdate']).toString().trim().split('=')[1],
+        );
+        try {
+          clock.set(new Date(start.getTime() - 90_000));
+          const early = await upload({ pkcs12: id.p12, password: 'p12-secret' });
+          expect(early.status).toBe(422);
+          expect(early.json.error.message).toMatch(/not valid yet/);
+          clock.set(new Date(start.getTime() - 30_000));
+          const up = await upload({ pkcs12: id.p12, password: 'p12-secret' });
+          expect(up.status, JSON.stringify(up.json)).toBe(201);
+          // and it signs on that clock
+          const res = await api(s, s.b).post('/v1/renders', {
+            templateId: tpl,
+            data: { [field]: 'value' },
+            options: { sign: up.json.data.id },
+          });
+          expect(res.status, JSON.stringify(res.json)).toBe(201);
+          // signed at a time before the certificate's start; verified now, after it
+          const file = path.join(dir, `${db.name}-fresh.pdf`);
+          writeFileSync(file, Buffer.from(await (await fetch(res.json.data.downloadUrl)).arrayBuffer()));
+          expect(pdfsig(file)).toContain('Signature Validation: Signature is Valid.');
+          expect((await api(s, s.b).delete(`/v1/signing-certificates/${up.json.data.id}`)).status).toBe(204);
+        } finally {
+          clock.set(new Date());
+        }
+      });
+
       it('stores one: listed with subject, issuer, validity and fingerprint; the key sealed, never returned', async () => {
         const res = await upload({ name: 'Acme seal', pkcs12: id.p12, password: 'p12-secret' });
         expect(res.status, JSON.stringify(res.json)).toBe(201);

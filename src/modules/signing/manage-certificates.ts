@@ -12,6 +12,7 @@ import {
   type CertificateRow,
 } from './certificate-records.js';
 import { isOperatorCertificateId, OPERATOR_CERTIFICATE_ID } from './operator-id.js';
+import { hasBegun } from './validity.js';
 
 // POST/GET/DELETE /signing-certificates. The private key is sealed at rest as webhook secrets are
 // (AES-256-GCM under a key derived from SIGNING_SECRET) and never leaves the server again.
@@ -67,7 +68,7 @@ export async function createCertificate(
   const { readPkcs12 } = await import('./pkcs12.js');
   const material = readPkcs12(der, input.password);
   const now = deps.clock.now();
-  if (material.notBefore > now)
+  if (!hasBegun(material.notBefore, now))
     throw validationError(
       {
         field: 'pkcs12',

@@ -4,6 +4,7 @@ import type { OperatorCertificate } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { readPkcs12 } from './pkcs12.js';
 import { signerFromPem } from './sign-output.js';
+import { hasBegun } from './validity.js';
 
 // SIGNING_P12_FILE: one certificate the operator offers to every account. Read and checked at start-up:
 // a server that could not sign with it refuses to start, naming the variable (never the password).
@@ -34,7 +35,7 @@ export function loadOperatorCertificate(source: OperatorCertificateConfig, now: 
         : `${where}: ${err.message}`,
     ]);
   }
-  if (material.notBefore > now)
+  if (!hasBegun(material.notBefore, now))
     throw new ConfigError([
       `${where}: the certificate is not valid yet: its validity starts ${material.notBefore.toISOString()}`,
     ]);

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { notFound, validationError } from '../../errors.js';
 import { findCertificate, findDefaultCertificate } from './certificate-records.js';
 import { isOperatorCertificateId, OPERATOR_CERTIFICATE_ID } from './operator-id.js';
+import { hasBegun } from './validity.js';
 
 /**
  * The certificate `options.sign` names, valid now; else a clear error. `true`: the account's default,
@@ -49,8 +50,8 @@ function checkValidToday(
   what: string,
   advice = '',
 ): void {
-  const now = deps.clock.now().toISOString();
-  if (notAfter <= now || notBefore > now)
+  const now = deps.clock.now();
+  if (notAfter <= now.toISOString() || !hasBegun(new Date(notBefore), now))
     throw validationError(
       { field: 'options.sign', expected: 'a certificate valid today', received: `valid ${notBefore} to ${notAfter}` },
       `options.sign: ${what} is not valid today (valid ${notBefore} to ${notAfter})${advice}`,
