@@ -194,3 +194,71 @@ console.log(JSON.stringify({ create: typeof fontkit.create, loaded, at }));`;
     expect(out.at).toMatch(/brotli/);
   });
 });
+
+describe("the CLI's fontkit bundle inflates with Node's zlib", () => {
+  it('shapes complex scripts (its Unicode tables) and reads WOFF fonts as the package does', async () => {
+    const text = readFileSync(path.join(repoRoot, 'dist/cli/fontkit.cjs'), 'latin1');
+    expect(text).toContain('native-inflate:fflate');
+    // the same script in the package and in the bundle: glyphs and positions of Arabic and Devanagari text
+    // (joining and Indic shaping read the inflated tables), and the glyphs of a WOFF made from the Arabic font
+    const code = `import { loadBundle } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/code-cache.js'))};
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
+const require = createRequire(${JSON.stringify(path.join(repoRoot, 'package.json'))});
+const fontkit = process.argv[1] === 'bundle'
+  ? loadBundle(${JSON.stringify(path.join(repoRoot, 'dist/cli/fontkit.cjs'))}, undefined).exports
+  : require('@cantoo/fontkit');
+const file = (f) => readFileSync(require.resolve('@expo-google-fonts/' + f));
+/** WOFF 1.0 around a TrueType file: every table deflated. */
+function woff(ttf) {
+  const n = ttf.readUInt16BE(4);
+  const tables = [];
+  for (let i = 0; i < n; i++) {
+    const at = 12 + i * 16;
+    const data = ttf.subarray(ttf.readUInt32BE(at + 8), ttf.readUInt32BE(at + 8) + ttf.readUInt32BE(at + 12));
+    tables.push({ tag: ttf.subarray(at, at + 4), sum: ttf.readUInt32BE(at + 4), data, packed: deflateSync(data) });
+  }
+  const head = Buffer.alloc(44 + n * 20);
+  head.write('wOFF', 0, 'latin1');
+  head.writeUInt32BE(ttf.readUInt32BE(0), 4);
+  head.writeUInt16BE(n, 12);
+  let offset = head.length;
+  const parts = [head];
+  tables.forEach((t, i) => {
+    const at = 44 + i * 20;
+    t.tag.copy(head, at);
+    head.writeUInt32BE(offset, at + 4);
+    head.writeUInt32BE(t.packed.length, at + 8);
+    head.writeUInt32BE(t.data.length, at + 12);
+    head.writeUInt32BE(t.sum, at + 16);
+    const padded = Buffer.alloc((t.packed.length + 3) & ~3);
+    t.packed.copy(padded);
+    parts.push(padded);
+    offset += padded.length;
+  });
+  head.writeUInt32BE(offset, 8);
+  return Buffer.concat(parts);
+}
+const shaped = (font, s) => {
+  const run = font.layout(s);
+  return { glyphs: run.glyphs.map((g) => g.id), positions: run.positions };
+};
+const arabic = file('noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf');
+const asWoff = fontkit.create(woff(arabic));
+console.log(JSON.stringify({
+  arabic: shaped(fontkit.create(arabic), 'مرحبا بالعالم'),
+  devanagari: shaped(fontkit.create(file('noto-sans-devanagari/400Regular/NotoSansDevanagari_400Regular.ttf')), 'क्षत्रिय हिन्दी'),
+  woff: { type: asWoff.type, ...shaped(asWoff, 'مرحبا بالعالم') },
+}));`;
+    const [pkg, bundled] = await Promise.all(
+      ['package', 'bundle'].map(async (which) =>
+        JSON.parse((await run(process.execPath, ['--input-type=module', '-e', code, which])).stdout),
+      ),
+    );
+    expect(pkg.woff.type).toBe('WOFF');
+    expect(pkg.woff.glyphs).toEqual(pkg.arabic.glyphs);
+    expect(pkg.arabic.glyphs.length).toBeGreaterThan(5);
+    expect(bundled).toEqual(pkg);
+  });
+});

@@ -1,7 +1,7 @@
 // The fallback fonts read as they are used (font-file.ts): a font parsed from the lazily read file must
 // shape, measure, draw and subset exactly as fontkit does with the whole file in memory, and outlines
 // nobody asked for must stay unread.
-import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -45,6 +45,9 @@ describe('fallback font files read as they are used', () => {
       const lazy = lazyFile.attach(fontkit.create(lazyFile.bytes) as unknown as KitFont) as Full;
 
       expect(Array.from(lazy.loca.offsets)).toEqual(whole.loca.offsets);
+      // read from the post table's header, not through fontkit's decode of the table
+      expect(Object.getOwnPropertyDescriptor(lazy, 'italicAngle')?.value).toBe(whole.italicAngle);
+      expect([lazy.ascent, lazy.descent, lazy.capHeight]).toEqual([whole.ascent, whole.descent, whole.capHeight]);
 
       const cps = sample(whole.characterSet, 240);
       const text = String.fromCodePoint(...cps);
@@ -123,6 +126,28 @@ describe('fallback font files read as they are used', () => {
       copyFileSync(installed.find((f) => f.includes('NotoSansThai'))!, `${file}.new`);
       renameSync(`${file}.new`, file);
       expect(() => font.layout('אבגדהוזחטיכלמנסעפצקרשת')).toThrow(/changed since it was first read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a slanted font's italic angle from its post table as fontkit decodes it", () => {
+    // the bundled fonts are upright (angle 0): a copy with a negative 16.16 angle in the post table's header
+    const dir = mkdtempSync(path.join(tmpdir(), 'font-file-'));
+    try {
+      const bytes = Buffer.from(readFileSync(installed.find((f) => f.includes('NotoSansHebrew'))!));
+      const count = bytes.readUInt16BE(4);
+      let post = -1;
+      for (let i = 0; i < count; i++)
+        if (bytes.toString('latin1', 12 + i * 16, 16 + i * 16) === 'post') post = bytes.readUInt32BE(20 + i * 16);
+      expect(post).toBeGreaterThan(0);
+      bytes.writeInt32BE(Math.round(-12.25 * 65536), post + 4); // (sfnt checksums are not checked by readers)
+      const file = path.join(dir, 'slanted.ttf');
+      writeFileSync(file, bytes);
+      const lazyFile = openFontFile(file);
+      const lazy = lazyFile.attach(fontkit.create(lazyFile.bytes) as unknown as KitFont);
+      expect(lazy.italicAngle).toBe(-12.25);
+      expect((fontkit.create(readFileSync(file)) as unknown as KitFont).italicAngle).toBe(-12.25);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
