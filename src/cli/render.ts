@@ -4,6 +4,7 @@ import { usageError } from './help.js';
 import { openOneShot } from '../pdf/fill/one-shot.js';
 import { FontLibrary } from '../pdf/fonts/font-library.js';
 import { fontkitLoader } from './fontkit-bundle.js';
+import { intlAnswers } from './intl-answers.js';
 import { PdfEngineError } from '../pdf/types.js';
 import { validateData } from '../modules/render-data/validate-data.js';
 import { scriptRejectionWarnings } from '../modules/render-data/script-rejections.js';
@@ -46,20 +47,21 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     const opened = await openOneShot(template, { captions: false, calculate, fonts, drawsOnPages });
     const { analysis } = opened;
     const strict = flags.strict ?? false;
+    const locale = flags.locale ?? 'fr-FR';
+    const timezone = flags.timezone ?? 'Europe/Paris';
+    const icu = intlAnswers();
+    const knownLocaleAndZone = icu.known(locale, timezone);
     let validated: ReturnType<typeof validateData>;
     try {
-      validated = validateData(analysis.fields, data, {
-        strict,
-        locale: flags.locale ?? 'fr-FR',
-        timezone: flags.timezone ?? 'Europe/Paris',
-        calculate,
-      });
+      validated = validateData(analysis.fields, data, { strict, locale, timezone, calculate, knownLocaleAndZone });
     } catch (err) {
       // refused data: the script sandbox the template started is stopped before the error is reported
       await opened.close();
       throw err;
     }
     const { values, warnings } = validated;
+    // validated: ICU accepted both (a refusal of either throws above)
+    if (!knownLocaleAndZone) icu.remember(locale, timezone);
     const result = await opened.fill({
       values,
       flatten: !flags['no-flatten'],

@@ -42,6 +42,11 @@ export interface ValidateOptions {
   formerKeys?: ReadonlyMap<string, number>;
   /** the form's scripts run (default true): computed fields are theirs, not the caller's */
   calculate?: boolean;
+  /**
+   * ICU accepted this locale and time zone before (the offline CLI keeps its answers, cli/intl-answers.ts):
+   * they are not checked again, which would cost a one-shot process its first Intl call (~25 ms).
+   */
+  knownLocaleAndZone?: boolean;
 }
 
 export interface ValidatedData {
@@ -359,6 +364,7 @@ class Problems {
 }
 
 function checkOptions(options: ValidateOptions, problems: Problems): void {
+  if (options.knownLocaleAndZone) return;
   if (!isSupportedLocale(options.locale)) {
     problems.collect(() =>
       fail(
