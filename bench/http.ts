@@ -97,12 +97,14 @@ function childPids(pid: number): number[] {
   }
 }
 
-function rssOf(pid: number): number {
+/** A process's resident memory in bytes, whole and split: anonymous (+ shared memory) pages, file pages. */
+function rssOf(pid: number): { rss: number; anon: number; file: number } {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), anon: kb('RssAnon') + kb('RssShmem'), file: kb('RssFile') };
   } catch {
-    return 0;
+    return { rss: 0, anon: 0, file: 0 };
   }
 }
 
@@ -111,19 +113,27 @@ export interface RssPeak {
   mainMb: number;
   /** this process + render workers, summed at the same instant */
   totalMb: number;
+  /**
+   * The same processes with the pages of files (the node binary, its libraries: the same pages in every
+   * process) counted once: each one's anonymous memory, plus the largest one's file pages. What the group
+   * costs the machine, where the RSS sum counts the node binary once per process.
+   */
+  footprintMb: number;
 }
 
 /** Samples every 20 ms until stop(); the bench's own children (its clients, not the server) are excluded. */
 export function sampleRss(exclude: number[]): { stop(): RssPeak } {
   let main = 0;
   let total = 0;
+  let footprint = 0;
   const tick = () => {
-    const own = process.memoryUsage().rss;
-    const kids = childPids(process.pid)
-      .filter((p) => !exclude.includes(p))
-      .reduce((sum, p) => sum + rssOf(p), 0);
-    main = Math.max(main, own);
-    total = Math.max(total, own + kids);
+    const all = [process.pid, ...childPids(process.pid).filter((p) => !exclude.includes(p))].map(rssOf);
+    main = Math.max(main, all[0].rss);
+    total = Math.max(
+      total,
+      all.reduce((sum, m) => sum + m.rss, 0),
+    );
+    footprint = Math.max(footprint, all.reduce((sum, m) => sum + m.anon, 0) + Math.max(...all.map((m) => m.file)));
   };
   tick();
   const timer = setInterval(tick, 20);
@@ -131,7 +141,7 @@ export function sampleRss(exclude: number[]): { stop(): RssPeak } {
     stop() {
       clearInterval(timer);
       tick();
-      return { mainMb: main / 1_048_576, totalMb: total / 1_048_576 };
+      return { mainMb: main / 1_048_576, totalMb: total / 1_048_576, footprintMb: footprint / 1_048_576 };
     },
   };
 }

@@ -449,11 +449,12 @@ function targets(
   const c16 = runs.flatMap((r) => r.loads.filter((l) => l.connections === 16));
   const peak = c16.length ? Math.max(...c16.map((l) => l.rss.totalMb)) : undefined;
   const peakMain = c16.length ? Math.max(...c16.map((l) => l.rss.mainMb)) : undefined;
+  const footprint = c16.length ? Math.max(...c16.map((l) => l.rss.footprintMb)) : undefined;
   lines.push(
     `| server process RSS ≤ 150 MB at c=16 (peak over the forms' c=16 runs) | ${peakMain?.toFixed(0) ?? '–'} MB | ${pass(peakMain === undefined ? undefined : peakMain <= 150)} |`,
   );
   lines.push(
-    `| RSS ≤ ${TOTAL_RSS_MB} MB at c=16 (server process + render workers) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= TOTAL_RSS_MB)} |`,
+    `| RSS ≤ ${TOTAL_RSS_MB} MB at c=16 (server process + render workers, summed; for information, with the node binary's and libraries' pages counted once: ${footprint?.toFixed(0) ?? '–'} MB) | ${peak?.toFixed(0) ?? '–'} MB | ${pass(peak === undefined ? undefined : peak <= TOTAL_RSS_MB)} |`,
   );
   for (const r of extras.analysis ?? []) {
     const t = analysisTargets;
@@ -742,7 +743,7 @@ async function main() {
         log(`${run.file}: autocannon c=${c} for ${LOAD_SECONDS} s`);
         const l = await benchLoad(server, client, body, c, LOAD_SECONDS);
         log(
-          `  ${l.ok} ok, ${l.failed} failed, ${l.rps.toFixed(1)}/s, median ${ms(l.latency.median)} ms, peak RSS ${l.rss.totalMb.toFixed(0)} MB (main ${l.rss.mainMb.toFixed(0)})`,
+          `  ${l.ok} ok, ${l.failed} failed, ${l.rps.toFixed(1)}/s, median ${ms(l.latency.median)} ms, peak RSS ${l.rss.totalMb.toFixed(0)} MB (main ${l.rss.mainMb.toFixed(0)}; file pages once ${l.rss.footprintMb.toFixed(0)})`,
         );
         if (l.failed) run.notes.push(`c=${c}: status codes ${JSON.stringify(l.statusCodes)}`);
         run.loads.push(l);
