@@ -18,8 +18,8 @@ export interface IntlAnswers {
   remember(locale: string, timezone: string): void;
 }
 
-/** `folder`: the CLI's cache folder (undefined: nothing is kept). */
-export function intlAnswers(folder: string | undefined = codeCacheFolder()): IntlAnswers {
+/** `folder`: the CLI's cache folder (null: nothing is kept). */
+export function intlAnswers(folder: string | null = codeCacheFolder() ?? null): IntlAnswers {
   const file = folder ? path.join(folder, `intl-${icuIdentity()}.json`) : undefined;
   const pairs = file ? readPairs(file) : [];
   const key = (locale: string, timezone: string) => `${locale}\n${timezone}`;

@@ -43,7 +43,7 @@ describe('intlAnswers', () => {
       writeFileSync(path.join(folder, file), bad);
       expect(intlAnswers(folder).known('de-DE', 'UTC')).toBe(false);
     }
-    const none = intlAnswers(undefined);
+    const none = intlAnswers(null);
     none.remember('de-DE', 'UTC');
     expect(none.known('de-DE', 'UTC')).toBe(false);
   });
