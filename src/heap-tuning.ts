@@ -28,15 +28,3 @@ export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2', 
 export function tuneServerHeap(): void {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
-
-/**
- * Tunes this process's V8 for one offline render (`formcast render`): QuickJS (WebAssembly) runs on
- * V8's baseline code (Liftoff) only. V8 otherwise compiles QuickJS's hottest functions again with
- * TurboFan on background threads, and ending the script sandbox's thread waits for those compilations
- * (115-214 ms measured, 6-7 ms without them), which the corpus forms' scripts (10-20 ms a session) finish
- * long before they could pay off. A script that runs for seconds is slower on baseline code and meets
- * the 2 s script budget sooner than in the service (docs/decisions.md, Session 16).
- */
-export function tuneOneShotRender(): void {
-  v8.setFlagsFromString('--liftoff-only');
-}

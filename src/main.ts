@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import type { CachedBundle } from './cli/code-cache.js';
 import { commandHelp, isCommand, OVERVIEW, usageError } from './cli/help.js';
 import { ConfigError, loadConfig } from './config.js';
-import { tuneOneShotRender } from './heap-tuning.js';
 
 /** The version of the installed package (package.json sits beside src/ and dist/). */
 function version(): string {
@@ -79,8 +78,6 @@ async function main(argv: string[]): Promise<number> {
   }
   // Commands are loaded on demand so that `accounts` and `keys` do not pay for the PDF engine's start-up.
   if (command === 'render') {
-    // before the bundle loads: V8's code caches record the flags, and refuse a cache made under others
-    tuneOneShotRender();
     const render = await loadRender();
     const code = await render.exports.renderCommand([sub, ...rest].filter(Boolean) as string[], values);
     // after a render that succeeded: a cache holds what its run compiled (a failed run's would be thin)

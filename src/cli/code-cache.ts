@@ -74,8 +74,8 @@ const hash = (...parts: (string | Buffer)[]) => {
 function cacheFile(folder: string, bundle: string, source: Buffer): CacheTarget {
   const place = `${path.basename(bundle)}-${hash(path.resolve(bundle))}-`;
   const build = `${place}${hash(source)}-`;
-  // cachedDataVersionTag: V8's version and flags now, those set at run time included (formcast render
-  // sets one, heap-tuning.ts), which execArgv does not show
+  // cachedDataVersionTag: V8's version and flags now, those set at run time included (which execArgv
+  // does not show)
   const runtime = [
     process.version,
     process.arch,
@@ -166,6 +166,7 @@ export function loadBundle<T>(bundle: string, folder: string | undefined = codeC
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
+  const flags = v8.cachedDataVersionTag();
   const module = { exports: {} as T };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
@@ -173,7 +174,9 @@ export function loadBundle<T>(bundle: string, folder: string | undefined = codeC
     exports: module.exports,
     cacheUsed,
     save() {
-      if (!target || cacheUsed) return;
+      // V8's data records its flags: made under others than this load's (a flag set meanwhile and not put
+      // back), the next load would refuse it
+      if (!target || cacheUsed || v8.cachedDataVersionTag() !== flags) return;
       try {
         writeCache(target, script.createCachedData());
       } catch {

@@ -33,14 +33,23 @@ const cacheFiles = (folder: string) => readdirSync(folder).filter((f) => f.endsW
 async function loadInChild(
   bundle: string,
   cache: string | null,
+  /** V8 flags set after the load and before the save (as a thread's flag not put back would be) */
+  flagsMeanwhile = '',
 ): Promise<{ used: boolean; sum: number; name: string }> {
   const code = `import { loadBundle } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/code-cache.js'))};
-const [bundle, cache] = JSON.parse(process.argv[1]);
+import v8 from 'node:v8';
+const [bundle, cache, flags] = JSON.parse(process.argv[1]);
 const loaded = loadBundle(bundle, cache ?? undefined);
 const out = { used: loaded.cacheUsed, sum: loaded.exports.add(2, 3), name: loaded.exports.name };
+if (flags) v8.setFlagsFromString(flags);
 loaded.save();
 console.log(JSON.stringify(out));`;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code, JSON.stringify([bundle, cache])]);
+  const { stdout } = await run(process.execPath, [
+    '--input-type=module',
+    '-e',
+    code,
+    JSON.stringify([bundle, cache, flagsMeanwhile]),
+  ]);
   return JSON.parse(stdout);
 }
 
@@ -84,6 +93,14 @@ describe('loadBundle: a CommonJS bundle through a V8 code cache', () => {
     writeFileSync(bundle, `${readFileSync(bundle, 'utf8')}exports.rebuilt = true;\n`);
     expect(await loadInChild(bundle, cache)).toMatchObject({ used: false, sum: 5 });
     expect(cacheFiles(cache)).toHaveLength(1);
+    expect(await loadInChild(bundle, cache)).toMatchObject({ used: true, sum: 5 });
+  });
+
+  it('writes no cache made under other V8 flags than its load (the next load would refuse it)', async () => {
+    const { bundle, cache } = makeBundle();
+    expect(await loadInChild(bundle, cache, '--liftoff-only')).toMatchObject({ used: false, sum: 5 });
+    expect(cacheFiles(cache)).toHaveLength(0);
+    expect(await loadInChild(bundle, cache)).toMatchObject({ used: false, sum: 5 });
     expect(await loadInChild(bundle, cache)).toMatchObject({ used: true, sum: 5 });
   });
 

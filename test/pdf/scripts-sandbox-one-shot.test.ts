@@ -1,6 +1,7 @@
 // keepContexts: false (the one-shot render of the CLI): the thread keeps no pristine context, so a session
 // of a form it has seen makes the context again from the form's data, with the same outcome; a kept context
 // is reused instead.
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScriptSandbox } from '../../src/pdf/scripts/sandbox.js';
@@ -37,5 +38,33 @@ describe('a sandbox that keeps no contexts', () => {
     const again = await sandbox.run(context, steps);
     expect(sent(again)).toBe(sent(first));
     expect(post).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("a baseline-only sandbox (the CLI's)", () => {
+  it("runs its sessions under --liftoff-only and puts V8's flags back when it closes", async () => {
+    // V8's code cache tag is a hash of its flags: it moves when the thread sets the flag, and must come
+    // back, or the CLI's code cache, made after the render, would be refused by the next run
+    const before = v8.cachedDataVersionTag();
+    const sandbox = new ScriptSandbox({ keepContexts: false, baselineOnly: true });
+    sandboxes.push(sandbox);
+    const outcome = await sandbox.run(context, steps);
+    expect(outcome.ended).toBe('done');
+    expect(sent(outcome)).not.toBe('[]');
+    expect(v8.cachedDataVersionTag()).not.toBe(before);
+    await sandbox.close();
+    expect(v8.cachedDataVersionTag()).toBe(before);
+    // a later session starts a thread again, under the flag again
+    expect((await sandbox.run(context, steps)).ended).toBe('done');
+    await sandbox.close();
+    expect(v8.cachedDataVersionTag()).toBe(before);
+  });
+
+  it("leaves V8's flags alone by default", async () => {
+    const before = v8.cachedDataVersionTag();
+    const sandbox = new ScriptSandbox({ keepContexts: false });
+    sandboxes.push(sandbox);
+    expect((await sandbox.run(context, steps)).ended).toBe('done');
+    expect(v8.cachedDataVersionTag()).toBe(before);
   });
 });

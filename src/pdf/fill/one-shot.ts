@@ -44,7 +44,7 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
   const lim = resolveLimits();
   const loaded = await loadPdf(bytes, { maxBytes: lim.maxBytes, maxParseMs: lim.maxParseMs });
   const calculate = options.calculate !== false;
-  const sandbox = new ScriptSandbox({ keepContexts: false });
+  const sandbox = new ScriptSandbox({ keepContexts: false, baselineOnly: true });
   const balances: BalanceCache | undefined = options.drawsOnPages === false ? undefined : new WeakMap();
   // A document with scripts starts the sandbox's thread now: QuickJS loads during the analysis and the
   // preparation, where it used to start only once preparation had read the form's scripts.

@@ -86,6 +86,8 @@ globalThis.window = {
 };
 (async () => {
   const { QuickJSSandbox } = await import(workerData.sandboxUrl);
+  // after this thread's start (see SandboxOptions.baselineOnly), before QuickJS's WebAssembly compiles
+  if (workerData.v8Flags) require('node:v8').setFlagsFromString(workerData.v8Flags);
   const sandbox = await QuickJSSandbox();
   const wasm = sandbox._module;
   // After QuickJS crashed (an abort: stack overflow, a broken module) nothing more is run in it: the parent

@@ -6,6 +6,7 @@
 // thread. Memory is capped inside the thread (sandbox-thread.ts). The render worker itself is never at risk.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { CALCULATING_COMMAND, SETUP_SOURCE } from './sandbox-setup.js';
 import { THREAD_SOURCE } from './sandbox-thread.js';
@@ -67,7 +68,20 @@ export interface SandboxOptions {
    * next one: keeping it would only cost the scan of QuickJS's whole memory for its end.
    */
   keepContexts?: boolean;
+  /**
+   * Run QuickJS on V8's baseline WebAssembly code only (Liftoff), for a process that renders once (the
+   * CLI). V8 otherwise recompiles QuickJS's hottest functions with TurboFan on background threads, and
+   * ending the thread waits for those compilations (115-214 ms measured, 6-7 ms without), which sessions
+   * of 10-20 ms finish long before they could pay off. V8's flags are the process's: the thread sets the
+   * flag once it has started (a thread started under other flags than Node's own could not use Node's
+   * code cache: +20 ms), close() puts V8's defaults back (docs/decisions.md, Session 22).
+   */
+  baselineOnly?: boolean;
 }
+
+/** What a baseline-only sandbox's thread sets before QuickJS compiles, and what close() sets back. */
+const BASELINE_ONLY_FLAG = '--liftoff-only';
+const TIERING_DEFAULTS = ['--no-liftoff-only', '--wasm-dynamic-tiering', '--wasm-tier-up'];
 
 /** A thread that grew past this after a session is replaced, to give the memory back. */
 const KEEP_BELOW_BYTES = 32 * 1024 * 1024;
@@ -95,6 +109,7 @@ export class ScriptSandbox {
   private readonly broken = new WeakSet<Worker>();
   private readonly idleMs: number | undefined;
   private readonly maxSnapshots: number;
+  private readonly baselineOnly: boolean;
   private idle: NodeJS.Timeout | undefined;
 
   constructor(opts: SandboxOptions = {}) {
@@ -102,6 +117,7 @@ export class ScriptSandbox {
     this.maxMemoryBytes = (opts.maxMemoryMb ?? 64) * 1024 * 1024;
     this.idleMs = opts.idleMs;
     this.maxSnapshots = opts.keepContexts === false ? 0 : MAX_SNAPSHOTS;
+    this.baselineOnly = opts.baselineOnly ?? false;
   }
 
   /**
@@ -149,6 +165,7 @@ export class ScriptSandbox {
     this.thread = undefined;
     this.ready = undefined;
     if (t) await (await t.catch(() => undefined))?.worker.terminate();
+    if (t && this.baselineOnly) for (const flag of TIERING_DEFAULTS) v8.setFlagsFromString(flag);
   }
 
   private start(): Promise<SandboxThread> {
@@ -165,6 +182,7 @@ export class ScriptSandbox {
         maxSnapshots: this.maxSnapshots,
         maxSnapshotBytes: MAX_SNAPSHOT_BYTES,
         setupSource: SETUP_SOURCE,
+        v8Flags: this.baselineOnly ? BASELINE_ONLY_FLAG : '',
         progress,
       },
       // the thread's own JavaScript heap (messages, pdf.js glue); QuickJS lives in wasm memory
