@@ -2,6 +2,7 @@
 // PdfEngineError, never a raw pdf-lib exception. Internal to src/pdf/ (returns pdf-lib objects).
 import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict } from '@cantoo/pdf-lib';
 import { installDecryptedStrings } from './decrypted-strings.js';
+import { decryptAesNatively } from './native-aes.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { ParseBudgetExceeded, withParseBudget } from './parse-budget.js';
 import { parseNamesOnce } from './name-parsing.js';
@@ -58,6 +59,8 @@ export async function loadPdf(bytes: Uint8Array, options: LoadPdfOptions = {}): 
   const maxParseMs = options.maxParseMs ?? DEFAULT_LIMITS.maxParseMs;
   // decrypted strings stay their bytes: never read as escapes again, always written escaped
   installDecryptedStrings();
+  // AES by OpenSSL, not pdf-lib's JavaScript
+  decryptAesNatively();
   // names are decoded once (pdf-lib decoded them a second time)
   parseNamesOnce();
   let doc: PDFDocument;
