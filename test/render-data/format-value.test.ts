@@ -273,6 +273,91 @@ describe('formatNumberValue with AFPercent_Format and the locale', () => {
   });
 });
 
+describe('AFNumber and AFPercent digits, against Intl.NumberFormat', () => {
+  // The digits are worked out without Intl (its first use loads ICU's number data); Intl on the exact
+  // decimal the value reads as is the truth they must match: half away from zero on the written digits.
+  const intl = (value: number, decimals: number, shift: number) => {
+    const [mantissa, exponent = '0'] = String(Math.abs(value)).split('e');
+    const f = new Intl.NumberFormat('en-US', {
+      useGrouping: false,
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: decimals,
+    });
+    return f.format(`${mantissa}e${Number(exponent) + shift}` as `${number}`);
+  };
+  const values: number[] = [
+    0,
+    -0,
+    0.5,
+    1.5,
+    2.5,
+    -2.5,
+    1.005,
+    1.015,
+    0.125,
+    0.0049999,
+    0.005,
+    999.995,
+    9.995,
+    99.5,
+    0.95,
+    9.5,
+    999999.5,
+    1e21,
+    1.5e21,
+    123456789012345680000,
+    1.5e-7,
+    5e-324,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    0.1 + 0.2,
+    1 / 3,
+    2 / 3,
+    12.345,
+    -12.345,
+    0.07,
+    1234567.891,
+    4.35,
+    1.45,
+    8.675,
+    0.045,
+  ];
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  for (let i = 0; i < 400; i++) {
+    const magnitude = 10 ** Math.floor(random() * 24 - 12);
+    const v = (random() - 0.3) * magnitude;
+    // half of them cut to a few decimals, where halves and nines sit
+    values.push(i % 2 ? v : Number(v.toFixed(Math.floor(random() * 6))));
+  }
+  it("gives Intl's digits for every decimals 0-20, plain and ×100", () => {
+    let checked = 0;
+    for (const value of values) {
+      for (const decimals of [0, 1, 2, 3, 5, 8, 20]) {
+        const plain = text(formatNumberValue(value, num(decimals, 1, 0, '', false), 'en-US')).replace(/^-/, '');
+        expect(plain, `${value} with ${decimals} decimals`).toBe(intl(value, decimals, 0));
+        checked++;
+        // past the double range Intl answers "∞" (checked below); the digits are written instead
+        if (!Number.isFinite(value * 100)) continue;
+        const percent = text(formatNumberValue(value, { kind: 'percent', decimals, sepStyle: 1 }, 'en-US'));
+        expect(percent.replace(/^-|%$/g, ''), `${value} × 100 with ${decimals} decimals`).toBe(
+          intl(value, decimals, 2),
+        );
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(5000);
+  });
+  it('writes the digits of a percent past the double range, where Intl says ∞', () => {
+    expect(intl(Number.MAX_VALUE, 0, 2)).toBe('∞');
+    const percent = text(formatNumberValue(Number.MAX_VALUE, { kind: 'percent', decimals: 1, sepStyle: 1 }, 'en-US'));
+    expect(percent).toBe(`17976931348623157${'0'.repeat(294)}.0%`);
+  });
+});
+
 describe('AFSpecial_Format and masks', () => {
   it('formats 5 digits as a ZIP code (psf 0)', () => {
     expect(text(formatSpecial(' 75001 ', 0))).toBe('75001');

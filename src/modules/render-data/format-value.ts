@@ -178,22 +178,43 @@ export function formatDateValue(input: string, format: FieldFormat | undefined, 
 
 // ---- numbers -----------------------------------------------------------------------------------
 
-const fixedCache = memo<Intl.NumberFormat>();
-
-/** |value| × 10^shift with exactly `decimals` decimals, "." as the point, no grouping. */
+/**
+ * |value| × 10^shift with exactly `decimals` decimals, "." as the point, no grouping: the shortest decimal
+ * that reads back as `value` (what the caller wrote), shifted without float error and rounded half away
+ * from zero on its exact digits, as Intl.NumberFormat would (1.005 → "1.01", where toFixed gives "1.00").
+ * Worked on the digits themselves: the first Intl.NumberFormat of a process loads ICU's number data
+ * (~9 ms), which an offline render paid for every form with an AFNumber field.
+ */
 function fixedDigits(value: number, decimals: number, shift = 0): string {
-  const f = fixedCache.remember(
-    String(decimals),
-    () =>
-      new Intl.NumberFormat('en-US', {
-        useGrouping: false,
-        minimumFractionDigits: decimals,
-        maximumFractionDigits: decimals,
-      }),
-  );
-  // Intl reads a numeric string as an exact decimal: round what the caller wrote, shift without float error.
   const [mantissa, exponent = '0'] = String(Math.abs(value)).split('e');
-  return f.format(`${mantissa}e${Number(exponent) + shift}` as `${number}`);
+  const [int, frac = ''] = mantissa.split('.');
+  let digits = int + frac;
+  // where the point falls in `digits`
+  let point = int.length + Number(exponent) + shift;
+  if (point < 0) {
+    digits = '0'.repeat(-point) + digits;
+    point = 0;
+  }
+  const keep = point + decimals;
+  if (digits.length <= keep) digits = digits.padEnd(keep, '0');
+  else {
+    const up = digits.charCodeAt(keep) >= 0x35; // the next digit is 5 or more
+    digits = digits.slice(0, keep);
+    if (up) {
+      digits = addOne(digits);
+      if (digits.length > keep) point++;
+    }
+  }
+  const whole = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0';
+  return decimals > 0 ? `${whole}.${digits.slice(point)}` : whole;
+}
+
+/** The decimal string `digits` plus one in its last place ("" + 1 is "1"; "99" + 1 is "100"). */
+function addOne(digits: string): string {
+  let i = digits.length - 1;
+  while (i >= 0 && digits[i] === '9') i--;
+  if (i < 0) return `1${'0'.repeat(digits.length)}`;
+  return digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1) + '0'.repeat(digits.length - i - 1);
 }
 
 /** AFNumber sepStyle: [group separator, decimal point]. */
