@@ -337,12 +337,12 @@ describe('AFNumber and AFPercent digits, against Intl.NumberFormat', () => {
     let checked = 0;
     for (const value of values) {
       for (const decimals of [0, 1, 2, 3, 5, 8, 20]) {
-        const plain = text(formatNumberValue(value, num(decimals, 1, 0, '', false), 'en-US')).replace(/^-/, '');
+        const plain = String(text(formatNumberValue(value, num(decimals, 1, 0, '', false), 'en-US'))).replace(/^-/, '');
         expect(plain, `${value} with ${decimals} decimals`).toBe(intl(value, decimals, 0));
         checked++;
         // past the double range Intl answers "∞" (checked below); the digits are written instead
         if (!Number.isFinite(value * 100)) continue;
-        const percent = text(formatNumberValue(value, { kind: 'percent', decimals, sepStyle: 1 }, 'en-US'));
+        const percent = String(text(formatNumberValue(value, { kind: 'percent', decimals, sepStyle: 1 }, 'en-US')));
         expect(percent.replace(/^-|%$/g, ''), `${value} × 100 with ${decimals} decimals`).toBe(
           intl(value, decimals, 2),
         );
