@@ -20,7 +20,10 @@ export interface CachedBundle<T> {
   exports: T;
   /** Whether V8 took this run's code from the cache. */
   cacheUsed: boolean;
-  /** Writes the code cache when this run had none (call after the work, so it holds what ran); never throws. */
+  /**
+   * Writes the code cache when this run had none, or when V8's flags changed since the load (call after
+   * the work, so it holds what ran); never throws.
+   */
   save(): void;
 }
 
@@ -74,20 +77,16 @@ const hash = (...parts: (string | Buffer)[]) => {
 function cacheFile(folder: string, bundle: string, source: Buffer): CacheTarget {
   const place = `${path.basename(bundle)}-${hash(path.resolve(bundle))}-`;
   const build = `${place}${hash(source)}-`;
-  // cachedDataVersionTag: V8's version and flags now, those set at run time included (which execArgv
-  // does not show)
-  const runtime = [
-    process.version,
-    process.arch,
-    process.versions.v8,
-    String(v8.cachedDataVersionTag()),
-    process.execArgv.join(' '),
-  ];
-  return {
-    file: path.join(folder, `${build}${hash(...runtime, process.env.NODE_OPTIONS ?? '')}.v8cache`),
-    place,
-    build,
-  };
+  return { file: path.join(folder, `${build}${runtimeKey()}.v8cache`), place, build };
+}
+
+/**
+ * The node binary and V8's flags now: cachedDataVersionTag changes with flags set at run time (which
+ * execArgv does not show), as a one-shot render's script sandbox sets one for a while.
+ */
+function runtimeKey(): string {
+  const runtime = [process.version, process.arch, process.versions.v8, String(v8.cachedDataVersionTag())];
+  return hash(...runtime, process.execArgv.join(' '), process.env.NODE_OPTIONS ?? '');
 }
 
 /** `place`, `build`: the file names of caches of this bundle's file, and of its current bytes, start with them. */
@@ -166,7 +165,6 @@ export function loadBundle<T>(bundle: string, folder: string | undefined = codeC
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
-  const flags = v8.cachedDataVersionTag();
   const module = { exports: {} as T };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
@@ -174,11 +172,13 @@ export function loadBundle<T>(bundle: string, folder: string | undefined = codeC
     exports: module.exports,
     cacheUsed,
     save() {
-      // V8's data records its flags: made under others than this load's (a flag set meanwhile and not put
-      // back), the next load would refuse it
-      if (!target || cacheUsed || v8.cachedDataVersionTag() !== flags) return;
+      if (!target) return;
+      // V8's data records the flags it is made under: with other flags than the load's (set meanwhile),
+      // it goes in the file of those flags, which a load under them will use
+      const file = path.join(path.dirname(target.file), `${target.build}${runtimeKey()}.v8cache`);
+      if (cacheUsed && file === target.file) return;
       try {
-        writeCache(target, script.createCachedData());
+        writeCache({ ...target, file }, script.createCachedData());
       } catch {
         // a cache is an optimisation: a failure to make one is not the command's
       }

@@ -44,7 +44,10 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     // byte). No page captions: a render does not use them, and reading them loads pdf.js.
     const fonts = new FontLibrary({ shapeCacheEntries: 4096, loadFontkit: fontkit.load });
     const drawsOnPages = !flags['no-flatten'] || flags.watermark === true;
-    const opened = await openOneShot(template, { captions: false, calculate, fonts, drawsOnPages });
+    // fontkit's code cache is written once the render has succeeded (a failed run's would be thin), under
+    // the V8 flags it was loaded with
+    const afterRender = () => fontkit.save();
+    const opened = await openOneShot(template, { captions: false, calculate, fonts, drawsOnPages, afterRender });
     const { analysis } = opened;
     const strict = flags.strict ?? false;
     const locale = flags.locale ?? 'fr-FR';
@@ -74,8 +77,6 @@ export async function renderCommand(args: string[], flags: Flags): Promise<numbe
     for (const w of [...warnings, ...result.warnings, ...rejected]) console.error(`warning: ${w}`);
     const signedBy = signing ? `, signed by ${signing.subject}${flags.tsa ? ', time-stamped' : ''}` : '';
     console.error(`wrote ${flags.output} (${out.byteLength} bytes${signedBy})`);
-    // after a render that succeeded (a cache holds what its run compiled: a failed run's would be thin)
-    fontkit.save();
     return 0;
   } catch (err) {
     if (err instanceof DataValidationError || err instanceof PdfEngineError || err instanceof CliError)

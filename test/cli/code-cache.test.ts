@@ -96,12 +96,19 @@ describe('loadBundle: a CommonJS bundle through a V8 code cache', () => {
     expect(await loadInChild(bundle, cache)).toMatchObject({ used: true, sum: 5 });
   });
 
-  it('writes no cache made under other V8 flags than its load (the next load would refuse it)', async () => {
+  it("files a cache made under other V8 flags than its load under those flags, apart from the load's", async () => {
     const { bundle, cache } = makeBundle();
     expect(await loadInChild(bundle, cache, '--liftoff-only')).toMatchObject({ used: false, sum: 5 });
-    expect(cacheFiles(cache)).toHaveLength(0);
+    expect(cacheFiles(cache)).toHaveLength(1);
+    // a load under the default flags: that file is not its own, so it writes one of its own and uses it next
     expect(await loadInChild(bundle, cache)).toMatchObject({ used: false, sum: 5 });
+    expect(cacheFiles(cache)).toHaveLength(2);
     expect(await loadInChild(bundle, cache)).toMatchObject({ used: true, sum: 5 });
+    // used, then flags changed before the save: the changed flags get their file (here the one above)
+    const before = cacheFiles(cache).map((f) => statSync(path.join(cache, f)).mtimeMs);
+    expect(await loadInChild(bundle, cache, '--liftoff-only')).toMatchObject({ used: true, sum: 5 });
+    const after = cacheFiles(cache).map((f) => statSync(path.join(cache, f)).mtimeMs);
+    expect(after.filter((t, i) => t !== before[i])).toHaveLength(1);
   });
 
   it('runs without a cache when there is no folder', async () => {
@@ -190,6 +197,25 @@ describe.skipIf(!corpusDir())('formcast render of a value drawn with a fallback 
       throw err;
     });
     if (stdout !== null) expect(stdout).toContain('Ελληνικά');
+  });
+
+  it('writes the fontkit cache for a form with scripts too (its sandbox changes V8 flags meanwhile)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-fontkit-scripts-'));
+    const env = { ...process.env, XDG_CACHE_HOME: path.join(dir, 'xdg') };
+    // Luxembourg's certificate computes its totals: the render starts a baseline-only sandbox
+    const template = path.join(corpusDir()!, 'pdfs', 'luxembourg-certificat-salaire-160-2019.pdf');
+    writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ NOM: 'مرحبا بالعالم' }));
+    const render = (out: string) =>
+      run(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'render', template, 'data.json', '-o', out], {
+        env,
+        cwd: dir,
+      });
+    const folder = path.join(dir, 'xdg', 'formcast');
+    await render('1.pdf');
+    const fontkit = () => cacheFiles(folder).filter((f) => f.startsWith('fontkit.cjs-'));
+    expect(fontkit(), cacheFiles(folder).join(', ')).toHaveLength(1);
+    await render('2.pdf');
+    expect(readFileSync(path.join(dir, '2.pdf')).equals(readFileSync(path.join(dir, '1.pdf')))).toBe(true);
   });
 
   it("defers brotli's decoder (WOFF2 only) to its first use", async () => {

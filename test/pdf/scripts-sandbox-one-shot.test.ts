@@ -5,6 +5,7 @@ import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ScriptSandbox } from '../../src/pdf/scripts/sandbox.js';
+import { DOC_CALCULATE, planSessions, sessionContext } from '../../src/pdf/scripts/session-plan.js';
 import { context, steps } from '../helpers/sandbox-session.js';
 
 const sent = (o: { messages: { type: string }[] }) => JSON.stringify(o.messages.filter((m) => m.type === 'send'));
@@ -56,6 +57,25 @@ describe("a baseline-only sandbox (the CLI's)", () => {
     expect(v8.cachedDataVersionTag()).toBe(before);
     // a later session starts a thread again, under the flag again
     expect((await sandbox.run(context, steps)).ended).toBe('done');
+    await sandbox.close();
+    expect(v8.cachedDataVersionTag()).toBe(before);
+  });
+
+  it('puts the flags back even after a session that ran out of time ended its thread', async () => {
+    const loop = sessionContext(
+      planSessions({
+        fields: [{ name: 't', kind: 'text', value: '', actions: { Calculate: 'while (true) {}' }, readOnly: false }],
+        calculationOrder: ['t'],
+        documentScripts: [],
+      }),
+      new Map(),
+    );
+    const before = v8.cachedDataVersionTag();
+    const sandbox = new ScriptSandbox({ keepContexts: false, baselineOnly: true, timeMs: 300 });
+    sandboxes.push(sandbox);
+    const outcome = await sandbox.run(loop, [{ id: 'doc', name: DOC_CALCULATE }]);
+    expect(outcome.ended).toBe('time');
+    expect(v8.cachedDataVersionTag()).not.toBe(before);
     await sandbox.close();
     expect(v8.cachedDataVersionTag()).toBe(before);
   });

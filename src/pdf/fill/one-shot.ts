@@ -23,6 +23,12 @@ export interface OneShotOptions extends AnalyseOptions {
    * content's q/Q balance as it checks its size, and the preparation takes them (no second decode)
    */
   drawsOnPages?: boolean;
+  /**
+   * Called once the render has succeeded, before its script sandbox's thread ends: while V8's flags are
+   * still those the render ran under (see SandboxOptions.baselineOnly). The CLI writes its fontkit code
+   * cache here: V8 refuses a cache made under other flags than the load's.
+   */
+  afterRender?: () => void;
 }
 
 /** A template opened for a single render: its analysis, and the render (at most once). */
@@ -80,7 +86,9 @@ export async function openOneShot(bytes: Uint8Array, options: OneShotOptions = {
           },
         );
         inMemory = prepared.inMemory;
-        return joinParts(await renderPreparedParts(prepared, request));
+        const result = joinParts(await renderPreparedParts(prepared, request));
+        options.afterRender?.();
+        return result;
       } finally {
         await sandbox.close();
       }

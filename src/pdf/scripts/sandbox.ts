@@ -74,7 +74,11 @@ export interface SandboxOptions {
    * ending the thread waits for those compilations (115-214 ms measured, 6-7 ms without), which sessions
    * of 10-20 ms finish long before they could pay off. V8's flags are the process's: the thread sets the
    * flag once it has started (a thread started under other flags than Node's own could not use Node's
-   * code cache: +20 ms), close() puts V8's defaults back (docs/decisions.md, Session 22).
+   * code cache: +20 ms), and close() puts V8's defaults back, whatever ended the threads in between
+   * (V8 reads the flag as QuickJS runs: put back any earlier, TurboFan compiles again). Ignored when the
+   * process was started with a tiering flag of its own. Two such sandboxes alive at once in one process
+   * would share the flag (the first to close ends it for both: slower, never wrong); the CLI has one
+   * (docs/decisions.md, Session 22).
    */
   baselineOnly?: boolean;
 }
@@ -82,6 +86,12 @@ export interface SandboxOptions {
 /** What a baseline-only sandbox's thread sets before QuickJS compiles, and what close() sets back. */
 const BASELINE_ONLY_FLAG = '--liftoff-only';
 const TIERING_DEFAULTS = ['--no-liftoff-only', '--wasm-dynamic-tiering', '--wasm-tier-up'];
+/** A tiering flag the process was started with (its command line, NODE_OPTIONS): then left alone. */
+const TIERING_FLAG = /--(no-)?(liftoff|wasm[-_]tier[-_]up|wasm[-_]dynamic[-_]tiering)\b/;
+
+function startedWithTieringFlag(): boolean {
+  return TIERING_FLAG.test([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
+}
 
 /** A thread that grew past this after a session is replaced, to give the memory back. */
 const KEEP_BELOW_BYTES = 32 * 1024 * 1024;
@@ -110,6 +120,8 @@ export class ScriptSandbox {
   private readonly idleMs: number | undefined;
   private readonly maxSnapshots: number;
   private readonly baselineOnly: boolean;
+  /** a thread of this sandbox was told to set BASELINE_ONLY_FLAG since the last close() */
+  private flagged = false;
   private idle: NodeJS.Timeout | undefined;
 
   constructor(opts: SandboxOptions = {}) {
@@ -117,7 +129,7 @@ export class ScriptSandbox {
     this.maxMemoryBytes = (opts.maxMemoryMb ?? 64) * 1024 * 1024;
     this.idleMs = opts.idleMs;
     this.maxSnapshots = opts.keepContexts === false ? 0 : MAX_SNAPSHOTS;
-    this.baselineOnly = opts.baselineOnly ?? false;
+    this.baselineOnly = (opts.baselineOnly ?? false) && !startedWithTieringFlag();
   }
 
   /**
@@ -165,12 +177,14 @@ export class ScriptSandbox {
     this.thread = undefined;
     this.ready = undefined;
     if (t) await (await t.catch(() => undefined))?.worker.terminate();
-    if (t && this.baselineOnly) for (const flag of TIERING_DEFAULTS) v8.setFlagsFromString(flag);
+    if (this.flagged) for (const flag of TIERING_DEFAULTS) v8.setFlagsFromString(flag);
+    this.flagged = false;
   }
 
   private start(): Promise<SandboxThread> {
     const url = pathToFileURL(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.sandbox.mjs')).href;
     const progress = new SharedArrayBuffer(8);
+    this.flagged ||= this.baselineOnly;
     const worker = new Worker(THREAD_SOURCE, {
       eval: true,
       // plain JavaScript only: no loader of the parent's (tsx, test runners) is started in the thread
