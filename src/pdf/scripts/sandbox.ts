@@ -176,9 +176,10 @@ export class ScriptSandbox {
     const t = this.thread;
     this.thread = undefined;
     this.ready = undefined;
-    if (t) await (await t.catch(() => undefined))?.worker.terminate();
-    if (this.flagged) for (const flag of TIERING_DEFAULTS) v8.setFlagsFromString(flag);
+    const flagged = this.flagged;
     this.flagged = false;
+    if (t) await (await t.catch(() => undefined))?.worker.terminate();
+    if (flagged) for (const flag of TIERING_DEFAULTS) v8.setFlagsFromString(flag);
   }
 
   private start(): Promise<SandboxThread> {
