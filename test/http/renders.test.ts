@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -259,6 +259,18 @@ for (const db of DATABASES) {
       expect(refused[0].json.error.message).toContain('3/3');
       expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(0);
       expect((await api(s, t).get('/v1/renders/usage')).json.data.renders).toEqual({ used: 3, limit: 3 });
+      // A synchronous render's fill and output file start beside its reservation: the refused ones'
+      // were discarded, so the account holds the three PDFs and no temp file.
+      const stored = [];
+      for await (const key of s.runtime.blobs.list(`renders/${t.accountId}/`)) stored.push(key);
+      expect(stored).toHaveLength(3);
+      if (!s.config.s3) {
+        const folder = path.join(s.config.dataDir, 'files', 'renders', t.accountId);
+        expect(readdirSync(folder).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      }
+      // at its limit the account's next render starts no fill at all, and is refused the same way
+      const next = await api(s, t).post('/v1/renders', { templateId: id, data: {} });
+      expect(next.status).toBe(429);
     });
   });
 }

@@ -19,6 +19,7 @@ import {
   recordFailed,
   renderBlobKey,
   type CreateRenderInput,
+  type PreparedRender,
 } from './render-steps.js';
 import { sealOutput, sealedColumns, type SealedFile } from './seal-output.js';
 import { insertRenderJobs, PRIORITY } from '../render-jobs/job-records.js';
@@ -63,6 +64,15 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   const elapsedMs = () => Math.round(performance.now() - t0);
   const month = monthOf(started);
   const id = newId('rnd');
+  const blobKey = renderBlobKey(account.id, id);
+  // A synchronous render's fill and its output's file start now, beside the reservation: the worker
+  // fills and the file store creates the file (an inode search on a busy ext4) while this thread reserves
+  // the quota. Both are used only once the reservation holds; a refused one discards them. An account
+  // already at its limit (a read outside the reservation's lock, only a hint) gets nothing started.
+  const early =
+    !isAsync && (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth
+      ? { generating: startGenerating(deps, prepared, account.id), output: deps.blobs.startPut(blobKey) }
+      : undefined;
   const reserve = () =>
     deps.db.transaction().execute(async (trx) => {
       await lockAccount(trx, deps.dbKind, account.id);
@@ -98,7 +108,12 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
         deps.tracer.traceparent(),
       );
     });
-  await deps.tracer.inSpan('render.reserve', NO_ATTRIBUTES, reserve);
+  try {
+    await deps.tracer.inSpan('render.reserve', NO_ATTRIBUTES, reserve);
+  } catch (err) {
+    await early?.output.abandon();
+    throw err;
+  }
 
   if (isAsync) {
     deps.jobs.wake();
@@ -120,22 +135,19 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   const markFailed = (code: string, message: string) =>
     recordFailed(deps, account.id, id, { code, message, durationMs: elapsedMs(), warnings });
 
-  // 3. generate, while the file store prepares the output's write (step 4)
-  const blobKey = renderBlobKey(account.id, id);
-  const output = deps.blobs.startPut(blobKey);
-  let templateBytes: Uint8Array;
-  try {
-    templateBytes = await templateBytesOf(deps, prepared);
-  } catch (err) {
+  // 3. the fill started above, while the file store prepares the output's write (step 4)
+  const output = early?.output ?? deps.blobs.startPut(blobKey);
+  const generated = await (early?.generating ?? startGenerating(deps, prepared, account.id));
+  if (generated.failed === 'template') {
     await output.abandon();
     await dropReservation(); // storage trouble is ours, not the template's
-    throw err;
+    throw generated.err;
   }
   let sealed: SealedFile;
   try {
-    const result = await generateFile(deps, prepared, templateBytes, 'interactive', account.id);
-    warnings.push(...result.warnings);
-    sealed = await sealOutput(deps, account.id, prepared.seal, result.file);
+    if (generated.failed) throw generated.err;
+    warnings.push(...generated.warnings);
+    sealed = await sealOutput(deps, account.id, prepared.seal, generated.file);
   } catch (err) {
     await output.abandon();
     if (err instanceof EngineBusyError || err instanceof EngineCrashedError) {
@@ -194,6 +206,25 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
     sha256: sealed.sha256,
     warnings,
   };
+}
+
+/** A fill's outcome, never a rejection: a fill started before the reservation may be discarded unread. */
+type Generated =
+  | { failed: false; file: readonly Uint8Array[]; warnings: string[] }
+  | { failed: 'template' | 'fill'; err: unknown };
+
+async function startGenerating(deps: Deps, prepared: PreparedRender, accountId: string): Promise<Generated> {
+  let templateBytes: Uint8Array;
+  try {
+    templateBytes = await templateBytesOf(deps, prepared);
+  } catch (err) {
+    return { failed: 'template', err };
+  }
+  try {
+    return { failed: false, ...(await generateFile(deps, prepared, templateBytes, 'interactive', accountId)) };
+  } catch (err) {
+    return { failed: 'fill', err };
+  }
 }
 
 function asyncJob(
