@@ -20,13 +20,24 @@ import { N, getDict, nameFromText, textOf } from '../pdf-objects.js';
 
 export const OFF = PDFName.of('Off');
 
+/**
+ * `name.decodeText() === 'Off'` without decoding: a name with no # escape decodes to its own characters
+ * (pdf-lib's decodeText builds a byte array per call; every checkbox of every render asked it).
+ */
+function isOff(name: PDFName): boolean {
+  const encoded = name.asString();
+  return encoded === '/Off' || (encoded.includes('#') && name.decodeText() === 'Off');
+}
+
 /** A widget's on-state: a non-Off key of /AP /N that is really a stream (fw9 has a bogus /N font). */
 export function onState(widget: PDFDict): PDFName | undefined {
-  const n = getDict(widget, 'AP') && getDict(getDict(widget, 'AP')!, 'N');
+  const ap = getDict(widget, 'AP');
+  const n = ap && getDict(ap, 'N');
   if (!n) return undefined;
-  const down = getDict(getDict(widget, 'AP')!, 'D');
-  const candidates = n.keys().filter((k) => k.decodeText() !== 'Off' && n.lookup(k) instanceof PDFStream);
-  return candidates.find((k) => down?.has(k)) ?? candidates[0] ?? n.keys().find((k) => k.decodeText() !== 'Off');
+  const down = getDict(ap, 'D');
+  const keys = n.keys();
+  const candidates = keys.filter((k) => !isOff(k) && n.lookup(k) instanceof PDFStream);
+  return candidates.find((k) => down?.has(k)) ?? candidates[0] ?? keys.find((k) => !isOff(k));
 }
 
 /** The ZapfDingbats character the widget asks for (/MK /CA), else a check or, for radios, a dot. */

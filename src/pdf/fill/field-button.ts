@@ -24,7 +24,9 @@ function applyState(field: RawField, pick: (widget: PDFDict, index: number) => P
   field.widgets.forEach((w, i) => {
     const s = pick(w, i);
     if (s && value === OFF) value = s;
-    w.set(N('AS'), s ?? OFF);
+    // unchanged (an unticked box already Off): not written, so the widget is not copied for the
+    // render's undo nor rewritten in an incremental update
+    if (w.get(N('AS')) !== (s ?? OFF)) w.set(N('AS'), s ?? OFF);
   });
   setFieldValue(field, value);
   return value;

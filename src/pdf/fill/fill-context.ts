@@ -70,7 +70,10 @@ export function fieldFlags(field: RawField): number {
  * viewers that resolve inherited keys from the widget up (pdf.js, pdftk), so those go.
  */
 export function setFieldValue(field: RawField, value: PDFObject | undefined): void {
-  if (value) field.dict.set(N('V'), value);
-  else field.dict.delete(N('V'));
-  for (const w of field.widgets) if (w !== field.dict) w.delete(N('V'));
+  // Only what changes is written: pdf-lib marks a dictionary changed on any set or delete, and a
+  // changed one is copied for the render's undo and rewritten in an incremental update.
+  if (value) {
+    if (field.dict.get(N('V')) !== value) field.dict.set(N('V'), value);
+  } else if (field.dict.has(N('V'))) field.dict.delete(N('V'));
+  for (const w of field.widgets) if (w !== field.dict && w.has(N('V'))) w.delete(N('V'));
 }
