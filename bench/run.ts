@@ -67,7 +67,10 @@ import type { Summary, TimeOptions } from './stats.js';
 /** The checkout: bench/ from sources, dist-bench/bench/ compiled. */
 function findRepoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) || path.basename(dir) === 'dist-bench') dir = path.dirname(dir);
+  while (!existsSync(path.join(dir, 'package.json')) || path.basename(dir) === 'dist-bench') {
+    if (path.dirname(dir) === dir) throw new Error('bench: no package.json above the compiled bench');
+    dir = path.dirname(dir);
+  }
   return dir;
 }
 const repoRoot = findRepoRoot();
