@@ -38,13 +38,24 @@ describe.skipIf(!PG || !corpus)('a render refused after its fill started [Postgr
     try {
       await holder.query('begin');
       await holder.query('select id from accounts where id = $1 for update', [t.accountId]);
-      const requests = Array.from({ length: 4 }, () => api(s, t).post('/v1/renders', { templateId: id, data: {} }));
-      // every request now waits on the account's lock, its fill and output file started before it
+      const fills = () => (s.runtime.engine.stats?.() as { dispatched?: number } | undefined)?.dispatched ?? 0;
+      const before = fills();
+      let settled = 0;
+      const requests = Array.from({ length: 4 }, () =>
+        api(s, t)
+          .post('/v1/renders', { templateId: id, data: {} })
+          .finally(() => settled++),
+      );
+      // every request now waits on the account's lock, its fill sent to the worker before it
       const schema = new URL(url).searchParams.get('application_name');
-      for (let waiting = 0; waiting < 4; ) {
+      const deadline = Date.now() + 30_000;
+      for (let waiting = 0; waiting < 4 || fills() - before < 4; ) {
+        expect(settled, 'a request was answered before the lock was released').toBe(0);
+        if (Date.now() > deadline)
+          throw new Error(`after 30 s: ${waiting} of 4 reservations waiting, ${fills() - before} of 4 fills sent`);
         await new Promise((r) => setTimeout(r, 50));
         const { rows } = await watcher.query(
-          "select count(*)::int as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+          "select count(*)::int as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock' and query like '%for update%'",
           [schema],
         );
         waiting = rows[0].n;

@@ -69,8 +69,10 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   // fills and the file store creates the file (an inode search on a busy ext4) while this thread reserves
   // the quota. Both are used only once the reservation holds; a refused one discards them. An account
   // already at its limit (a read outside the reservation's lock, only a hint) gets nothing started.
+  // Only with the worker pool (`admit`): the in-process engine would fill on this thread, inside the
+  // reservation's transaction.
   const early =
-    !isAsync && (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth
+    !isAsync && deps.engine.admit && (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth
       ? { generating: startGenerating(deps, prepared, account.id), output: deps.blobs.startPut(blobKey) }
       : undefined;
   const reserve = () =>
@@ -111,7 +113,9 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   try {
     await deps.tracer.inSpan('render.reserve', NO_ATTRIBUTES, reserve);
   } catch (err) {
-    await early?.output.abandon();
+    // The fill ends within this request's turn: the main-process share counts it as in the engine
+    // until it is back (main-share.ts), so it must not come back after the turn.
+    await Promise.all([early?.output.abandon(), early?.generating]);
     throw err;
   }
 

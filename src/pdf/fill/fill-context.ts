@@ -72,8 +72,9 @@ export function fieldFlags(field: RawField): number {
 export function setFieldValue(field: RawField, value: PDFObject | undefined): void {
   // Only what changes is written: pdf-lib marks a dictionary changed on any set or delete, and a
   // changed one is copied for the render's undo and rewritten in an incremental update.
+  // (`get(key, true)`: pdf-lib's `has` says no for an explicit /V null, which must go too)
   if (value) {
     if (field.dict.get(N('V')) !== value) field.dict.set(N('V'), value);
-  } else if (field.dict.has(N('V'))) field.dict.delete(N('V'));
-  for (const w of field.widgets) if (w !== field.dict && w.has(N('V'))) w.delete(N('V'));
+  } else if (field.dict.get(N('V'), true) !== undefined) field.dict.delete(N('V'));
+  for (const w of field.widgets) if (w !== field.dict && w.get(N('V'), true) !== undefined) w.delete(N('V'));
 }
