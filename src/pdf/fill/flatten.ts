@@ -116,7 +116,7 @@ function drawStream(
  * as /\/(F\d+)(?= [-\d.]+ Tf)/g, found with indexOf: a regular expression with a replacer function was
  * ~4 % of flattening a 600-field form.
  */
-function withPageFonts(content: string, names: ReadonlyMap<string, string>): string {
+export function withPageFonts(content: string, names: ReadonlyMap<string, string>): string {
   let out = '';
   let from = 0;
   for (let at = content.indexOf('/F'); at !== -1; at = content.indexOf('/F', at + 1)) {
