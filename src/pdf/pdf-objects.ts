@@ -37,6 +37,23 @@ export function N(key: string): PDFName {
 
 export const hasKey = (dict: PDFDict, key: string): boolean => dict.has(N(key));
 
+// ---- writes ------------------------------------------------------------------------------------------
+
+// pdf-lib marks a dictionary changed on every set and delete, of what is already there too; a render's
+// change tracker then copies it for the undo and the incremental writer rewrites it. These write a change only.
+
+/** Sets `key` unless it already holds this very object (names are interned: an equal name is the same object). */
+export function setChanged(dict: PDFDict, key: string, value: PDFObject): void {
+  const k = N(key);
+  if (dict.get(k) !== value) dict.set(k, value);
+}
+
+/** Removes `key` when it is there, an explicit null included (which pdf-lib's `has` denies). */
+export function deleteIfPresent(dict: PDFDict, key: string): void {
+  const k = N(key);
+  if (dict.get(k, true) !== undefined) dict.delete(k);
+}
+
 /**
  * Names are raw bytes: UTF-8 when valid (what most producers write), else PDFDocEncoding. This is
  * the one decoding of a name: the analyser lists states by it and the filler finds them again by it

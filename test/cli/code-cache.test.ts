@@ -170,18 +170,23 @@ describe.skipIf(!corpusDir())('formcast render and its code cache (the build)', 
 });
 
 describe.skipIf(!corpusDir())('formcast render of a value drawn with a fallback font (the build)', () => {
-  it('loads fontkit from its own bundle through a code cache: written once, then used, same bytes', async () => {
+  /** `formcast render` of a corpus form with `data`, in a folder of its own with its own cache folder. */
+  function cliRenders(form: string, data: Record<string, string>) {
     const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-fontkit-'));
     const env = { ...process.env, XDG_CACHE_HOME: path.join(dir, 'xdg') };
-    const template = path.join(corpusDir()!, 'pdfs', 'pdfjs-required-fields.pdf');
-    // Greek and Hebrew: not in the standard faces, drawn with the bundled Noto fonts
-    writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ Text1: 'Ελληνικά', Text2: 'שלום' }));
+    const template = path.join(corpusDir()!, 'pdfs', form);
+    writeFileSync(path.join(dir, 'data.json'), JSON.stringify(data));
     const render = (out: string) =>
       run(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'render', template, 'data.json', '-o', out], {
         env,
         cwd: dir,
       });
-    const folder = path.join(dir, 'xdg', 'formcast');
+    return { dir, folder: path.join(dir, 'xdg', 'formcast'), render };
+  }
+
+  it('loads fontkit from its own bundle through a code cache: written once, then used, same bytes', async () => {
+    // Greek and Hebrew: not in the standard faces, drawn with the bundled Noto fonts
+    const { dir, folder, render } = cliRenders('pdfjs-required-fields.pdf', { Text1: 'Ελληνικά', Text2: 'שלום' });
     await render('1.pdf');
     const fontkitCache = cacheFiles(folder).find((f) => f.startsWith('fontkit.cjs-'));
     expect(fontkitCache, cacheFiles(folder).join(', ')).toBeTruthy();
@@ -200,17 +205,8 @@ describe.skipIf(!corpusDir())('formcast render of a value drawn with a fallback 
   });
 
   it('writes the fontkit cache for a form with scripts too (its sandbox changes V8 flags meanwhile)', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-fontkit-scripts-'));
-    const env = { ...process.env, XDG_CACHE_HOME: path.join(dir, 'xdg') };
     // Luxembourg's certificate computes its totals: the render starts a baseline-only sandbox
-    const template = path.join(corpusDir()!, 'pdfs', 'luxembourg-certificat-salaire-160-2019.pdf');
-    writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ NOM: 'مرحبا بالعالم' }));
-    const render = (out: string) =>
-      run(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'render', template, 'data.json', '-o', out], {
-        env,
-        cwd: dir,
-      });
-    const folder = path.join(dir, 'xdg', 'formcast');
+    const { dir, folder, render } = cliRenders('luxembourg-certificat-salaire-160-2019.pdf', { NOM: 'مرحبا بالعالم' });
     await render('1.pdf');
     const fontkit = () => cacheFiles(folder).filter((f) => f.startsWith('fontkit.cjs-'));
     expect(fontkit(), cacheFiles(folder).join(', ')).toHaveLength(1);

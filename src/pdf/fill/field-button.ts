@@ -7,7 +7,7 @@ import { PDFArray, type PDFDict, type PDFName } from '@cantoo/pdf-lib';
 import { OFF, ensureOnAppearance, onState, repairButtonAppearances } from '../appearance/appearance-button.js';
 import type { RawField } from '../field-tree.js';
 import { FF, fieldFlags, fieldLabel, setFieldValue, type FillContext } from './fill-context.js';
-import { N, inherited, nameText, textOf } from '../pdf-objects.js';
+import { inherited, nameText, setChanged, textOf } from '../pdf-objects.js';
 
 /**
  * Replaces the field's on-appearances that show no proper mark (appearance-check.ts) with a
@@ -24,9 +24,7 @@ function applyState(field: RawField, pick: (widget: PDFDict, index: number) => P
   field.widgets.forEach((w, i) => {
     const s = pick(w, i);
     if (s && value === OFF) value = s;
-    // unchanged (an unticked box already Off): not written, so the widget is not copied for the
-    // render's undo nor rewritten in an incremental update
-    if (w.get(N('AS')) !== (s ?? OFF)) w.set(N('AS'), s ?? OFF);
+    setChanged(w, 'AS', s ?? OFF); // an unticked box already Off stays untouched
   });
   setFieldValue(field, value);
   return value;

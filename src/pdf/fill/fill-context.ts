@@ -3,7 +3,7 @@ import type { PDFContext, PDFDict, PDFDocument, PDFObject } from '@cantoo/pdf-li
 import { formXObject, setNormalAppearance, type FontNames, type WidgetBox } from '../appearance/appearance-stream.js';
 import type { RawField } from '../field-tree.js';
 import type { FontSet } from '../fonts/fonts.js';
-import { N, inheritedNumber } from '../pdf-objects.js';
+import { deleteIfPresent, inheritedNumber, setChanged } from '../pdf-objects.js';
 import type { AnalysedField } from '../types.js';
 
 export interface FillContext {
@@ -70,11 +70,7 @@ export function fieldFlags(field: RawField): number {
  * viewers that resolve inherited keys from the widget up (pdf.js, pdftk), so those go.
  */
 export function setFieldValue(field: RawField, value: PDFObject | undefined): void {
-  // Only what changes is written: pdf-lib marks a dictionary changed on any set or delete, and a
-  // changed one is copied for the render's undo and rewritten in an incremental update.
-  // (`get(key, true)`: pdf-lib's `has` says no for an explicit /V null, which must go too)
-  if (value) {
-    if (field.dict.get(N('V')) !== value) field.dict.set(N('V'), value);
-  } else if (field.dict.get(N('V'), true) !== undefined) field.dict.delete(N('V'));
-  for (const w of field.widgets) if (w !== field.dict && w.get(N('V'), true) !== undefined) w.delete(N('V'));
+  if (value) setChanged(field.dict, 'V', value);
+  else deleteIfPresent(field.dict, 'V');
+  for (const w of field.widgets) if (w !== field.dict) deleteIfPresent(w, 'V');
 }

@@ -7,7 +7,7 @@
 import { PDFArray, PDFDict, PDFName, PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { arraysFor, matrixFor } from '../appearance/appearance-stream.js';
 import { num } from '../content-ops.js';
-import { N, getDict, getNumbers } from '../pdf-objects.js';
+import { N, getDict, getNumbers, setChanged } from '../pdf-objects.js';
 import type { DrawnAppearance, FillContext } from './fill-context.js';
 import { isNoRotate, isPrinted } from './widget-flags.js';
 import { pageRotation } from '../page-geometry.js';
@@ -104,8 +104,8 @@ function drawStream(
   if (!cm) return;
   // Some producers omit /Subtype /Form on appearance streams; Do needs it. Set only when missing:
   // an unchanged stream then stays out of an incremental update.
-  if (stream.dict.get(N('Type')) !== N('XObject')) stream.dict.set(N('Type'), N('XObject'));
-  if (stream.dict.get(N('Subtype')) !== N('Form')) stream.dict.set(N('Subtype'), N('Form'));
+  setChanged(stream.dict, 'Type', N('XObject'));
+  setChanged(stream.dict, 'Subtype', N('Form'));
   const ref = ap.ref ?? fc.ctx.register(stream);
   const name = writer.addResource(page, 'XObject', ref);
   writer.append(page, `q ${turn}${cm} cm /${name} Do Q`);
