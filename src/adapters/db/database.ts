@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Database } from './schema.js';
 import { LATEST_MIGRATION, migrationProvider } from './migrations.js';
+import { OwnSchemaPostgresDialect } from './own-schema-dialect.js';
 import { sqliteDriver } from './sqlite-driver.js';
 import { withStatementCache } from './sqlite-statements.js';
 
@@ -53,7 +54,7 @@ export async function openDatabase(
     pool.on('error', onConnectionError);
     // A checked-out client whose socket dies between queries emits 'error' on itself, not the pool.
     pool.on('connect', (client) => client.on('error', onConnectionError));
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   }
   await migrate(db, config.kind);
   return { db, kind: config.kind, close: () => db.destroy() };

@@ -1,0 +1,95 @@
+import {
+  type ColumnMetadata,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type DatabaseMetadataOptions,
+  type Kysely,
+  PostgresDialect,
+  type SchemaMetadata,
+  sql,
+  type TableMetadata,
+} from 'kysely';
+
+interface ColumnRow {
+  table: string;
+  table_type: string;
+  schema: string;
+  column: string | null;
+  not_null: boolean | null;
+  has_default: boolean | null;
+  type: string | null;
+  type_schema: string | null;
+  auto_incrementing: string | null;
+  column_description: string | null;
+}
+
+/**
+ * Kysely's PostgreSQL introspection, which its migrator uses to look for its own tables, limited to the
+ * connection's schema (`current_schema()`, what search_path selects).
+ *
+ * Kysely's own lists the tables of every schema of the database and filters them with
+ * `has_schema_privilege(name, …)`, a lookup by name outside the query's snapshot: a schema another
+ * session drops while the query runs fails it with `schema "…" does not exist`, and with it our
+ * start-up's migration. Seen when many servers share one database (the suite: a schema per server, created
+ * and dropped beside each other; a deployment beside other applications' schemas). This one joins the
+ * catalogs by OID only and evaluates functions on the connection's own schema's rows alone (the select
+ * list runs after the filter).
+ */
+class OwnSchemaIntrospector implements DatabaseIntrospector {
+  constructor(private readonly db: Kysely<unknown>) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const { rows } = await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace`.execute(this.db);
+    return rows.map((r) => ({ name: r.name }));
+  }
+
+  async getTables(options: DatabaseMetadataOptions = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
+    const { rows } = await sql<ColumnRow>`
+      select c.relname as "table", c.relkind as table_type, ns.nspname as "schema",
+             a.attname as "column", a.attnotnull as not_null, a.atthasdef as has_default,
+             typ.typname as "type", dtns.nspname as type_schema,
+             case when a.attname is null then null
+                  else pg_get_serial_sequence(quote_ident(ns.nspname) || '.' || quote_ident(c.relname), a.attname)
+             end as auto_incrementing,
+             case when a.attname is null then null else col_description(c.oid, a.attnum) end as column_description
+      from pg_catalog.pg_class c
+      join pg_catalog.pg_namespace ns on ns.oid = c.relnamespace
+      left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+      left join pg_catalog.pg_type typ on typ.oid = a.atttypid
+      left join pg_catalog.pg_namespace dtns on dtns.oid = typ.typnamespace
+      where ns.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
+      order by c.relname, a.attnum`.execute(this.db);
+    const internal = new Set(['kysely_migration', 'kysely_migration_lock']);
+    const tables = new Map<string, TableMetadata & { columns: ColumnMetadata[] }>();
+    for (const row of rows) {
+      if (!options.withInternalKyselyTables && internal.has(row.table)) continue;
+      let table = tables.get(row.table);
+      if (!table) {
+        table = { name: row.table, schema: row.schema, isView: row.table_type === 'v', columns: [] };
+        tables.set(row.table, table);
+      }
+      if (row.column === null) continue;
+      table.columns.push({
+        name: row.column,
+        dataType: row.type ?? '',
+        dataTypeSchema: row.type_schema ?? undefined,
+        isNullable: !row.not_null,
+        hasDefaultValue: Boolean(row.has_default),
+        isAutoIncrementing: row.auto_incrementing !== null,
+        comment: row.column_description ?? undefined,
+      });
+    }
+    return [...tables.values()];
+  }
+
+  async getMetadata(options?: DatabaseMetadataOptions): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables(options) };
+  }
+}
+
+/** PostgreSQL as Kysely speaks it, with introspection limited to the connection's schema (above). */
+export class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
+  }
+}

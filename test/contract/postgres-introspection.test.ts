@@ -1,0 +1,76 @@
+// The migration looks for its bookkeeping tables through Kysely's introspection. Kysely's own lists
+// every schema's tables and checks each schema by name outside the query's snapshot, so a schema another
+// session dropped meanwhile failed the start-up ("database migration failed: schema "t_…" does not
+// exist": seen in the suite, where servers create and drop schemas beside each other). A REPEATABLE READ
+// transaction makes that window certain: its snapshot still holds the dropped schema's catalog rows.
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/adapters/db/database.js';
+import { OwnSchemaPostgresDialect } from '../../src/adapters/db/own-schema-dialect.js';
+import { freshPostgresUrl } from '../helpers/server.js';
+
+const PG = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!PG)(
+  `introspection of the connection's own schema [PostgreSQL]${PG ? '' : ' (skipped: TEST_DATABASE_URL not set)'}`,
+  () => {
+    let own: Awaited<ReturnType<typeof freshPostgresUrl>>;
+    let admin: pg.Client;
+    beforeAll(async () => {
+      own = await freshPostgresUrl();
+      admin = new pg.Client({ connectionString: PG });
+      await admin.connect();
+    });
+    afterAll(async () => {
+      await admin?.end();
+      await own?.drop();
+    });
+
+    it('lists its own tables while another session drops a schema, and nothing of other schemas', async () => {
+      const other = await freshPostgresUrl();
+      await admin.query(`create table ${other.schema}.elsewhere (id int)`);
+      const db = new Kysely<unknown>({
+        dialect: new OwnSchemaPostgresDialect({ pool: new pg.Pool({ connectionString: own.url, max: 2 }) }),
+      });
+      try {
+        await sql`create table if not exists mine (id serial primary key, name text not null)`.execute(db);
+        const tables = await db
+          .transaction()
+          .setIsolationLevel('repeatable read')
+          .execute(async (trx) => {
+            await sql`select 1 from pg_catalog.pg_namespace limit 1`.execute(trx); // the snapshot starts here
+            await other.drop();
+            return trx.introspection.getTables({ withInternalKyselyTables: true });
+          });
+        expect(tables.map((t) => `${t.schema}.${t.name}`)).toEqual([`${own.schema}.mine`]);
+        expect(tables[0]!.columns.map((c) => [c.name, c.dataType, c.isNullable, c.isAutoIncrementing])).toEqual([
+          ['id', 'int4', false, true],
+          ['name', 'text', false, false],
+        ]);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it('describes the migrated schema as Kysely does', async () => {
+      const handle = await openDatabase({ kind: 'postgres', url: own.url });
+      const stock = new Kysely<unknown>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: own.url, max: 1 }) }),
+      });
+      try {
+        const opts = { withInternalKyselyTables: true };
+        const ours = await handle.db.introspection.getTables(opts);
+        const theirs = (await stock.introspection.getTables(opts)).filter((t) => t.schema === own.schema);
+        expect(ours.length).toBeGreaterThan(5);
+        expect(ours).toEqual(theirs);
+        const plain = await handle.db.introspection.getTables();
+        expect(plain.map((t) => t.name)).not.toContain('kysely_migration');
+        expect(plain.length).toBe(ours.length - 2);
+      } finally {
+        await stock.destroy();
+        await handle.close();
+      }
+    });
+  },
+);
