@@ -23,7 +23,13 @@ function drainBody(req: IncomingMessage, limits: DrainLimits): void {
   const cut = () => socket.destroy();
   const timer = setTimeout(cut, limits.bodyDrainMs);
   timer.unref();
-  const done = () => clearTimeout(timer);
+  // A kept-alive socket outlives the request: its listener goes with the drain, or every early answer
+  // on one connection would leave one behind.
+  const done = () => {
+    clearTimeout(timer);
+    req.off('end', done);
+    socket.off('close', done);
+  };
   // whatever consumer was reading (a multipart parser abandoned at the limit) gets no more bytes
   req.unpipe();
   req.on('data', (chunk: Buffer) => {

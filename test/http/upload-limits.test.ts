@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Tenant, type TestServer } from '../helpers/server.js';
 
@@ -60,6 +62,59 @@ describe('oversized uploads get a readable 413 (SQLite + folder)', () => {
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.code).toBe('FILE_TOO_LARGE');
     expect(up.pulled()).toBeLessThan(100 * MB);
+  });
+
+  it('leaves no listener behind on a kept-alive connection after each early answer', async () => {
+    const sockets: Socket[] = [];
+    const onConnection = (socket: Socket) => sockets.push(socket);
+    s.app.server.on('connection', onConnection);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    // a body whose second half is sent only after the answer: the server answers 401 before reading it
+    // all, then drains the rest, and the connection stays open for the next request
+    const earlyAnswer = () =>
+      new Promise<number>((resolve, reject) => {
+        const body = Buffer.alloc(64 * 1024, 0x61);
+        const req = http.request(`${s.url}/v1/templates`, {
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: 'Bearer fc_live_0000000000000000000000000000bad0',
+            'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+            'content-length': String(body.length),
+          },
+        });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => {
+            req.end(body.subarray(1024));
+            resolve(res.statusCode ?? 0);
+          });
+        });
+        req.write(body.subarray(0, 1024));
+      });
+    // A request on the same connection is read only after the previous body's last byte, so once its
+    // answer is here every earlier drain has ended.
+    const health = () =>
+      new Promise<number>((resolve, reject) => {
+        http
+          .get(`${s.url}/health`, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          })
+          .on('error', reject);
+      });
+    try {
+      expect(await health()).toBe(200);
+      const before = sockets[0]!.listenerCount('close');
+      for (let i = 0; i < 15; i++) expect(await earlyAnswer()).toBe(401);
+      expect(await health()).toBe(200);
+      expect(sockets.length).toBe(1); // one connection, kept alive throughout
+      expect(sockets[0]!.listenerCount('close')).toBe(before);
+    } finally {
+      agent.destroy();
+      s.app.server.off('connection', onConnection);
+    }
   });
 
   it('keeps serving the same client afterwards', async () => {
