@@ -159,8 +159,11 @@ export class WorkerPool {
   private readonly lost: Record<StopReason, number> = { timeout: 0, memory: 0, crash: 0 };
   private nextId = 1;
   private dispatched = 0;
-  /** moving average of the time a worker spends per job, ms (the admission estimate) */
-  private jobMs = INITIAL_JOB_MS;
+  /**
+   * Moving average of the time a worker spends per job, ms, by kind (the admission estimate): one slow
+   * analysis must not make renders, a hundred times shorter, look minutes away.
+   */
+  private readonly jobMs = new Map<string, number>();
   private startFailures = 0;
   /** who goes next: tenants' worker time and shares (fair-share.ts) */
   private readonly share: FairShare;
@@ -188,10 +191,17 @@ export class WorkerPool {
 
   /**
    * How long a job submitted now would wait for a worker, ms (expected): the jobs ahead of it, running
-   * and queued, shared by the workers, times the measured time per job.
+   * and queued, each at the measured time of its kind, shared by the workers.
    */
   expectedWaitMs(): number {
-    return ((this.queue.length + this.active()) / this.opts.size) * this.jobMs;
+    let ms = 0;
+    for (const job of this.queue) ms += this.estimateMs(job);
+    for (const w of this.workers) if (w.job) ms += this.estimateMs(w.job);
+    return ms / this.opts.size;
+  }
+
+  private estimateMs(job: Job): number {
+    return this.jobMs.get(job.input.kind) ?? INITIAL_JOB_MS;
   }
 
   /** Throws EngineBusyError when a job submitted now could not start within the wait budget. */
@@ -383,7 +393,10 @@ export class WorkerPool {
       if (!job) return; // a late answer to a job already stopped
       if (msg.type === 'done') {
         if (job.cache) this.remember(w, job.cache.key);
-        if (job.sentAt !== undefined) this.jobMs += JOB_MS_WEIGHT * (performance.now() - job.sentAt - this.jobMs);
+        if (job.sentAt !== undefined) {
+          const was = this.estimateMs(job);
+          this.jobMs.set(job.input.kind, was + JOB_MS_WEIGHT * (performance.now() - job.sentAt - was));
+        }
         job.resolve(msg.value);
       } else if (msg.type === 'miss')
         job.reject(new PdfEngineError('RENDER_FAILED', 'the render worker lost the template'));

@@ -136,6 +136,29 @@ describe('pool queue', () => {
     }
   });
 
+  it('estimates each kind of job by its own time: a slow one does not make short ones look far away', async () => {
+    // One worker, a 1000 ms budget. After a 2.5 s job of one kind, that kind is estimated at >= 340 ms
+    // (the moving average from 100), the other kind still at 100 ms: behind a running slow job, five
+    // short ones wait ~840 ms and are admitted. One estimate shared by both kinds admitted only one.
+    const pool = new WorkerPool({
+      size: 1,
+      timeoutMs: 30_000,
+      maxMemoryMb: 400,
+      maxQueue: 10_000,
+      maxWaitMs: 1000,
+      testJobs: true,
+    });
+    try {
+      await pool.run({ kind: 'test:sleep', args: [2500] });
+      const slow = pool.run({ kind: 'test:sleep', args: [300] });
+      const short = Array.from({ length: 5 }, () => pool.run({ kind: 'test:pid', args: [1] }));
+      await expect(Promise.all([slow, ...short])).resolves.toHaveLength(6);
+      expect(pool.expectedWaitMs()).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('refuses a job with EngineBusyError when every worker is busy and the queue is full', async () => {
     const pool = new WorkerPool({ size: 1, timeoutMs: 10_000, maxMemoryMb: 400, maxQueue: 1, testJobs: true });
     try {

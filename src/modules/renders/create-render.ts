@@ -68,11 +68,15 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   // A synchronous render's fill and its output's file start now, beside the reservation: the worker
   // fills and the file store creates the file (an inode search on a busy ext4) while this thread reserves
   // the quota. Both are used only once the reservation holds; a refused one discards them. An account
-  // already at its limit (a read outside the reservation's lock, only a hint) gets nothing started.
-  // Only with the worker pool (`admit`): the in-process engine would fill on this thread, inside the
-  // reservation's transaction.
+  // already at its limit (a read outside the reservation's lock, only a hint) gets nothing started, nor
+  // does a render that would wait for a worker: a burst past the quota would otherwise queue a fill per
+  // request, each thrown away, and push the next requests' admission to 503 (it wins nothing when the
+  // fill waits anyway). Only with the worker pool: the in-process engine fills on this thread.
   const early =
-    !isAsync && deps.engine.admit && (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth
+    !isAsync &&
+    deps.engine.admit &&
+    (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth &&
+    engineFree(deps.engine)
       ? { generating: startGenerating(deps, prepared, account.id), output: deps.blobs.startPut(blobKey) }
       : undefined;
   const reserve = () =>
@@ -210,6 +214,12 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
     sha256: sealed.sha256,
     warnings,
   };
+}
+
+/** A worker pool with a worker free and nobody waiting: a fill sent now starts at once. */
+function engineFree(engine: Deps['engine']): boolean {
+  const stats = engine.stats?.();
+  return stats !== undefined && stats.queued === 0 && stats.active < stats.size;
 }
 
 /** A fill's outcome, never a rejection: a fill started before the reservation may be discarded unread. */
