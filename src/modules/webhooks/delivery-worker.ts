@@ -34,10 +34,15 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
   let running: Promise<boolean> | undefined;
   // Attempts run on their own: a slow receiver holds one slot for its time budget, not the whole worker.
   const inFlight = new Set<Promise<void>>();
-  /** the last claim took all it asked for: more is probably due, so a freed slot polls at once */
-  let backlog = false;
+  /** an attempt ended while a poll was running: poll again as soon as that one is over */
+  let pollAgain = false;
+  // An attempt that ends frees a slot, and a place in its endpoint's and its account's shares: deliveries
+  // those shares held back may be claimable now, so it polls at once (waiting for the next interval capped
+  // each endpoint at WEBHOOK_ENDPOINT_CONCURRENCY deliveries per WEBHOOK_POLL_MS, 2 a second, and a backlog
+  // grew without end under a steadier flow of events). A poll that finds nothing due waits the interval.
   const pollNow = () => {
-    if (stopped || running) return;
+    if (stopped) return;
+    if (running) return void (pollAgain = true);
     clearTimeout(timer);
     timer = setTimeout(() => void loop(), 0);
     timer.unref();
@@ -79,7 +84,7 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
         )
         .finally(() => {
           inFlight.delete(attempt);
-          if (backlog) pollNow();
+          pollNow();
         });
       inFlight.add(attempt);
     }
@@ -93,7 +98,6 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
     try {
       const free = concurrency - inFlight.size;
       const full = free > 0 && (await claimAndStart(free)) === free;
-      backlog = full || free <= 0;
       if (failing) deps.log.info('webhook delivery polling works again');
       failing = false;
       if (Date.now() - lastPurge >= PURGE_EVERY_MS) {
@@ -110,8 +114,9 @@ export function createDeliveryWorker(deps: WorkerDeps): DeliveryWorker {
   };
   const loop = async () => {
     if (stopped) return;
+    pollAgain = false;
     running = cycle();
-    const again = await running;
+    const again = (await running) || pollAgain;
     running = undefined;
     if (stopped) return;
     timer = setTimeout(() => void loop(), again ? 0 : pollMs);
