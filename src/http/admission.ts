@@ -45,6 +45,14 @@ function unpaidWork(request: FastifyRequest): number {
   return Math.min(MAX_UNPAID_UNITS_PER_REQUEST, Math.max(1, Math.ceil(bytes / UNPAID_UNIT_BYTES)));
 }
 
+/** The client closed its connection while its request waited for its turn: nobody is left to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('client closed the connection while waiting');
+    this.name = 'ClientGoneError';
+  }
+}
+
 /**
  * After authentication and the rate limit, before the body is read: the request waits for its account's
  * turn (ports/request-admission.ts: its budget of unpaid work, its share of the main process). Its turn
@@ -55,7 +63,7 @@ function unpaidWork(request: FastifyRequest): number {
 export function admission(deps: Pick<Deps, 'admission'>) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const gone = new AbortController();
-    const onClose = () => gone.abort(new Error('client closed the connection while waiting'));
+    const onClose = () => gone.abort(new ClientGoneError());
     reply.raw.once('close', onClose);
     let end: (unpaidWork?: number) => void;
     try {

@@ -11,6 +11,10 @@ import { FieldEditError, PdfEngineError } from '../pdf/types.js';
 import { isDatabaseUnavailable } from '../adapters/db/unavailable.js';
 import { BlobStoreUnavailableError } from '../ports/blob-store.js';
 import { AdmissionTimeoutError, UnpaidWorkLimitError } from '../ports/request-admission.js';
+import { ClientGoneError } from './admission.js';
+
+/** nginx's status for a request its client closed before the answer (not an HTTP status of the RFCs). */
+const CLIENT_CLOSED_REQUEST = 499;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -214,6 +218,12 @@ function sendError(reply: FastifyReply, err: AppError): FastifyReply {
 export function registerErrorHandler(app: FastifyInstance): void {
   app.decorateRequest('errorCode', null);
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ClientGoneError) {
+      // Not a fault: the access log and the metrics say 499 (a client that closed its request), as
+      // proxies do; nothing reaches the client.
+      request.log.info('client left while its request waited for its turn');
+      return reply.status(CLIENT_CLOSED_REQUEST).send();
+    }
     const mapped = toAppError(err);
     if (mapped) {
       // Backpressure (503: busy workers, database away) is the system working as designed: info
