@@ -30,10 +30,20 @@ import { eventComponents, WEBHOOK_EVENTS } from './modules/webhooks/event-schema
 import { signingComponents, signingRoutes } from './modules/signing/routes.js';
 import { batchComponents, batchRoutes } from './modules/batches/routes.js';
 
+import { lazySerializers } from './http/lazy-serializers.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** performance.now() when the request arrived (the metrics of a request its client aborted) */
+    receivedAt: number;
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The HTTP app, without listen(): tests build it exactly as `formcast serve` does. */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const serializers = lazySerializers();
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.limits.jsonBodyBytes,
@@ -57,11 +67,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // Behind a load balancer the client address (failed-auth throttle, logs) comes from X-Forwarded-For.
     trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate('compileAllSerializers', serializers.compileAll);
 
   // first, so the request's span is current in every hook after it
   registerTracing(app as unknown as FastifyInstance, deps.tracer);
+  app.decorateRequest('receivedAt', 0);
   app.addHook('onRequest', async (request, reply) => {
+    request.receivedAt = performance.now();
     reply.header('X-Request-Id', request.id);
     // Every answer: no browser may sniff a PDF or JSON into something else.
     reply.header('X-Content-Type-Options', 'nosniff');
@@ -84,6 +98,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
+  });
+  // A client that closed its request before the answer: no answer goes out, so onResponse never runs.
+  // Counted as 499 (nginx's "client closed request"), as its log line says.
+  app.addHook('onRequestAbort', async (request) => {
+    const seconds = (performance.now() - request.receivedAt) / 1000;
+    deps.metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', 499, seconds);
   });
   registerErrorHandler(app);
   registerBodyDrain(app as unknown as FastifyInstance, deps.config.limits);

@@ -219,8 +219,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.decorateRequest('errorCode', null);
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ClientGoneError) {
-      // Not a fault: the access log and the metrics say 499 (a client that closed its request), as
-      // proxies do; nothing reaches the client.
+      // Not a fault: the client is gone, so nothing is sent (no onResponse, no access log line); the
+      // metrics count it as 499 when it aborts (app.ts), and this line says where it was.
       request.log.info('client left while its request waited for its turn');
       return reply.status(CLIENT_CLOSED_REQUEST).send();
     }

@@ -43,8 +43,8 @@ export interface PoolOptions {
   /** Jobs that may wait for a worker, a hard cap; one more is refused with EngineBusyError. */
   maxQueue: number;
   /**
-   * Longest expected wait for a worker, ms: a job that would wait longer (queue length over workers,
-   * times the measured time per job) is refused at once with EngineBusyError and a Retry-After, so a
+   * Longest expected wait for a worker, ms: a job that would wait longer (see expectedWaitMs: the jobs
+   * ahead of it, each at its kind's measured time) is refused at once with EngineBusyError and a Retry-After, so a
    * burst is admitted as far as it can be served in time and the rest is shed before any work.
    */
   maxWaitMs?: number;
@@ -190,18 +190,34 @@ export class WorkerPool {
   }
 
   /**
-   * How long a job submitted now would wait for a worker, ms (expected): the jobs ahead of it, running
-   * and queued, each at the measured time of its kind, shared by the workers.
+   * How long a job submitted now would wait for a worker, ms (expected): each worker is free once its
+   * running job has had its kind's measured time (what is left of it), the queued jobs go in order to
+   * the worker free first, and the new job would get the first worker free after them. A slow analysis
+   * on one worker does not hold up a render whose worker frees in milliseconds.
    */
   expectedWaitMs(): number {
-    let ms = 0;
-    for (const job of this.queue) ms += this.estimateMs(job);
-    for (const w of this.workers) if (w.job) ms += this.estimateMs(w.job);
-    return ms / this.opts.size;
+    const now = performance.now();
+    // a worker not started yet (or being replaced) counts as free: it takes jobs once it is up
+    const free = new Array<number>(Math.max(this.opts.size, this.workers.length)).fill(0);
+    this.workers.forEach((w, i) => {
+      if (w.job) free[i] = Math.max(0, this.estimateMs(w.job) - (now - (w.job.sentAt ?? now)));
+    });
+    for (const job of this.queue) {
+      const first = free.indexOf(Math.min(...free));
+      free[first]! += this.estimateMs(job);
+    }
+    return Math.min(...free);
   }
 
   private estimateMs(job: Job): number {
     return this.jobMs.get(job.input.kind) ?? INITIAL_JOB_MS;
+  }
+
+  /** A job's time on its worker joins its kind's moving average (a stopped one's too: its time was spent). */
+  private measured(job: Job): void {
+    if (job.sentAt === undefined) return;
+    const was = this.estimateMs(job);
+    this.jobMs.set(job.input.kind, was + JOB_MS_WEIGHT * (performance.now() - job.sentAt - was));
   }
 
   /** Throws EngineBusyError when a job submitted now could not start within the wait budget. */
@@ -393,10 +409,7 @@ export class WorkerPool {
       if (!job) return; // a late answer to a job already stopped
       if (msg.type === 'done') {
         if (job.cache) this.remember(w, job.cache.key);
-        if (job.sentAt !== undefined) {
-          const was = this.estimateMs(job);
-          this.jobMs.set(job.input.kind, was + JOB_MS_WEIGHT * (performance.now() - job.sentAt - was));
-        }
+        this.measured(job);
         job.resolve(msg.value);
       } else if (msg.type === 'miss')
         job.reject(new PdfEngineError('RENDER_FAILED', 'the render worker lost the template'));
@@ -460,6 +473,7 @@ export class WorkerPool {
     w.dead = true;
     w.child.kill('SIGKILL');
     this.lost[reason]++;
+    if (job && reason === 'timeout') this.measured(job);
     this.opts.onWorkerLost?.({ pid: w.child.pid, reason, kind: job?.input.kind, rssMb: rss });
     job?.reject(stopError(job.input.kind, reason, { ...this.opts, timeoutMs: job.timeoutMs ?? this.opts.timeoutMs }));
     this.remove(w, true);

@@ -27,7 +27,7 @@ describe.skipIf(!PG)(
       await own?.drop();
     });
 
-    it('lists its own tables while another session drops a schema, and nothing of other schemas', async () => {
+    it('lists its own tables while another session drops a schema or renames one of them, and nothing of other schemas', async () => {
       const other = await freshPostgresUrl();
       await admin.query(`create table ${other.schema}.elsewhere (id int)`);
       const db = new Kysely<unknown>({
@@ -35,15 +35,23 @@ describe.skipIf(!PG)(
       });
       try {
         await sql`create table if not exists mine (id serial primary key, name text not null)`.execute(db);
+        await sql`create table soon_renamed (n int generated always as identity)`.execute(db);
         const tables = await db
           .transaction()
           .setIsolationLevel('repeatable read')
           .execute(async (trx) => {
             await sql`select 1 from pg_catalog.pg_namespace limit 1`.execute(trx); // the snapshot starts here
             await other.drop();
+            // and a table of our own schema renamed meanwhile (another instance's migration): nothing
+            // may look it up by the name the snapshot still holds
+            await admin.query(`alter table ${own.schema}.soon_renamed rename to renamed`);
             return trx.introspection.getTables({ withInternalKyselyTables: true });
           });
-        expect(tables.map((t) => `${t.schema}.${t.name}`)).toEqual([`${own.schema}.mine`]);
+        expect(tables.map((t) => `${t.schema}.${t.name}`)).toEqual([
+          `${own.schema}.mine`,
+          `${own.schema}.soon_renamed`,
+        ]);
+        expect(tables[1]!.columns.map((c) => [c.name, c.isAutoIncrementing])).toEqual([['n', true]]);
         expect(tables[0]!.columns.map((c) => [c.name, c.dataType, c.isNullable, c.isAutoIncrementing])).toEqual([
           ['id', 'int4', false, true],
           ['name', 'text', false, false],

@@ -74,6 +74,11 @@ describe.each(DATABASES.filter((d) => d.enabled && corpus))('budget of unpaid wo
       await until(async () => /^formcast_unpaid_work_held_seconds_count\{outcome="left"\} 1$/m.test(await metrics(s)));
       expect(budget.holding(hammer.accountId)).toBe(0);
       expect(await metrics(s)).toMatch(/^formcast_unpaid_work_total 2$/m);
+      // counted as a request its client closed, never as a server fault
+      expect(await metrics(s)).toMatch(
+        /^formcast_http_requests_total\{method="POST",route="\/v1\/templates",status="499"\} 1$/m,
+      );
+      expect(await metrics(s)).not.toMatch(/status="500"/);
     });
   });
 

@@ -40,7 +40,7 @@ describe.each(DATABASES.filter((d) => d.enabled))('webhook delivery throughput (
     // the rest follow as attempts end, before the next interval would have taken two more
     await receiver.waitFor(
       `all ${EVENTS} deliveries before the next poll interval`,
-      () => receiver.received.length === EVENTS,
+      () => receiver.received.length >= EVENTS,
       POLL_MS - 1000,
     );
     expect(new Set(receiver.received.map((r) => r.json.data.id)).size).toBe(EVENTS);

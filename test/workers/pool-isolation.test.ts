@@ -138,8 +138,9 @@ describe('pool queue', () => {
 
   it('estimates each kind of job by its own time: a slow one does not make short ones look far away', async () => {
     // One worker, a 1000 ms budget. After a 2.5 s job of one kind, that kind is estimated at >= 340 ms
-    // (the moving average from 100), the other kind still at 100 ms: behind a running slow job, five
-    // short ones wait ~840 ms and are admitted. One estimate shared by both kinds admitted only one.
+    // (the moving average from 100), the other kind still at 100 ms: behind a running slow job, the fifth
+    // short one waits at most 340 + 4 × 100 = 740 ms and is admitted. One estimate shared by both kinds
+    // (340 ms each) admitted two and refused the third.
     const pool = new WorkerPool({
       size: 1,
       timeoutMs: 30_000,
@@ -158,6 +159,36 @@ describe('pool queue', () => {
       await pool.close();
     }
   });
+
+  it('counts a worker free once its running job has had its time: a slow job on one worker does not refuse work for the other', async () => {
+    // Two workers, a 300 ms budget; the slow kind measured at >= 540 ms (100 + 0.1 × 4,400), the short kind
+    // at ~100-200. A slow job runs on one worker, a short one on the other: the next job waits < 100 ms for the
+    // second worker and is admitted. Every job ahead summed over both workers (>= 630 / 2) refused it.
+    const pool = new WorkerPool({
+      size: 2,
+      timeoutMs: 30_000,
+      maxMemoryMb: 400,
+      maxQueue: 10_000,
+      maxWaitMs: 300,
+      testJobs: true,
+    });
+    try {
+      // both workers up: two jobs at once answered by two processes
+      for (const until = Date.now() + 30_000; ; ) {
+        const pids = await Promise.all([0, 1].map(() => pool.run<number>({ kind: 'test:pid', args: [200] })));
+        if (new Set(pids).size === 2) break;
+        if (Date.now() > until) throw new Error('the second worker did not start within 30 s');
+      }
+      await pool.run({ kind: 'test:sleep', args: [4_500] });
+      const slow = pool.run({ kind: 'test:sleep', args: [3_000] });
+      const short = pool.run({ kind: 'test:pid', args: [400] });
+      expect(pool.stats()).toMatchObject({ active: 2, queued: 0 });
+      await expect(pool.run({ kind: 'test:pid', args: [1] })).resolves.toBeTypeOf('number');
+      await Promise.all([slow, short]);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 
   it('refuses a job with EngineBusyError when every worker is busy and the queue is full', async () => {
     const pool = new WorkerPool({ size: 1, timeoutMs: 10_000, maxMemoryMb: 400, maxQueue: 1, testJobs: true });

@@ -14,12 +14,12 @@ interface ColumnRow {
   table: string;
   table_type: string;
   schema: string;
-  column: string | null;
-  not_null: boolean | null;
-  has_default: boolean | null;
-  type: string | null;
-  type_schema: string | null;
-  auto_incrementing: string | null;
+  column: string;
+  not_null: boolean;
+  has_default: boolean;
+  type: string;
+  type_schema: string;
+  auto_incrementing: boolean;
   column_description: string | null;
 }
 
@@ -32,8 +32,8 @@ interface ColumnRow {
  * session drops while the query runs fails it with `schema "…" does not exist`, and with it our
  * start-up's migration. Seen when many servers share one database (the suite: a schema per server, created
  * and dropped beside each other; a deployment beside other applications' schemas). This one joins the
- * catalogs by OID only and evaluates functions on the connection's own schema's rows alone (the select
- * list runs after the filter).
+ * catalogs by OID only, looks nothing up by name, and evaluates its functions on the connection's own
+ * schema's rows alone (the select list runs after the filter).
  */
 class OwnSchemaIntrospector implements DatabaseIntrospector {
   constructor(private readonly db: Kysely<unknown>) {}
@@ -44,19 +44,23 @@ class OwnSchemaIntrospector implements DatabaseIntrospector {
   }
 
   async getTables(options: DatabaseMetadataOptions = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
+    // A column is auto-incrementing when it is an identity or owns a sequence (what
+    // pg_get_serial_sequence answers, found here by OID: that function looks the table up by name).
     const { rows } = await sql<ColumnRow>`
       select c.relname as "table", c.relkind as table_type, ns.nspname as "schema",
              a.attname as "column", a.attnotnull as not_null, a.atthasdef as has_default,
              typ.typname as "type", dtns.nspname as type_schema,
-             case when a.attname is null then null
-                  else pg_get_serial_sequence(quote_ident(ns.nspname) || '.' || quote_ident(c.relname), a.attname)
-             end as auto_incrementing,
-             case when a.attname is null then null else col_description(c.oid, a.attnum) end as column_description
+             (a.attidentity <> '' or exists (
+               select 1 from pg_catalog.pg_depend d
+               join pg_catalog.pg_class seq on seq.oid = d.objid and seq.relkind = 'S'
+               where d.classid = 'pg_catalog.pg_class'::regclass and d.refobjid = c.oid
+                 and d.refobjsubid = a.attnum and d.deptype in ('a', 'i'))) as auto_incrementing,
+             col_description(c.oid, a.attnum) as column_description
       from pg_catalog.pg_class c
       join pg_catalog.pg_namespace ns on ns.oid = c.relnamespace
-      left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-      left join pg_catalog.pg_type typ on typ.oid = a.atttypid
-      left join pg_catalog.pg_namespace dtns on dtns.oid = typ.typnamespace
+      join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+      join pg_catalog.pg_type typ on typ.oid = a.atttypid
+      join pg_catalog.pg_namespace dtns on dtns.oid = typ.typnamespace
       where ns.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
       order by c.relname, a.attnum`.execute(this.db);
     const internal = new Set(['kysely_migration', 'kysely_migration_lock']);
@@ -68,14 +72,13 @@ class OwnSchemaIntrospector implements DatabaseIntrospector {
         table = { name: row.table, schema: row.schema, isView: row.table_type === 'v', columns: [] };
         tables.set(row.table, table);
       }
-      if (row.column === null) continue;
       table.columns.push({
         name: row.column,
-        dataType: row.type ?? '',
-        dataTypeSchema: row.type_schema ?? undefined,
+        dataType: row.type,
+        dataTypeSchema: row.type_schema,
         isNullable: !row.not_null,
-        hasDefaultValue: Boolean(row.has_default),
-        isAutoIncrementing: row.auto_incrementing !== null,
+        hasDefaultValue: row.has_default,
+        isAutoIncrementing: row.auto_incrementing,
         comment: row.column_description ?? undefined,
       });
     }

@@ -76,7 +76,10 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
     !isAsync &&
     deps.engine.admit &&
     (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth &&
-    engineFree(deps.engine)
+    engineFree(deps.engine) &&
+    // the template's file at hand: the fill reaches the pool without I/O, before another request can
+    // see the same free worker
+    deps.caches.templateFiles.has(template.blob_key)
       ? { generating: startGenerating(deps, prepared, account.id), output: deps.blobs.startPut(blobKey) }
       : undefined;
   const reserve = () =>
