@@ -12,9 +12,8 @@ import { EngineBusyError } from '../../src/errors.js';
 import { inProcessEngine } from '../../src/adapters/engine/in-process-engine.js';
 import type { RenderEngine } from '../../src/ports/render-engine.js';
 import { poolEngine } from '../../src/adapters/engine/pool-engine.js';
-import { WorkerPool } from '../../src/workers/pool.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { heldJobs } from '../helpers/held-jobs.js';
+import { heldJobs, heldPool } from '../helpers/held-jobs.js';
 import { startServer, TestClock, type TestServer } from '../helpers/server.js';
 
 const corpus = corpusDir();
@@ -141,14 +140,7 @@ describe.skipIf(!corpus)('@formcast/client retries while the first request with 
   let s: TestServer;
   beforeAll(async () => {
     // a pool whose worker holds each job until the test releases it
-    const pool = new WorkerPool({
-      size: 1,
-      timeoutMs: 60_000,
-      maxMemoryMb: 512,
-      maxQueue: 8,
-      testJobs: true,
-      testHoldDir: held.dir,
-    });
+    const pool = heldPool(held);
     s = await startServer('sqlite', { overrides: { engine: poolEngine(pool, {}) } });
   });
   afterAll(async () => {

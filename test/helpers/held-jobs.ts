@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { WorkerPool } from '../../src/workers/pool.js';
 
 /**
  * The test side of the pool's hold hook (testHoldDir, see holdJob in src/workers/test-jobs.ts): workers
@@ -34,4 +35,16 @@ export function heldJobs() {
     held: (pid: number) => existsSync(path.join(dir, String(pid))),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** One render worker that holds each job until the test releases it (see heldJobs). */
+export function heldPool(held: { dir: string }): WorkerPool {
+  return new WorkerPool({
+    size: 1,
+    timeoutMs: 60_000,
+    maxMemoryMb: 512,
+    maxQueue: 8,
+    testJobs: true,
+    testHoldDir: held.dir,
+  });
 }

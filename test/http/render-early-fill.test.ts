@@ -9,9 +9,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolEngine } from '../../src/adapters/engine/pool-engine.js';
-import { WorkerPool } from '../../src/workers/pool.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { heldJobs } from '../helpers/held-jobs.js';
+import { heldJobs, heldPool } from '../helpers/held-jobs.js';
 import { api, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 
 const corpus = corpusDir();
@@ -33,14 +32,7 @@ describe.skipIf(!PG || !corpus)('a render refused after its fill started [Postgr
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'plans-'));
     writeFileSync(path.join(dir, 'plans.json'), JSON.stringify({ Business: { rendersPerMonth: 2 } }));
-    const pool = new WorkerPool({
-      size: 1,
-      timeoutMs: 60_000,
-      maxMemoryMb: 512,
-      maxQueue: 8,
-      testJobs: true,
-      testHoldDir: held.dir,
-    });
+    const pool = heldPool(held);
     // S3_BUCKET empty: PostgreSQL with the folder store, whose temp files the test can see
     s = await startServer('postgres', {
       env: { PLANS_FILE: path.join(dir, 'plans.json'), S3_BUCKET: '' },

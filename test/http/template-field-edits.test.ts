@@ -8,10 +8,9 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolEngine } from '../../src/adapters/engine/pool-engine.js';
-import { WorkerPool } from '../../src/workers/pool.js';
 import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { heldJobs } from '../helpers/held-jobs.js';
+import { heldJobs, heldPool } from '../helpers/held-jobs.js';
 import { pdftkFields, pdftotext } from '../helpers/pdf-tools.js';
 
 const corpus = corpusDir();
@@ -326,14 +325,7 @@ for (const db of DATABASES) {
       let id: string;
       const version = async () => (await api(s, s.b).get(`/v1/templates/${id}`)).json.data.version;
       beforeAll(async () => {
-        const pool = new WorkerPool({
-          size: 1,
-          timeoutMs: 60_000,
-          maxMemoryMb: 512,
-          maxQueue: 8,
-          testJobs: true,
-          testHoldDir: held.dir,
-        });
+        const pool = heldPool(held);
         s = await startServer(db.name, { overrides: { engine: poolEngine(pool, {}) } });
         const upload = api(s, s.b).post('/v1/templates', uploadForm(corpusPdf('pdfjs-required-fields.pdf'), 'r.pdf'));
         held.release(await held.next());

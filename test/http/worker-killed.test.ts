@@ -5,10 +5,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolEngine } from '../../src/adapters/engine/pool-engine.js';
-import { WorkerPool } from '../../src/workers/pool.js';
 import { api, DATABASES, startServer, uploadForm, type TestServer } from '../helpers/server.js';
 import { corpusDir } from '../helpers/corpus.js';
-import { heldJobs } from '../helpers/held-jobs.js';
+import { heldJobs, heldPool } from '../helpers/held-jobs.js';
 
 const corpus = corpusDir();
 const pdf = (name: string) => readFileSync(path.join(corpus!, 'pdfs', name));
@@ -22,14 +21,7 @@ for (const db of DATABASES) {
       let s: TestServer;
       let templateId: string;
       beforeAll(async () => {
-        const pool = new WorkerPool({
-          size: 1,
-          timeoutMs: 60_000,
-          maxMemoryMb: 512,
-          maxQueue: 8,
-          testJobs: true,
-          testHoldDir: held.dir,
-        });
+        const pool = heldPool(held);
         s = await startServer(db.name, { overrides: { engine: poolEngine(pool, {}) }, planA: 'Pro' });
         const upload = api(s, s.a).post('/v1/templates', uploadForm(pdf('pdfjs-required-fields.pdf'), 'r.pdf'));
         held.release(await held.next());

@@ -114,16 +114,13 @@ describe('pool isolation', () => {
 });
 
 describe('pool queue', () => {
+  /** A pool of test jobs with a wait budget and room to queue. */
+  const queuePool = (size: number, maxWaitMs: number) =>
+    new WorkerPool({ size, timeoutMs: 30_000, maxMemoryMb: 400, maxQueue: 10_000, maxWaitMs, testJobs: true });
+
   it('admits jobs while their expected wait fits the budget and refuses the next with a Retry-After', async () => {
     // One worker and the initial estimate of 100 ms per job: jobs 0-10 wait at most 1000 ms, the 12th would wait 1100 ms.
-    const pool = new WorkerPool({
-      size: 1,
-      timeoutMs: 30_000,
-      maxMemoryMb: 400,
-      maxQueue: 10_000,
-      maxWaitMs: 1000,
-      testJobs: true,
-    });
+    const pool = queuePool(1, 1000);
     try {
       const admitted = Array.from({ length: 11 }, () => pool.run({ kind: 'test:sleep', args: [1] }));
       const refused = await pool.run({ kind: 'test:sleep', args: [1] }).catch((e: unknown) => e);
@@ -141,14 +138,7 @@ describe('pool queue', () => {
     // (the moving average from 100), the other kind still at 100 ms: behind a running slow job, the fifth
     // short one waits at most 340 + 4 × 100 = 740 ms and is admitted. One estimate shared by both kinds
     // (340 ms each) admitted two and refused the third.
-    const pool = new WorkerPool({
-      size: 1,
-      timeoutMs: 30_000,
-      maxMemoryMb: 400,
-      maxQueue: 10_000,
-      maxWaitMs: 1000,
-      testJobs: true,
-    });
+    const pool = queuePool(1, 1000);
     try {
       await pool.run({ kind: 'test:sleep', args: [2500] });
       const slow = pool.run({ kind: 'test:sleep', args: [300] });
@@ -164,14 +154,7 @@ describe('pool queue', () => {
     // Two workers, a 300 ms budget; the slow kind measured at >= 540 ms (100 + 0.1 × 4,400), the short kind
     // at ~100-200. A slow job runs on one worker, a short one on the other: the next job waits < 100 ms for the
     // second worker and is admitted. Every job ahead summed over both workers (>= 630 / 2) refused it.
-    const pool = new WorkerPool({
-      size: 2,
-      timeoutMs: 30_000,
-      maxMemoryMb: 400,
-      maxQueue: 10_000,
-      maxWaitMs: 300,
-      testJobs: true,
-    });
+    const pool = queuePool(2, 300);
     try {
       // both workers up: two jobs at once answered by two processes
       for (const until = Date.now() + 30_000; ; ) {
