@@ -29,7 +29,6 @@ import { webhookComponents, webhookRoutes } from './modules/webhooks/routes.js';
 import { eventComponents, WEBHOOK_EVENTS } from './modules/webhooks/event-schemas.js';
 import { signingComponents, signingRoutes } from './modules/signing/routes.js';
 import { batchComponents, batchRoutes } from './modules/batches/routes.js';
-
 import { lazySerializers } from './http/lazy-serializers.js';
 
 declare module 'fastify' {

@@ -1,5 +1,7 @@
 import {
   type ColumnMetadata,
+  DEFAULT_MIGRATION_LOCK_TABLE,
+  DEFAULT_MIGRATION_TABLE,
   type DatabaseIntrospector,
   type DatabaseMetadata,
   type DatabaseMetadataOptions,
@@ -63,7 +65,7 @@ class OwnSchemaIntrospector implements DatabaseIntrospector {
       join pg_catalog.pg_namespace dtns on dtns.oid = typ.typnamespace
       where ns.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
       order by c.relname, a.attnum`.execute(this.db);
-    const internal = new Set(['kysely_migration', 'kysely_migration_lock']);
+    const internal = new Set([DEFAULT_MIGRATION_TABLE, DEFAULT_MIGRATION_LOCK_TABLE]);
     const tables = new Map<string, TableMetadata & { columns: ColumnMetadata[] }>();
     for (const row of rows) {
       if (!options.withInternalKyselyTables && internal.has(row.table)) continue;

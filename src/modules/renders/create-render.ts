@@ -71,15 +71,16 @@ export async function createRender(deps: Deps, account: RenderAccount & { plan: 
   // already at its limit (a read outside the reservation's lock, only a hint) gets nothing started, nor
   // does a render that would wait for a worker: a burst past the quota would otherwise queue a fill per
   // request, each thrown away, and push the next requests' admission to 503 (it wins nothing when the
-  // fill waits anyway). Only with the worker pool: the in-process engine fills on this thread.
+  // fill waits anyway). Only with the worker pool (the in-process engine fills on this thread, and has
+  // no stats), and with the template's file at hand, so the fill reaches the pool without I/O before
+  // another request can see the same free worker. Both are looked at before the usage hint (a busy pool
+  // costs no query) and the pool again after it.
   const early =
     !isAsync &&
-    deps.engine.admit &&
-    (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth &&
     engineFree(deps.engine) &&
-    // the template's file at hand: the fill reaches the pool without I/O, before another request can
-    // see the same free worker
-    deps.caches.templateFiles.has(template.blob_key)
+    deps.caches.templateFiles.has(template.blob_key) &&
+    (await countRendersThisMonth(deps.db, account.id, month)) < plan.rendersPerMonth &&
+    engineFree(deps.engine)
       ? { generating: startGenerating(deps, prepared, account.id), output: deps.blobs.startPut(blobKey) }
       : undefined;
   const reserve = () =>
