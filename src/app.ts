@@ -29,7 +29,7 @@ import { webhookComponents, webhookRoutes } from './modules/webhooks/routes.js';
 import { eventComponents, WEBHOOK_EVENTS } from './modules/webhooks/event-schemas.js';
 import { signingComponents, signingRoutes } from './modules/signing/routes.js';
 import { batchComponents, batchRoutes } from './modules/batches/routes.js';
-import { lazySerializers } from './http/lazy-serializers.js';
+import { lazySchemaCompilers } from './http/lazy-schema-compilers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,7 +42,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The HTTP app, without listen(): tests build it exactly as `formcast serve` does. */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
-  const serializers = lazySerializers();
+  const schemas = lazySchemaCompilers();
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.limits.jsonBodyBytes,
@@ -58,6 +58,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         coerceTypes: 'array',
         useDefaults: true,
         discriminator: true,
+        validateSchema: false,
       },
     },
     // On close: idle keep-alive sockets are closed at once, in-flight requests finish (then their
@@ -66,9 +67,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // Behind a load balancer the client address (failed-auth throttle, logs) comes from X-Forwarded-For.
     trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
-    schemaController: { compilersFactory: { buildSerializer: serializers.buildSerializer } },
+    schemaController: { compilersFactory: schemas.compilersFactory },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.decorate('compileAllSerializers', serializers.compileAll);
+  app.decorate('compileAllSchemas', schemas.compileAll);
 
   // first, so the request's span is current in every hook after it
   registerTracing(app as unknown as FastifyInstance, deps.tracer);

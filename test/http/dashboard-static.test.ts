@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { request } from 'node:http';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -56,6 +57,12 @@ describe.skipIf(!built)(`the dashboard at /app${built ? '' : ' (skipped: run "np
     const missing = await fetch(`${s.url}/app/standard_fonts/Nope.pfb`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as any).error.code).toBe('NOT_FOUND');
+    // a sub-folder's route serves nothing outside it, however the path climbs
+    for (const climb of ['/app/standard_fonts/../../../package.json', '/app/cmaps/%2e%2e/%2e%2e/%2e%2e/package.json']) {
+      const res = await rawGet(s.url, climb);
+      expect(res.status, climb).not.toBe(200);
+      expect(res.body, climb).not.toContain('"name"');
+    }
   });
 
   it('keeps the API answering JSON errors outside /app', async () => {
@@ -90,3 +97,16 @@ describe('the dashboard before it is built', () => {
     await app.close();
   });
 });
+
+/** A GET with the path sent as written (fetch would resolve its dot segments first). */
+function rawGet(base: string, pathAsIs: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}/`, { path: pathAsIs }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
