@@ -1,11 +1,11 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 // `formcast backup` of a live server: every render acknowledged before the backup began is in the copy,
 // with its file and a working download link, when a second server starts on it.
@@ -18,15 +18,11 @@ function cli(args: string[], env: Record<string, string>) {
 }
 
 async function serve(dataDir: string): Promise<string> {
-  const port = String(20000 + Math.floor(Math.random() * 20000));
-  const server = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'silent', RENDER_WORKERS: '1' },
-    cwd: repoRoot,
-    stdio: 'ignore',
-  });
+  const { proc: server, base: url } = await startServeProcess(
+    { DATA_DIR: dataDir, LOG_LEVEL: 'silent', RENDER_WORKERS: '1' },
+    { cwd: repoRoot },
+  );
   servers.push(server);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/health`);
   return url;
 }
 

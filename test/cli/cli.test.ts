@@ -1,11 +1,11 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { makeIdentity, opensslVerify, pdfsig } from '../helpers/signing.js';
 
 const run = promisify(execFile);
@@ -18,22 +18,15 @@ function cli(args: string[], env: Record<string, string>) {
 describe('formcast CLI', () => {
   it('creates an account with --json, whose key reads the usage from a running server, then shuts down on SIGTERM', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-cli-'));
-    const port = String(20000 + Math.floor(Math.random() * 20000));
     // one render worker: the shutdown that once ended halfway (database left open) after renders on it
-    const env = { DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', RENDER_WORKERS: '1' };
-    const server = spawn(process.execPath, [BIN, 'serve'], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-      cwd: repoRoot,
-    });
-    let out = '';
-    server.stdout.on('data', (d) => (out += d));
-    server.stderr.on('data', (d) => (out += d));
+    const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', RENDER_WORKERS: '1' };
+    const started = await startServeProcess({ ...env, LOG_LEVEL: 'info' }, { cwd: repoRoot });
+    const { proc: server, port } = started;
     try {
-      await waitFor(`http://127.0.0.1:${port}/health`);
       // the hint follows the listen (it needs a database query): wait for it, within a generous bound
-      for (let i = 0; i < 300 && !out.includes('formcast accounts create'); i++)
+      for (let i = 0; i < 300 && !started.output().includes('formcast accounts create'); i++)
         await new Promise((r) => setTimeout(r, 50));
-      expect(out).toContain('formcast accounts create');
+      expect(started.output()).toContain('formcast accounts create');
 
       const { stdout } = await cli(['accounts', 'create', '--name', 'Acme', '--plan', 'Pro', '--json'], env);
       const created = JSON.parse(stdout.trim());
@@ -84,7 +77,7 @@ describe('formcast CLI', () => {
       expect(await exited).toBe(0);
     }
     // the whole close ran: requests, workers, then the database
-    expect(out).toContain('shut down: requests finished, workers stopped, database closed');
+    expect(started.output()).toContain('shut down: requests finished, workers stopped, database closed');
   });
 
   it('refuses to start with a bad environment variable, naming it', async () => {

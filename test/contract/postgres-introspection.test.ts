@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/adapters/db/database.js';
-import { OwnSchemaPostgresDialect } from '../../src/adapters/db/own-schema-dialect.js';
+import { OwnSchemaPostgresDialect, ownColumnsQuery } from '../../src/adapters/db/own-schema-dialect.js';
 import { freshPostgresUrl } from '../helpers/server.js';
 
 const PG = process.env.TEST_DATABASE_URL;
@@ -75,6 +75,15 @@ describe.skipIf(!PG)(
         const plain = await handle.db.introspection.getTables();
         expect(plain.map((t) => t.name)).not.toContain('kysely_migration');
         expect(plain.length).toBe(ours.length - 2);
+        // planned under the cost at which PostgreSQL compiles a query first (0.4-0.6 s here, every start)
+        const jitAbove = Number(
+          (await sql<{ jit_above_cost: string }>`show jit_above_cost`.execute(handle.db)).rows[0]!.jit_above_cost,
+        );
+        const { rows } = await sql<{
+          'QUERY PLAN': [{ Plan: { 'Total Cost': number } }];
+        }>`explain (format json) ${ownColumnsQuery()}`.execute(handle.db);
+        const cost = rows[0]!['QUERY PLAN'][0].Plan['Total Cost'];
+        expect(cost, `planned cost ${cost}`).toBeLessThan(jitAbove);
       } finally {
         await stock.destroy();
         await handle.close();

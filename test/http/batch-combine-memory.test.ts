@@ -3,7 +3,7 @@
 // corpus form: its peak RSS (VmHWM) must not grow with the item count, the combined file must hold every
 // page (qpdf, pdf.js), and the private temp folders of the combine must be gone afterwards. A combine
 // that could not be built within a worker's memory budget is refused at acceptance, nothing reserved.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,13 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/bootstrap.js';
 import { createAccount } from '../../src/modules/accounts/accounts.js';
-import { corpusDir, repoRoot } from '../helpers/corpus.js';
+import { corpusDir } from '../helpers/corpus.js';
 import { hasTool } from '../helpers/pdf-tools.js';
 import { openWithPdfjs } from '../helpers/pdfjs.js';
 import { startS3 } from '../helpers/s3.js';
 import { DATABASES, freshPostgresUrl, uploadForm } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 const corpus = corpusDir();
 const FORM = 'irs-fw4-2009.pdf'; // two pages, 45 fields, 260 KB
@@ -108,13 +108,7 @@ for (const db of DATABASES) {
         const runtime = await createRuntime(loadConfig(env));
         key = (await createAccount(runtime, { name: 'combine', plan: 'Business' })).apiKey;
         await runtime.close();
-        const port = String(21000 + Math.floor(Math.random() * 20000));
-        proc = spawn(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'serve'], {
-          env: { ...process.env, ...env, PORT: port },
-          stdio: 'ignore',
-        });
-        base = `http://127.0.0.1:${port}`;
-        await waitFor(`${base}/health`, 60_000);
+        ({ proc, base } = await startServeProcess(env));
       });
       afterAll(async () => {
         proc?.kill('SIGTERM');

@@ -1,7 +1,3 @@
-// Accepted async work survives kill -9: a batch is accepted by a real server process, which is killed
-// while its items are pending; a new instance on the same database re-runs what the dead one held and
-// every item completes exactly once (one completed record, one render.completed event each, exact usage).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,8 +7,8 @@ import { createRuntime } from '../../src/bootstrap.js';
 import { createAccount } from '../../src/modules/accounts/accounts.js';
 import { createTemplate } from '../../src/modules/templates/create-template.js';
 import { getUsage } from '../../src/modules/accounts/usage.js';
-import { corpusDir, repoRoot } from '../helpers/corpus.js';
-import { waitFor } from '../helpers/wait.js';
+import { corpusDir } from '../helpers/corpus.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { until } from '../helpers/until.js';
 import { TestClock } from '../helpers/server.js';
 import { sweepOnce } from '../../src/modules/housekeeping/sweeper.js';
@@ -26,7 +22,6 @@ describe.skipIf(!corpus)('async work after kill -9 (SQLite + folder, real proces
     const env = {
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
-      PORT: String(21000 + Math.floor(Math.random() * 20000)),
       LOG_LEVEL: 'silent',
       // a short budget gives a short liveness TTL (2 s): the dead instance's jobs are free soon
       RENDER_TIMEOUT_MS: '4000',
@@ -43,12 +38,7 @@ describe.skipIf(!corpus)('async work after kill -9 (SQLite + folder, real proces
     const tpl = await createTemplate(runtime, { id: account.id, plan: 'Pro' }, { bytes: pdf, fileName: 'req.pdf' });
     await runtime.close();
 
-    const server = spawn(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'serve'], {
-      env: { ...process.env, ...env },
-      stdio: 'ignore',
-    });
-    const base = `http://127.0.0.1:${env.PORT}`;
-    await waitFor(`${base}/health`);
+    const { proc: server, base } = await startServeProcess(env);
     const res = await fetch(`${base}/v1/renders/batch`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },

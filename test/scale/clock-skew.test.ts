@@ -3,7 +3,7 @@
 // and answered them 422), and records are dated by the database's time. A backward step of a machine's
 // clock does not stall async work scheduled before it. The servers are real processes whose Date is
 // shifted by a preloaded module (test/helpers/shifted-clock.mjs).
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
 import { freshPostgresUrl } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 const corpus = corpusDir();
 const BIN = path.join(repoRoot, 'bin/formcast.js');
@@ -21,24 +21,17 @@ const run = promisify(execFile);
 const processes: ChildProcess[] = [];
 
 async function serve(env: Record<string, string>, shiftMs = 0, stepMs = 0) {
-  const port = String(21000 + Math.floor(Math.random() * 20000));
-  const args = shiftMs || stepMs ? ['--import', SHIFT, BIN, 'serve'] : [BIN, 'serve'];
-  const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
+  const { proc: child, base: url } = await startServeProcess(
+    {
       ...env,
-      PORT: port,
-      HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       RENDER_WORKERS: '1',
       CLOCK_SHIFT_MS: String(shiftMs),
       CLOCK_STEP_MS: String(stepMs),
     },
-    stdio: 'ignore',
-  });
+    { nodeArgs: shiftMs || stepMs ? ['--import', SHIFT] : [] },
+  );
   processes.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/health`);
   return { url, child };
 }
 

@@ -2,7 +2,7 @@
 // (default SWEEP_INTERVAL_MS of an hour) must (2) let a retry of the cut request's Idempotency-Key run
 // instead of answering 409 for 24 hours, charging the quota once, and (3) stop the cut renders holding
 // quota within minutes. A render is kept in flight by stopping the render worker (SIGSTOP) first.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,9 +14,9 @@ import { createAccount } from '../../src/modules/accounts/accounts.js';
 import { createTemplate } from '../../src/modules/templates/create-template.js';
 import { acquireLease } from '../../src/modules/housekeeping/leases.js';
 import { startSweeper } from '../../src/modules/housekeeping/sweeper.js';
-import { corpusDir, repoRoot } from '../helpers/corpus.js';
+import { corpusDir } from '../helpers/corpus.js';
 import { DATABASES, freshPostgresUrl } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 const corpus = corpusDir();
 
@@ -83,14 +83,8 @@ for (const db of DATABASES) {
         const handle = await openDatabase(config.database);
         const procs: ChildProcess[] = [];
         const start = async () => {
-          const port = String(21000 + Math.floor(Math.random() * 20000));
-          const p = spawn(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'serve'], {
-            env: { ...process.env, ...env, PORT: port },
-            stdio: 'ignore',
-          });
+          const { proc: p, base } = await startServeProcess(env);
           procs.push(p);
-          const base = `http://127.0.0.1:${port}`;
-          await waitFor(`${base}/health`, 60_000);
           return { p, base };
         };
         const call = async (

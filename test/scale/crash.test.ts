@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,9 +8,9 @@ import { createAccount } from '../../src/modules/accounts/accounts.js';
 import { createTemplate } from '../../src/modules/templates/create-template.js';
 import { sweepOnce } from '../../src/modules/housekeeping/sweeper.js';
 import { getUsage } from '../../src/modules/accounts/usage.js';
-import { corpusDir, repoRoot } from '../helpers/corpus.js';
+import { corpusDir } from '../helpers/corpus.js';
 import { TestClock } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 const corpus = corpusDir();
 
@@ -24,7 +23,6 @@ describe.skipIf(!corpus)(
       const env = {
         DATA_DIR: dataDir,
         HOST: '127.0.0.1',
-        PORT: String(21000 + Math.floor(Math.random() * 20000)),
         LOG_LEVEL: 'silent',
         RENDER_TIMEOUT_MS: '20000',
         RENDER_WORKERS: '1',
@@ -42,12 +40,7 @@ describe.skipIf(!corpus)(
       );
       await runtime.close();
 
-      const server = spawn(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'serve'], {
-        env: { ...process.env, ...env },
-        stdio: 'ignore',
-      });
-      const base = `http://127.0.0.1:${env.PORT}`;
-      await waitFor(`${base}/health`);
+      const { proc: server, base } = await startServeProcess(env);
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       const inflight: Promise<unknown>[] = [];
       for (let i = 0; i < 30; i++) {

@@ -1,7 +1,7 @@
 // SIGTERM on a real server process with a render in flight and an idle keep-alive connection open:
 // the render is answered, the idle socket is closed at once, and the process exits 0 well within
 // its 30 s grace period.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, repoRoot } from '../helpers/corpus.js';
 import { uploadForm } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 const run = promisify(execFile);
 const BIN = path.join(repoRoot, 'bin/formcast.js');
@@ -32,16 +32,13 @@ function request(agent: http.Agent, url: string, method: string, headers: Record
 describe.skipIf(!corpus)('graceful shutdown of a real server process', () => {
   it('finishes a render in flight, closes idle keep-alive sockets and exits 0 on SIGTERM', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-shutdown-'));
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const env = { ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', RENDER_WORKERS: '1' };
-    const server = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, LOG_LEVEL: 'info' }, cwd: repoRoot });
-    let out = '';
-    server.stdout.on('data', (d) => (out += d));
-    server.stderr.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((r) => server.once('exit', (code) => r(code)));
-    const base = `http://127.0.0.1:${port}`;
+    const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', RENDER_WORKERS: '1' };
+    const started = await startServeProcess({ ...env, LOG_LEVEL: 'info' }, { cwd: repoRoot });
+    const { proc: server, base } = started;
+    const exited = new Promise<number | null>((r) =>
+      server.exitCode !== null ? r(server.exitCode) : server.once('exit', (code) => r(code)),
+    );
     try {
-      await waitFor(`${base}/health`);
       const { stdout } = await run(
         process.execPath,
         [BIN, 'accounts', 'create', '--name', 'Acme', '--plan', 'Pro', '--json'],
@@ -64,7 +61,7 @@ describe.skipIf(!corpus)('graceful shutdown of a real server process', () => {
 
       // A render in flight when the signal arrives: SIGTERM once the server has logged the request.
       const renderAgent = new http.Agent({ keepAlive: true });
-      const logged = out.length;
+      const logged = started.output().length;
       const render = request(
         renderAgent,
         `${base}/v1/renders`,
@@ -72,13 +69,13 @@ describe.skipIf(!corpus)('graceful shutdown of a real server process', () => {
         { ...auth, 'content-type': 'application/json' },
         JSON.stringify({ templateId, data: { f1_01_0_: 'Ada' } }),
       );
-      while (!out.slice(logged).includes('/v1/renders')) await new Promise((r) => setTimeout(r, 10));
+      while (!started.output().slice(logged).includes('/v1/renders')) await new Promise((r) => setTimeout(r, 10));
       const signalledAt = Date.now();
       server.kill('SIGTERM');
 
       const answered = await render;
       expect(answered.status, answered.body).toBe(201);
-      expect(await exited, out.slice(-3000)).toBe(0);
+      expect(await exited, started.output().slice(-3000)).toBe(0);
       // The old behaviour waited for the 30 s force-exit timer; anything near it is the bug.
       expect(Date.now() - signalledAt).toBeLessThan(20_000);
       expect(idleClosed).toBe(true);

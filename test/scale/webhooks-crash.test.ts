@@ -1,7 +1,7 @@
 // Nothing is lost on kill -9: a real server process is killed (1) after a change committed its event
 // and before any attempt, and (2) in the middle of an attempt; restarted, it delivers each event, and
 // the receiver (verifying signatures with the `standardwebhooks` package) accepts it once.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,9 +10,9 @@ import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/bootstrap.js';
 import { openDatabase } from '../../src/adapters/db/database.js';
 import { createAccount } from '../../src/modules/accounts/accounts.js';
-import { corpusDir, repoRoot } from '../helpers/corpus.js';
+import { corpusDir } from '../helpers/corpus.js';
 import { DATABASES, freshPostgresUrl, uploadForm } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 const corpus = corpusDir();
@@ -52,14 +52,8 @@ for (const db of DATABASES) {
         const receiver = await startReceiver();
         const procs: ChildProcess[] = [];
         const start = async (extra: Record<string, string> = {}) => {
-          const port = String(21000 + Math.floor(Math.random() * 20000));
-          const p = spawn(process.execPath, [path.join(repoRoot, 'bin/formcast.js'), 'serve'], {
-            env: { ...process.env, ...env, ...extra, PORT: port },
-            stdio: 'ignore',
-          });
+          const { proc: p, base } = await startServeProcess({ ...env, ...extra });
           procs.push(p);
-          const base = `http://127.0.0.1:${port}`;
-          await waitFor(`${base}/health`, 60_000);
           return { p, base };
         };
         const kill9 = async (p: ChildProcess) => {
