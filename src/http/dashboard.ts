@@ -59,6 +59,10 @@ export function dashboard(dir = DASHBOARD_DIR) {
             prefix: `/app/${entry.name}/`,
             decorateReply: false,
             index: false,
+            // a folder's own path and dot-files are not assets: the not-found handler's 404, not send's
+            // 403 (which would surface as a 500)
+            allowedPath: (pathName) => !pathName.endsWith('/'),
+            dotfiles: 'ignore',
             ...headers,
           });
     }

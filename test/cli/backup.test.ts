@@ -18,11 +18,10 @@ function cli(args: string[], env: Record<string, string>) {
 }
 
 async function serve(dataDir: string): Promise<string> {
-  const { proc: server, base: url } = await startServeProcess(
+  const { base: url } = await startServeProcess(
     { DATA_DIR: dataDir, LOG_LEVEL: 'silent', RENDER_WORKERS: '1' },
-    { cwd: repoRoot },
+    { cwd: repoRoot, onSpawn: (spawned) => servers.push(spawned) },
   );
-  servers.push(server);
   return url;
 }
 

@@ -83,7 +83,9 @@ describe.skipIf(!PG)(
           'QUERY PLAN': [{ Plan: { 'Total Cost': number } }];
         }>`explain (format json) ${ownColumnsQuery()}`.execute(handle.db);
         const cost = rows[0]!['QUERY PLAN'][0].Plan['Total Cost'];
-        expect(cost, `planned cost ${cost}`).toBeLessThan(jitAbove);
+        const jit = (await sql<{ jit: string }>`show jit`.execute(handle.db)).rows[0]!.jit;
+        // (a server with JIT off, or jit_above_cost -1, compiles nothing whatever the cost)
+        if (jit === 'on' && jitAbove >= 0) expect(cost, `planned cost ${cost}`).toBeLessThan(jitAbove);
       } finally {
         await stock.destroy();
         await handle.close();

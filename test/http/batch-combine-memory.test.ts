@@ -108,7 +108,7 @@ for (const db of DATABASES) {
         const runtime = await createRuntime(loadConfig(env));
         key = (await createAccount(runtime, { name: 'combine', plan: 'Business' })).apiKey;
         await runtime.close();
-        ({ proc, base } = await startServeProcess(env));
+        ({ base } = await startServeProcess(env, { onSpawn: (spawned) => (proc = spawned) }));
       });
       afterAll(async () => {
         proc?.kill('SIGTERM');

@@ -57,6 +57,13 @@ describe.skipIf(!built)(`the dashboard at /app${built ? '' : ' (skipped: run "np
     const missing = await fetch(`${s.url}/app/standard_fonts/Nope.pfb`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as any).error.code).toBe('NOT_FOUND');
+    // a sub-folder itself is not an asset: 404, for GET and HEAD
+    for (const method of ['GET', 'HEAD'])
+      for (const dir of ['/app/cmaps/', '/app/standard_fonts/']) {
+        const res = await fetch(s.url + dir, { method });
+        expect(res.status, `${method} ${dir}`).toBe(404);
+        if (method === 'GET') expect(((await res.json()) as any).error.code).toBe('NOT_FOUND');
+      }
     // a sub-folder's route serves nothing outside it, however the path climbs
     for (const climb of ['/app/standard_fonts/../../../package.json', '/app/cmaps/%2e%2e/%2e%2e/%2e%2e/package.json']) {
       const res = await rawGet(s.url, climb);

@@ -1,3 +1,6 @@
+// Accepted async work survives kill -9: a batch is accepted by a real server process, which is killed
+// while its items are pending; a new instance on the same database re-runs what the dead one held and
+// every item completes exactly once (one completed record, one render.completed event each, exact usage).
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -29,9 +29,8 @@ async function serve(env: Record<string, string>, shiftMs = 0, stepMs = 0) {
       CLOCK_SHIFT_MS: String(shiftMs),
       CLOCK_STEP_MS: String(stepMs),
     },
-    { nodeArgs: shiftMs || stepMs ? ['--import', SHIFT] : [] },
+    { nodeArgs: shiftMs || stepMs ? ['--import', SHIFT] : [], onSpawn: (spawned) => processes.push(spawned) },
   );
-  processes.push(child);
   return { url, child };
 }
 

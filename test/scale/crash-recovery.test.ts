@@ -83,8 +83,10 @@ for (const db of DATABASES) {
         const handle = await openDatabase(config.database);
         const procs: ChildProcess[] = [];
         const start = async () => {
-          const { proc: p, base } = await startServeProcess(env);
-          procs.push(p);
+          const { proc: p, base } = await startServeProcess(env, {
+            timeoutMs: 60_000,
+            onSpawn: (spawned) => procs.push(spawned),
+          });
           return { p, base };
         };
         const call = async (

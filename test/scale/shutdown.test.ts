@@ -36,7 +36,9 @@ describe.skipIf(!corpus)('graceful shutdown of a real server process', () => {
     const started = await startServeProcess({ ...env, LOG_LEVEL: 'info' }, { cwd: repoRoot });
     const { proc: server, base } = started;
     const exited = new Promise<number | null>((r) =>
-      server.exitCode !== null ? r(server.exitCode) : server.once('exit', (code) => r(code)),
+      server.exitCode !== null || server.signalCode !== null
+        ? r(server.exitCode)
+        : server.once('exit', (code) => r(code)),
     );
     try {
       const { stdout } = await run(

@@ -52,8 +52,10 @@ for (const db of DATABASES) {
         const receiver = await startReceiver();
         const procs: ChildProcess[] = [];
         const start = async (extra: Record<string, string> = {}) => {
-          const { proc: p, base } = await startServeProcess({ ...env, ...extra });
-          procs.push(p);
+          const { proc: p, base } = await startServeProcess(
+            { ...env, ...extra },
+            { timeoutMs: 60_000, onSpawn: (spawned) => procs.push(spawned) },
+          );
           return { p, base };
         };
         const kill9 = async (p: ChildProcess) => {
