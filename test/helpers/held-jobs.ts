@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WorkerPool } from '../../src/workers/pool.js';
+import { type PoolOptions, WorkerPool } from '../../src/workers/pool.js';
 
 /**
  * The test side of the pool's hold hook (testHoldDir, see holdJob in src/workers/test-jobs.ts): workers
@@ -37,13 +37,14 @@ export function heldJobs() {
   };
 }
 
-/** One render worker that holds each job until the test releases it (see heldJobs). */
-export function heldPool(held: { dir: string }): WorkerPool {
+/** A pool (one worker unless `options` say otherwise) whose workers hold each job until the test releases it (see heldJobs). */
+export function heldPool(held: { dir: string }, options: Partial<PoolOptions> = {}): WorkerPool {
   return new WorkerPool({
     size: 1,
     timeoutMs: 60_000,
     maxMemoryMb: 512,
     maxQueue: 8,
+    ...options,
     testJobs: true,
     testHoldDir: held.dir,
   });

@@ -3,22 +3,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkerPool, type PoolOptions } from '../../src/workers/pool.js';
 import { EngineCrashedError } from '../../src/errors.js';
-import { heldJobs } from '../helpers/held-jobs.js';
+import { heldJobs, heldPool } from '../helpers/held-jobs.js';
 
 type Lost = Parameters<NonNullable<PoolOptions['onWorkerLost']>>[0];
 
 describe('pool: worker killed from outside', { timeout: 120_000 }, () => {
   const held = heldJobs();
   const lost: Lost[] = [];
-  const pool = new WorkerPool({
-    size: 1,
-    timeoutMs: 60_000,
-    maxMemoryMb: 400,
-    maxQueue: 8,
-    testJobs: true,
-    testHoldDir: held.dir,
-    onWorkerLost: (e) => lost.push(e),
-  });
+  const pool = heldPool(held, { maxMemoryMb: 400, onWorkerLost: (e) => lost.push(e) });
   afterAll(async () => {
     await pool.close();
     held.cleanup();

@@ -4,8 +4,7 @@
 // active, and the whole pool once it is alone. Deterministic: every job is held in its worker until the
 // test releases it, and the scheduler's clock is the test's.
 import { afterAll, describe, expect, it } from 'vitest';
-import { WorkerPool } from '../../src/workers/pool.js';
-import { heldJobs } from '../helpers/held-jobs.js';
+import { heldJobs, heldPool } from '../helpers/held-jobs.js';
 
 describe('worker pool fairness between tenants', () => {
   const held = heldJobs();
@@ -14,15 +13,7 @@ describe('worker pool fairness between tenants', () => {
   const quiet = () => {
     now += 60_000;
   };
-  const pool = new WorkerPool({
-    size: 2,
-    timeoutMs: 60_000,
-    maxMemoryMb: 512,
-    maxQueue: 100,
-    testJobs: true,
-    testHoldDir: held.dir,
-    now: () => now,
-  });
+  const pool = heldPool(held, { size: 2, maxQueue: 100, now: () => now });
   afterAll(async () => {
     await pool.close();
     held.cleanup();

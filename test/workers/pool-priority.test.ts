@@ -2,19 +2,11 @@
 // is the next to start, whatever the depth of the background queue. Deterministic: every job is held in
 // its worker until the test releases it (held-jobs), so the order of dispatch is all that is measured.
 import { afterAll, describe, expect, it } from 'vitest';
-import { WorkerPool } from '../../src/workers/pool.js';
-import { heldJobs } from '../helpers/held-jobs.js';
+import { heldJobs, heldPool } from '../helpers/held-jobs.js';
 
 describe('worker pool priorities', () => {
   const held = heldJobs();
-  const pool = new WorkerPool({
-    size: 1,
-    timeoutMs: 60_000,
-    maxMemoryMb: 512,
-    maxQueue: 1,
-    testJobs: true,
-    testHoldDir: held.dir,
-  });
+  const pool = heldPool(held, { maxQueue: 1 });
   afterAll(async () => {
     await pool.close();
     held.cleanup();
