@@ -28,8 +28,9 @@ export interface BenchServer {
 
 const BIG = 1_000_000_000;
 
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'formcast-bench-'));
+/** `baseDir`: where the server's data folder (database and files) is made. */
+export async function startBenchServer(env: Record<string, string> = {}, baseDir = tmpdir()): Promise<BenchServer> {
+  const dataDir = mkdtempSync(path.join(baseDir, 'formcast-bench-'));
   const plansFile = path.join(dataDir, 'plans.json');
   // quota and rate limit must never be what the bench measures
   writeFileSync(

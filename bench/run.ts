@@ -16,6 +16,7 @@
 // BENCH_ONLY=scripts (only the form-scripts row: 50 calculated fields, scripts on vs off),
 // BENCH_ONLY=signing (only the signing cost row on the small form), BENCH_ONLY=detect (only field detection:
 // the corpus scores, the table per form and the 10-page time).
+// BENCH_TMPFS=0 (skip the small forms' c=1 runs with the server's data folder in /dev/shm).
 // BENCH_ANALYSIS=0 (skip the template analysis table). BENCH_FAIRNESS=0 (skip the fairness between
 // accounts in a server process of its own), BENCH_ONLY=fairness (run only that, print its table).
 // `npm run bench -- --peers` runs only the peers (pdftk, pdf-lib, PyMuPDF, pypdf on every corpus form,
@@ -120,6 +121,8 @@ interface FormRun {
   upload?: Summary;
   download?: Summary;
   loads: LoadResult[];
+  /** c=1 again with the server's data folder in memory (tmpfs), for the overhead target's reading */
+  inMemoryC1?: LoadResult;
   /** outputs kept for qpdf --check, by mode */
   outputs: Record<string, string>;
   qpdf: Record<string, string>;
@@ -134,6 +137,46 @@ function qpdfCheck(file: string): Promise<string> {
       resolve(code === 3 ? 'WARN' : 'FAIL');
     });
   });
+}
+
+function writableDir(dir: string): boolean {
+  try {
+    rmSync(mkdtempSync(path.join(dir, 'formcast-bench-probe-')), { recursive: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Each form's c=1 load on a server whose data folder is under SHM (uploaded and warmed up as before). */
+async function c1InMemory(forms: { run: FormRun; pdfPath: string }[]): Promise<void> {
+  log(`starting a server with its data folder in ${SHM}`);
+  const server = await startBenchServer(
+    process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {},
+    SHM,
+  );
+  const client = await startBenchClient();
+  try {
+    for (const { run, pdfPath } of forms) {
+      const up = await client.call('upload', {
+        url: server.url,
+        key: server.key,
+        file: pdfPath,
+        name: run.file,
+        timing,
+      });
+      const body = renderBody(up.templateId, run.data, true);
+      await client.call('renders', { url: server.url, key: server.key, body, count: 1 + WARMUP });
+      log(`${run.file}: autocannon c=1 for ${LOAD_SECONDS} s, data folder in ${SHM}`);
+      run.inMemoryC1 = await benchLoad(server, client, body, 1, LOAD_SECONDS);
+      log(`  ${run.inMemoryC1.ok} ok, median ${ms(run.inMemoryC1.latency.median)} ms`);
+    }
+  } catch (err) {
+    log(`the in-memory c=1 runs FAILED: ${(err as Error).message}`);
+  } finally {
+    client.close();
+    await server.close();
+  }
 }
 
 // The server's engine (a render worker) analyses the forms: this process loads the PDF engine
@@ -249,6 +292,8 @@ interface Overload {
 
 /** Forms below this many fields count as "small" for the HTTP overhead target. */
 const SMALL_FORM_FIELDS = 100;
+/** Memory-backed file system for the in-memory c=1 rows (BENCH_TMPFS=0 skips them). */
+const SHM = '/dev/shm';
 /** HTTP overhead per render on the small forms, ms (issue 28; issue 13 asked 2). */
 const HTTP_OVERHEAD_MS = 1;
 /** Server process + render workers at c=16, MB (issue 28; issue 13 asked 300). */
@@ -444,6 +489,11 @@ function targets(
     lines.push(
       `| HTTP overhead per render ≤ ${HTTP_OVERHEAD_MS} ms (c=1 median − in-process fill+flatten median), ${r.file}${small ? '' : ' (large form: for information)'} | ${ms(over)} ms | ${small ? verdict : 'info'} |`,
     );
+    const mem = r.inMemoryC1?.latency.median;
+    if (mem !== undefined && inProc !== undefined && c1 !== undefined)
+      lines.push(
+        `| for information: the same with the server's data folder in memory (tmpfs, ${SHM}), ${r.file}: what this machine's disk adds is the difference | ${ms(mem - inProc)} ms (disk +${ms(c1 - mem)} ms) | info |`,
+      );
   }
   const luxRps = byFile(LUX)?.loads.find((l) => l.connections === 16)?.rps;
   lines.push(
@@ -780,6 +830,11 @@ async function main() {
     client.close();
     await server.close();
   }
+  // 1b. the small forms at c=1 again, the server's database and files in memory: a render's file write and
+  //     commits cost what the machine's disk makes them cost (an ext4 mounted with `discard` writing back
+  //     on the same 2 cores, docs/performance.md Session 26), which the overhead target reads apart from ours
+  const smallForms = prepared.filter((p) => p.run.fields < SMALL_FORM_FIELDS && p.run.loads.length > 0);
+  if (process.env.BENCH_TMPFS !== '0' && smallForms.length > 0 && writableDir(SHM)) await c1InMemory(smallForms);
 
   // 2. in-process engine, floor and pdftk, once the server is closed; the engine in a process started as
   //    a render worker is
