@@ -492,7 +492,7 @@ function targets(
     const mem = r.inMemoryC1?.latency.median;
     if (mem !== undefined && inProc !== undefined && c1 !== undefined)
       lines.push(
-        `| for information: the same with the server's data folder in memory (tmpfs, ${SHM}), ${r.file}: what this machine's disk adds is the difference | ${ms(mem - inProc)} ms (disk +${ms(c1 - mem)} ms) | info |`,
+        `| for information: the same with the server's data folder in memory (tmpfs, ${SHM}), ${r.file}: what this machine's disk adds is the difference | ${ms(mem - inProc)} ms (disk ${c1 >= mem ? `+${ms(c1 - mem)} ms` : `−${ms(mem - c1)} ms: noise between the two runs`}) | info |`,
       );
   }
   const luxRps = byFile(LUX)?.loads.find((l) => l.connections === 16)?.rps;
