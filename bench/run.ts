@@ -29,7 +29,7 @@
 // worker's Node flags, from RENDER_MEMORY_MB and RENDER_SEMI_SPACE_MB as the server reads them.
 // `npm run bench` compiles bench/ and src/ to dist-bench/ and runs that on plain node (no tsx).
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +56,8 @@ import {
   sampleRss,
   startBenchClient,
   startBenchServer,
+  type BenchClient,
+  type BenchServer,
   type LoadResult,
   type RssPeak,
 } from './http.js';
@@ -139,32 +141,38 @@ function qpdfCheck(file: string): Promise<string> {
   });
 }
 
-function writableDir(dir: string): boolean {
+/** The bench server's settings from the bench's environment. */
+function serverEnv(): Record<string, string> {
+  return process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {};
+}
+
+/** A form uploaded by the bench's client (timed), as a template of the bench account. */
+function upload(client: BenchClient, server: BenchServer, run: FormRun, pdfPath: string) {
+  return client.call('upload', { url: server.url, key: server.key, file: pdfPath, name: run.file, timing });
+}
+
+/** Room for the in-memory runs' files (5 s of c=1 renders of a form can write ~100 MB); else why not. */
+const SHM_FREE_BYTES = 1024 ** 3;
+
+function shmProblem(): string | undefined {
   try {
-    rmSync(mkdtempSync(path.join(dir, 'formcast-bench-probe-')), { recursive: true });
-    return true;
-  } catch {
-    return false;
+    rmSync(mkdtempSync(path.join(SHM, 'formcast-bench-probe-')), { recursive: true });
+    const { bavail, bsize } = statfsSync(SHM);
+    if (bavail * bsize < SHM_FREE_BYTES) return `${SHM} has ${(bavail * bsize) / 1024 ** 2} MB free`;
+    return undefined;
+  } catch (err) {
+    return `${SHM} is not writable (${(err as Error).message})`;
   }
 }
 
 /** Each form's c=1 load on a server whose data folder is under SHM (uploaded and warmed up as before). */
 async function c1InMemory(forms: { run: FormRun; pdfPath: string }[]): Promise<void> {
   log(`starting a server with its data folder in ${SHM}`);
-  const server = await startBenchServer(
-    process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {},
-    SHM,
-  );
+  const server = await startBenchServer(serverEnv(), SHM);
   const client = await startBenchClient();
   try {
     for (const { run, pdfPath } of forms) {
-      const up = await client.call('upload', {
-        url: server.url,
-        key: server.key,
-        file: pdfPath,
-        name: run.file,
-        timing,
-      });
+      const up = await upload(client, server, run, pdfPath);
       const body = renderBody(up.templateId, run.data, true);
       await client.call('renders', { url: server.url, key: server.key, body, count: 1 + WARMUP });
       log(`${run.file}: autocannon c=1 for ${LOAD_SECONDS} s, data folder in ${SHM}`);
@@ -754,9 +762,7 @@ async function main() {
   // 1. the service over HTTP first, so the RSS of this process is the server's and not the heap left
   //    behind by the in-process benches
   log('starting the server');
-  const server = await startBenchServer(
-    process.env.BENCH_RENDER_WORKERS ? { RENDER_WORKERS: process.env.BENCH_RENDER_WORKERS } : {},
-  );
+  const server = await startBenchServer(serverEnv());
   // The bench's own requests come from a child process, so this process's memory is the server's alone.
   const client = await startBenchClient();
   const prepared = [];
@@ -772,13 +778,7 @@ async function main() {
     for (const { run, pdfPath } of prepared) {
       const dir = path.join(work, run.file.replace(/\.pdf$/, ''));
       log(`${run.file}: upload`);
-      const up = await client.call('upload', {
-        url: server.url,
-        key: server.key,
-        file: pdfPath,
-        name: run.file,
-        timing,
-      });
+      const up = await upload(client, server, run, pdfPath);
       run.upload = up.stats;
       const body = renderBody(up.templateId, run.data, true);
       if (run.file === LUX) luxTemplateId = up.templateId;
@@ -834,7 +834,11 @@ async function main() {
   //     commits cost what the machine's disk makes them cost (an ext4 mounted with `discard` writing back
   //     on the same 2 cores, docs/performance.md Session 26), which the overhead target reads apart from ours
   const smallForms = prepared.filter((p) => p.run.fields < SMALL_FORM_FIELDS && p.run.loads.length > 0);
-  if (process.env.BENCH_TMPFS !== '0' && smallForms.length > 0 && writableDir(SHM)) await c1InMemory(smallForms);
+  if (process.env.BENCH_TMPFS !== '0' && smallForms.length > 0) {
+    const problem = shmProblem();
+    if (problem) log(`the in-memory c=1 runs skipped: ${problem}`);
+    else await c1InMemory(smallForms);
+  }
 
   // 2. in-process engine, floor and pdftk, once the server is closed; the engine in a process started as
   //    a render worker is
