@@ -13,7 +13,8 @@
 // script ran: nothing a session did (globals, prototype tricks, a caller's values) survives into the
 // next, whoever's render it is. Memory past the snapshot is free space to QuickJS's allocator, as freed
 // memory was when each session made a context of its own. A one-shot render keeps none (maxSnapshots 0): its
-// one session needs no pristine copy, and finding QuickJS's end reads all of its memory.
+// one session needs no pristine copy, and finding QuickJS's end reads all of its memory (which starts at
+// what QuickJS's static data and stack need, not the 16 MiB its module declares: wasm-initial-memory.ts).
 //
 // What a session says (steps, values, alerts, errors) is gathered and sent back in one message at its
 // end; inside, the layer sends it in batches (one per event; in a careful session also one before each
@@ -25,6 +26,7 @@
 // needs an answer (confirm, prompt) is reported as unsupported. WebAssembly memory growth is capped, so a
 // huge allocation fails inside QuickJS ("out of memory") instead of growing the process.
 import { BATCH_COMMAND, CALCULATING_COMMAND, SETUP_ACTION } from './sandbox-setup.js';
+import { SMALLER_INITIAL_MEMORY_SOURCE } from './wasm-initial-memory.js';
 
 export const THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -60,6 +62,17 @@ const receive = (d) => {
     if (Number.isInteger(i)) Atomics.store(progress, 1, i + 1);
   }
   return post({ type: 'send', detail: d }, 0);
+};
+// QuickJS's module starts with the memory it needs rather than 16 MiB (wasm-initial-memory.ts); one that
+// is not laid out as expected, or fails so, is instantiated as it came.
+const smaller = ${SMALLER_INITIAL_MEMORY_SOURCE};
+const instantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = function (source, imports) {
+  const bytes = source instanceof ArrayBuffer ? new Uint8Array(source)
+    : ArrayBuffer.isView(source) ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength) : undefined;
+  const small = bytes && smaller(bytes);
+  if (!small) return instantiate.call(this, source, imports);
+  return instantiate.call(this, small, imports).catch(() => instantiate.call(this, source, imports));
 };
 const grow = WebAssembly.Memory.prototype.grow;
 WebAssembly.Memory.prototype.grow = function (delta) {
@@ -111,7 +124,7 @@ globalThis.window = {
       snapshotBytes -= b.length;
     }
   };
-  // QuickJS's state is the memory up to its last byte in use; the rest of the 16 MiB start is zeroes.
+  // QuickJS's state is the memory up to its last byte in use; the rest is zeroes (or what a session freed).
   const takeSnapshot = () => {
     const heap = wasm.HEAPU8;
     const words = new Int32Array(heap.buffer, 0, heap.length >> 2);
@@ -143,8 +156,8 @@ globalThis.window = {
     out = [];
     sandbox.dispatchEvent({ id: 'doc', name: SETUP });
     if (out.length || crashed) throw new Error('the script setup failed');
-    // none kept (a one-shot render): finding QuickJS's end reads all 16 MiB, which costs a page fault per
-    // 4 KiB page on kernels without a shared zero page
+    // none kept (a one-shot render): finding QuickJS's end reads all of its memory, which costs a page
+    // fault per 4 KiB page on kernels without a shared zero page
     if (workerData.maxSnapshots > 0) remember(key, takeSnapshot());
     parentPort.postMessage({ type: 'created' });
     return true;
