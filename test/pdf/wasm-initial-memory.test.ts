@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScriptSandbox } from '../../src/pdf/scripts/sandbox.js';
+import { ScriptSandbox, type SessionOutcome } from '../../src/pdf/scripts/sandbox.js';
+import { planSessions, sessionContext } from '../../src/pdf/scripts/session-plan.js';
 import { SMALLER_INITIAL_MEMORY_SOURCE } from '../../src/pdf/scripts/wasm-initial-memory.js';
 import { context, steps } from '../helpers/sandbox-session.js';
 
@@ -74,18 +75,23 @@ const i32 = (n: number) => {
     out.push(b | 0x80);
   }
 };
-/** A module with one memory (initial pages, optional maximum), an exported memory, globals and data. */
+/**
+ * A module with one memory (initial pages, optional maximum), an exported memory, globals and data; with
+ * `start`, a function that does nothing run as its start function.
+ */
 function module(opts: {
   initial: number;
   maximum?: number;
   globals?: [type: number, mutable: number, init: number[]][];
   data?: [offset: number, bytes: number[]][];
   importMemory?: boolean;
+  start?: boolean;
 }): Uint8Array {
   const limits =
     opts.maximum === undefined ? [0, ...leb(opts.initial)] : [1, ...leb(opts.initial), ...leb(opts.maximum)];
   const name = [...leb(1), 0x6d];
   const parts = [0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0];
+  if (opts.start) parts.push(...section(1, [1, 0x60, 0, 0]), ...section(3, [1, 0])); // () -> ()
   if (opts.importMemory) parts.push(...section(2, [1, ...leb(1), 0x65, ...name, 0x02, ...limits]));
   else parts.push(...section(5, [1, ...limits]));
   if (opts.globals)
@@ -93,6 +99,7 @@ function module(opts: {
       ...section(6, [...leb(opts.globals.length), ...opts.globals.flatMap(([t, m, init]) => [t, m, ...init])]),
     );
   parts.push(...section(7, [1, ...name, 0x02, 0])); // export "m": memory 0
+  if (opts.start) parts.push(...section(8, [0]), ...section(10, [1, 2, 0, 0x0b]));
   if (opts.data)
     parts.push(
       ...section(11, [
@@ -133,19 +140,38 @@ describe('smallerInitialMemory', () => {
     });
     const smaller = smallerInitialMemory(bytes)!;
     expect((await memoryOf(smaller)).buffer.byteLength).toBe(7 * PAGE);
-    const withData = module({ initial: 100, data: [[20 * PAGE - 2, [9, 8, 7, 6]]] });
+    const withData = module({
+      initial: 100,
+      globals: [[0x7f, 1, i32(20 * PAGE + 8)]],
+      data: [[20 * PAGE - 2, [9, 8, 7, 6]]],
+    });
     const memory = await memoryOf(smallerInitialMemory(withData)!);
     expect(memory.buffer.byteLength).toBe(22 * PAGE);
     expect([...new Uint8Array(memory.buffer, 20 * PAGE - 2, 4)]).toEqual([9, 8, 7, 6]);
   });
 
-  it('leaves alone what it cannot read or would not make smaller', () => {
+  it('leaves alone what it cannot read or would not make smaller', async () => {
     expect(smallerInitialMemory(new Uint8Array([1, 2, 3]))).toBeUndefined();
     expect(smallerInitialMemory(new Uint8Array(Buffer.from('not a wasm module at all')))).toBeUndefined();
-    const full = module({ initial: 2, globals: [[0x7f, 1, i32(PAGE + 8)]] });
-    expect(smallerInitialMemory(full)).toBeUndefined(); // already as small as it may be
-    expect(smallerInitialMemory(module({ initial: 100, importMemory: true, data: [[16, [1]]] }))).toBeUndefined();
-    expect(smallerInitialMemory(module({ initial: 100 }))).toBeUndefined(); // nothing says what it needs
+    const stack = (at: number): [number, number, number[]] => [0x7f, 1, i32(at)];
+    const data: [number, number[]][] = [[1024, [1]]];
+    expect(smallerInitialMemory(module({ initial: 100, globals: [stack(PAGE + 8)], data }))).toBeDefined();
+    // already as small as it may be
+    expect(smallerInitialMemory(module({ initial: 2, globals: [stack(PAGE + 8)], data }))).toBeUndefined();
+    // a memory that may not grow: QuickJS could not allocate past what is cut
+    expect(smallerInitialMemory(module({ initial: 10, maximum: 10, globals: [stack(PAGE)], data }))).toBeUndefined();
+    // a stack laid out first, the data above it: zeroed data past the last segment would be cut off
+    const stackFirst = module({ initial: 100, globals: [stack(PAGE)], data: [[PAGE, [1, 2]]] });
+    expect(smallerInitialMemory(stackFirst)).toBeUndefined();
+    // no data segment, no stack pointer: nothing says what it needs
+    expect(smallerInitialMemory(module({ initial: 100, globals: [stack(PAGE)] }))).toBeUndefined();
+    expect(smallerInitialMemory(module({ initial: 100, data }))).toBeUndefined();
+    // a start function: a module whose try failed must not have run code before it is instantiated again
+    expect(smallerInitialMemory(module({ initial: 100, globals: [stack(PAGE)], data, start: true }))).toBeUndefined();
+    expect(await memoryOf(module({ initial: 100, globals: [stack(PAGE)], data, start: true }))).toBeDefined();
+    // no memory section (an imported memory): nothing to rewrite
+    const imported = module({ initial: 100, importMemory: true, globals: [stack(PAGE)], data });
+    expect(smallerInitialMemory(imported)).toBeUndefined();
     const cut = quickJsModule();
     expect(smallerInitialMemory(cut.subarray(0, cut.length >> 1))).toBeUndefined(); // truncated
   });
@@ -167,5 +193,39 @@ describe('the sandbox thread on the smaller memory', () => {
     expect(done.memoryBytes).toBeLessThan(4 * 1024 * 1024);
     // and the scripts ran: the calculation sent the field's value
     expect(outcome.messages.filter((m) => m.type === 'send')).not.toEqual([]);
+  });
+
+  it("puts each form's pristine context back after a session that grew the memory", async () => {
+    // a form whose calculation allocates ~100,000 strings (the memory grows past its snapshot) and leaves
+    // a global behind, which the next session of it must not see
+    const plan = planSessions({
+      fields: [
+        {
+          name: 'n',
+          kind: 'text',
+          value: '',
+          readOnly: false,
+          actions: {
+            Calculate:
+              'var a = []; for (var i = 0; i < 100000; i++) a.push("x" + i); event.value = (typeof leftover) + ":" + a.length; leftover = a;',
+          },
+        },
+      ],
+      calculationOrder: ['n'],
+      documentScripts: [],
+    });
+    const growing = sessionContext(plan, new Map());
+    const sent = (o: SessionOutcome) => JSON.stringify(o.messages.filter((m) => m.type === 'send'));
+    const memory = (o: SessionOutcome) => (o.messages.at(-1) as { memoryBytes: number }).memoryBytes;
+    const sandbox = new ScriptSandbox();
+    sandboxes.push(sandbox);
+    const small = await sandbox.run(context, steps);
+    const big = await sandbox.run(growing, steps);
+    expect(memory(big)).toBeGreaterThan(memory(small));
+    expect(sent(big)).toContain('undefined:100000');
+    // each form again, after the other: the same answers, nothing left over
+    expect(sent(await sandbox.run(context, steps))).toBe(sent(small));
+    expect(sent(await sandbox.run(growing, steps))).toBe(sent(big));
+    expect(sent(await sandbox.run(context, steps))).toBe(sent(small));
   });
 });

@@ -12,9 +12,12 @@
 
 /**
  * `smallerInitialMemory(bytes)`: `bytes` (a WebAssembly module) with its one memory's initial size cut to
- * its active data segments and the largest address its mutable i32 globals start at (emscripten's stack
- * pointer), plus a page; undefined when the module is not laid out as expected or would not get smaller
- * (the caller then instantiates it unchanged).
+ * the largest address its mutable i32 globals start at (emscripten's stack pointer, the top of a stack
+ * laid out after all static data, zeroed data included), plus a page; undefined (the caller then
+ * instantiates it unchanged) when it is not laid out so: no active data segment, a data segment above
+ * that address (a stack laid out first: zeroed data after the segments would be cut off), a memory
+ * whose maximum forbids growth, a start function (a failed try must not have run code), an initializer
+ * or segment kind it does not read, or nothing to gain.
  */
 export const SMALLER_INITIAL_MEMORY_SOURCE = `function smallerInitialMemory(bytes) {
   const PAGE = 65536;
@@ -54,13 +57,15 @@ export const SMALLER_INITIAL_MEMORY_SOURCE = `function smallerInitialMemory(byte
   try {
     if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) return undefined;
     let memory;
-    let need = 0;
+    let stackTop = 0;
+    let dataEnd = 0;
     for (let at = 8; at < bytes.length; ) {
       const id = bytes[at];
       const [size, body] = u32(at + 1);
       const end = body + size;
       if (end > bytes.length) return undefined; // cut short
       if (id === 5) memory = { start: at, body, end };
+      if (id === 8) return undefined; // a start function
       if (id === 6) {
         // globals: a mutable i32 may be the stack pointer, whose start the memory must hold
         let [count, p] = u32(body);
@@ -69,7 +74,7 @@ export const SMALLER_INITIAL_MEMORY_SOURCE = `function smallerInitialMemory(byte
           const mutable = bytes[p + 1];
           const init = i32Const(p + 2);
           if (!init) return undefined;
-          if (type === 0x7f && mutable === 1) need = Math.max(need, init[0]);
+          if (type === 0x7f && mutable === 1) stackTop = Math.max(stackTop, init[0]);
           p = init[1];
         }
       }
@@ -87,18 +92,19 @@ export const SMALLER_INITIAL_MEMORY_SOURCE = `function smallerInitialMemory(byte
           const offset = i32Const(p + 1);
           if (!offset || offset[0] < 0) return undefined;
           const [length, data] = u32(offset[1]);
-          need = Math.max(need, offset[0] + length);
+          dataEnd = Math.max(dataEnd, offset[0] + length);
           p = data + length;
         }
       }
       at = end;
     }
-    if (!memory || need === 0) return undefined;
+    if (!memory || dataEnd === 0 || stackTop < dataEnd) return undefined;
     const [count, entry] = u32(memory.body);
     const flags = bytes[entry];
     if (count !== 1 || (flags !== 0 && flags !== 1)) return undefined;
     const [initial, rest] = u32(entry + 1);
-    const wanted = Math.ceil(need / PAGE) + 1;
+    if (flags === 1 && u32(rest)[0] <= initial) return undefined; // may not grow
+    const wanted = Math.ceil(stackTop / PAGE) + 1;
     if (wanted >= initial) return undefined;
     // the memory section again with the new initial size (its maximum, if any, follows unchanged)
     const section = [...leb(1), flags, ...leb(wanted), ...bytes.subarray(rest, memory.end)];
