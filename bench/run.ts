@@ -158,7 +158,7 @@ function shmProblem(): string | undefined {
   try {
     rmSync(mkdtempSync(path.join(SHM, 'formcast-bench-probe-')), { recursive: true });
     const { bavail, bsize } = statfsSync(SHM);
-    if (bavail * bsize < SHM_FREE_BYTES) return `${SHM} has ${(bavail * bsize) / 1024 ** 2} MB free`;
+    if (bavail * bsize < SHM_FREE_BYTES) return `${SHM} has ${Math.round((bavail * bsize) / 1024 ** 2)} MB free`;
     return undefined;
   } catch (err) {
     return `${SHM} is not writable (${(err as Error).message})`;
