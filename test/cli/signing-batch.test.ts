@@ -84,7 +84,7 @@ describe.skipIf(!corpus || !tools)('formcast batch --sign', () => {
       expect(r.code, r.stderr).toBe(1); // row 2 failed validation, the others are written
       expect(r.stderr).toContain('signed by CN=rows signer');
       const summary = JSON.parse(r.stdout);
-      expect(summary).toMatchObject({ rows: 4, rendered: 3, failed: 1, combined });
+      expect(summary, r.stderr).toMatchObject({ rows: 4, rendered: 3, failed: 1, combined });
       expect(fs.readdirSync(out).sort()).toEqual(['0001.pdf', '0003.pdf', '0004.pdf']);
 
       for (const name of ['0001.pdf', '0003.pdf', '0004.pdf']) {
