@@ -181,6 +181,7 @@ export async function startTsa(dir: string, mode: 'openssl' | 'hang' | 'garbage'
   );
   let n = 0;
   let seq = 0;
+  let queue = Promise.resolve();
   const hanging: import('node:http').ServerResponse[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -194,19 +195,27 @@ export async function startTsa(dir: string, mode: 'openssl' | 'hang' | 'garbage'
       const query = path.join(dir, `tsa-q-${++seq}.tsq`);
       const reply = path.join(dir, `tsa-r-${seq}.tsr`);
       writeFileSync(query, Buffer.concat(chunks));
-      // asynchronous: the server under test waits on this answer in the same process
-      const child = spawn('openssl', ['ts', '-reply', '-config', cnf, '-queryfile', query, '-out', reply], {
-        stdio: 'ignore',
-      });
-      child.on('close', (code) => {
-        if (code !== 0) {
-          res.writeHead(500);
-          return void res.end();
-        }
-        n++;
-        res.writeHead(200, { 'content-type': 'application/timestamp-reply' });
-        res.end(readFileSync(reply));
-      });
+      // One openssl at a time: each rewrites the serial file in place, and two at once fail now and
+      // then (one reads it half-written), as a batch signing two rows at a time made them.
+      queue = queue.then(
+        () =>
+          // asynchronous: the server under test waits on this answer in the same process
+          new Promise<void>((done) => {
+            const child = spawn('openssl', ['ts', '-reply', '-config', cnf, '-queryfile', query, '-out', reply], {
+              stdio: 'ignore',
+            });
+            child.on('close', (code) => {
+              done();
+              if (code !== 0) {
+                res.writeHead(500);
+                return void res.end();
+              }
+              n++;
+              res.writeHead(200, { 'content-type': 'application/timestamp-reply' });
+              res.end(readFileSync(reply));
+            });
+          }),
+      );
     });
   });
   server.listen(0, '127.0.0.1');
