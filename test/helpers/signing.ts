@@ -195,27 +195,37 @@ export async function startTsa(dir: string, mode: 'openssl' | 'hang' | 'garbage'
       const query = path.join(dir, `tsa-q-${++seq}.tsq`);
       const reply = path.join(dir, `tsa-r-${seq}.tsr`);
       writeFileSync(query, Buffer.concat(chunks));
-      // One openssl at a time: each rewrites the serial file in place, and two at once fail now and
-      // then (one reads it half-written), as a batch signing two rows at a time made them.
-      queue = queue.then(
-        () =>
-          // asynchronous: the server under test waits on this answer in the same process
-          new Promise<void>((done) => {
-            const child = spawn('openssl', ['ts', '-reply', '-config', cnf, '-queryfile', query, '-out', reply], {
-              stdio: 'ignore',
-            });
+      // One openssl at a time: each truncates and rewrites the serial file, and one that reads it
+      // emptied by another answers "Rejected: Error during serial number generation" (exit status 0).
+      // Two rows signed at once on a loaded machine did that (179 of 800 answers with 6 busy loops).
+      const answer = () =>
+        // asynchronous: the server under test waits on this answer in the same process
+        new Promise<void>((done) => {
+          let settled = false;
+          const end = (status: number, body?: Buffer) => {
+            if (settled) return;
+            settled = true;
+            done();
+            if (status === 200) n++;
+            res.writeHead(status, body ? { 'content-type': 'application/timestamp-reply' } : {});
+            res.end(body);
+          };
+          try {
+            const args = ['ts', '-reply', '-config', cnf, '-queryfile', query, '-out', reply];
+            const child = spawn('openssl', args, { stdio: 'ignore' });
+            child.on('error', () => end(500));
             child.on('close', (code) => {
-              done();
-              if (code !== 0) {
-                res.writeHead(500);
-                return void res.end();
-              }
-              n++;
-              res.writeHead(200, { 'content-type': 'application/timestamp-reply' });
-              res.end(readFileSync(reply));
+              let body: Buffer | undefined;
+              try {
+                if (code === 0) body = readFileSync(reply);
+              } catch {}
+              end(body ? 200 : 500, body);
             });
-          }),
-      );
+          } catch {
+            end(500);
+          }
+        });
+      queue = queue.then(answer);
     });
   });
   server.listen(0, '127.0.0.1');
