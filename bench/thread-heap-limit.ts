@@ -4,7 +4,7 @@
 // reaching its heap limit should end alone (ERR_WORKER_OUT_OF_MEMORY) and the process live on. Prints one
 // line per shape with what happened. Run: `npx tsc -p tsconfig.bench.json && node
 // dist-bench/bench/thread-heap-limit.js`; any node binary as the first argument (another version).
-import { spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 
 /** what a PDF parser's or a script's runaway allocation looks like, in four shapes */
 const SHAPES: Record<string, string> = {
@@ -21,13 +21,19 @@ w.on('error', (e) => console.log('thread error ' + e.code));
 w.on('exit', () => setTimeout(() => console.log('process alive'), 50));
 `;
 
+/** What happened to the thread and to its process, in words. */
+function outcome(r: SpawnSyncReturns<string>): string {
+  if (r.error) return `no answer: ${r.error.message}`; // the 60 s timeout, or node not found
+  const lived = r.status === 0 && r.stdout.includes('process alive');
+  if (lived && r.stdout.includes('ERR_WORKER_OUT_OF_MEMORY')) return 'the thread ended alone, the process lived';
+  if (lived) return `the thread ended otherwise (${r.stdout.trim().split('\n')[0] || 'no error'}), the process lived`;
+  const fatal = /FATAL ERROR: [^\n]*/.exec(r.stderr)?.[0];
+  return `the whole process ended (status ${r.status}, signal ${r.signal}${fatal ? `: ${fatal}` : ''})`;
+}
+
 const node = process.argv[2] ?? process.execPath;
-const version = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout.trim();
+const version = spawnSync(node, ['-v'], { encoding: 'utf8' }).stdout?.trim() || node;
 for (const [shape, code] of Object.entries(SHAPES)) {
   const r = spawnSync(node, ['-e', parent(code)], { encoding: 'utf8', timeout: 60_000 });
-  const alone = r.status === 0 && r.stdout.includes('ERR_WORKER_OUT_OF_MEMORY') && r.stdout.includes('process alive');
-  const fatal = /FATAL ERROR: [^\n]*/.exec(r.stderr)?.[0];
-  console.log(
-    `${version} | ${shape} | ${alone ? 'the thread ended alone, the process lived' : `the whole process ended (status ${r.status}, signal ${r.signal}${fatal ? `: ${fatal}` : ''})`}`,
-  );
+  console.log(`${version} | ${shape} | ${outcome(r)}`);
 }
