@@ -1,12 +1,15 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 // Signing test material made with openssl in a test's temp dir (no key comes from elsewhere), and the
 // two verifiers that share no code with ours: poppler's pdfsig and openssl cms -verify.
+
+const execFileAsync = promisify(execFile);
 
 export interface Identity {
   crt: string;
@@ -198,34 +201,18 @@ export async function startTsa(dir: string, mode: 'openssl' | 'hang' | 'garbage'
       // One openssl at a time: each truncates and rewrites the serial file, and one that reads it
       // emptied by another answers "Rejected: Error during serial number generation" (exit status 0).
       // Two rows signed at once on a loaded machine did that (179 of 800 answers with 6 busy loops).
-      const answer = () =>
-        // asynchronous: the server under test waits on this answer in the same process
-        new Promise<void>((done) => {
-          let settled = false;
-          const end = (status: number, body?: Buffer) => {
-            if (settled) return;
-            settled = true;
-            done();
-            if (status === 200) n++;
-            res.writeHead(status, body ? { 'content-type': 'application/timestamp-reply' } : {});
-            res.end(body);
-          };
-          try {
-            const args = ['ts', '-reply', '-config', cnf, '-queryfile', query, '-out', reply];
-            const child = spawn('openssl', args, { stdio: 'ignore' });
-            child.on('error', () => end(500));
-            child.on('close', (code) => {
-              let body: Buffer | undefined;
-              try {
-                if (code === 0) body = readFileSync(reply);
-              } catch {}
-              end(body ? 200 : 500, body);
-            });
-          } catch {
-            end(500);
-          }
-        });
-      queue = queue.then(answer);
+      // Asynchronous: the server under test waits on this answer in the same process.
+      const answer = async () => {
+        let body: Buffer | undefined;
+        try {
+          await execFileAsync('openssl', ['ts', '-reply', '-config', cnf, '-queryfile', query, '-out', reply]);
+          body = readFileSync(reply);
+        } catch {} // openssl missing or failed, or no reply file: a 500, and the queue goes on
+        if (body) n++;
+        res.writeHead(body ? 200 : 500, body ? { 'content-type': 'application/timestamp-reply' } : {});
+        res.end(body);
+      };
+      queue = queue.then(answer).catch(() => undefined); // a reply that failed holds up no later one
     });
   });
   server.listen(0, '127.0.0.1');
